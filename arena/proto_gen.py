@@ -1,0 +1,59 @@
+"""Regenerate the Python code for ``proto/`` into ``arena/pb/``.
+
+Run ``python -m arena.proto_gen`` after editing a ``.proto`` file; a test fails while
+the committed code is out of date. grpc_tools writes absolute imports
+(``from wizard_arena.v1 import arena_pb2``); we rewrite them to live under
+``arena.pb`` so the generated code needs no entry on ``sys.path``.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PROTO_DIR = ROOT / "proto"
+OUT_DIR = Path(__file__).resolve().parent / "pb"
+PROTOS = ["wizard_arena/v1/arena.proto"]
+
+
+def generate(out_dir: Path) -> list[Path]:
+    """Write the generated modules under ``out_dir``; return the files written."""
+    from grpc_tools import protoc  # a test/dev dependency only
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    args = ["protoc", f"-I{PROTO_DIR}", f"--python_out={out_dir}", f"--pyi_out={out_dir}",
+            f"--grpc_python_out={out_dir}", *PROTOS]
+    if protoc.main(args) != 0:
+        raise RuntimeError("protoc failed")
+    written = []
+    for path in sorted(out_dir.rglob("*.py*")):
+        if path.suffix not in (".py", ".pyi"):
+            continue
+        text = re.sub(r"^from wizard_arena\.", "from arena.pb.wizard_arena.", path.read_text(), flags=re.M)
+        path.write_text(text)
+        written.append(path)
+    for package in {p.parent for p in written} | {out_dir}:
+        init = package / "__init__.py"
+        while package != out_dir.parent and not init.exists():
+            init.write_text("")
+            package = package.parent
+            init = package / "__init__.py"
+    return written
+
+
+def generated_files(out_dir: Path) -> dict[str, str]:
+    return {str(p.relative_to(out_dir)): p.read_text() for p in sorted(out_dir.rglob("*_pb2*.py*"))}
+
+
+def is_up_to_date() -> bool:
+    with tempfile.TemporaryDirectory() as tmp:
+        generate(Path(tmp))
+        return generated_files(Path(tmp)) == generated_files(OUT_DIR)
+
+
+if __name__ == "__main__":
+    generate(OUT_DIR)
+    print(f"generated into {OUT_DIR}", file=sys.stderr)

@@ -1,0 +1,95 @@
+"""What a finished match leaves behind: the values the referee hands to storage and ratings."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+FAULT_KINDS = ("timeout", "illegal", "malformed", "unexpected", "disconnect")
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+@dataclass
+class FaultRecord:
+    """One recorded fault: what a bot did wrong, where and when."""
+
+    seat: int
+    bot: str
+    kind: str                # one of FAULT_KINDS
+    message: str
+    request_id: int | None = None
+    at: datetime = field(default_factory=utcnow)
+
+
+@dataclass
+class MatchRecord:
+    """A finished match, complete enough to replay it through the engine.
+
+    ``actions`` is the engine's action log, ``[seat, action_json]`` in order (replay it
+    with ``engine.replay(GameConfig.from_dict(config), actions)``). ``latencies_ms`` runs
+    parallel to it: the bot's round trip for that decision, or ``None`` when the
+    referee played the fallback. ``places`` are final places after forfeits: a
+    forfeited seat is placed last (several forfeits share the last place).
+    """
+
+    match_id: str
+    variant: str
+    config: dict[str, Any]
+    seed: int
+    bots: list[str]                      # bot names by seat
+    bot_versions: list[str]
+    totals: list[int]
+    places: list[int]
+    forfeited: list[bool]
+    result: dict[str, Any]               # engine GameResult.to_json()
+    actions: list[list[Any]]
+    latencies_ms: list[float | None]
+    faults: list[FaultRecord] = field(default_factory=list)
+    tournament_id: str | None = None
+    game_index: int | None = None        # the slot in the tournament schedule
+    status: str = "completed"            # "completed" or "aborted"
+    started_at: datetime = field(default_factory=utcnow)
+    finished_at: datetime = field(default_factory=utcnow)
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["started_at"] = self.started_at.isoformat()
+        data["finished_at"] = self.finished_at.isoformat()
+        for fault in data["faults"]:
+            fault["at"] = fault["at"].isoformat()
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "MatchRecord":
+        data = dict(data)
+        data["faults"] = [
+            FaultRecord(**{**f, "at": datetime.fromisoformat(f["at"])}) for f in data.get("faults", [])
+        ]
+        data["started_at"] = datetime.fromisoformat(data["started_at"])
+        data["finished_at"] = datetime.fromisoformat(data["finished_at"])
+        return cls(**data)
+
+
+def final_places(totals: list[int], forfeited: list[bool], higher_is_better: bool) -> list[int]:
+    """Places after forfeits: seats that played on are ranked by totals (shared on ties),
+    forfeited seats share the last place.
+
+    >>> final_places([100, 50, 80, 120], [False, False, False, True], higher_is_better=True)
+    [1, 3, 2, 4]
+    """
+    players = len(totals)
+    sign = -1 if higher_is_better else 1
+    keys = [sign * t for t in totals]
+    last = 1 + forfeited.count(False)
+    places = []
+    for seat in range(players):
+        if forfeited[seat]:
+            places.append(last)
+        else:
+            better = sum(1 for o in range(players) if not forfeited[o] and keys[o] < keys[seat])
+            places.append(1 + better)
+    return places

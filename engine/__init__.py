@@ -1,0 +1,85 @@
+"""The rules of Wizard (classic) and Wizard Extreme: pure Python, no I/O, deterministic.
+
+Create a game, step it, observe it, read the result::
+
+    >>> import random
+    >>> from engine import GameConfig, new_game, replay
+    >>> game = new_game(GameConfig(variant="classic", players=4, seed=1, rounds=2))
+    >>> rng = random.Random(0)
+    >>> while not game.is_over:
+    ...     for seat in game.to_act():          # one seat, or several for hidden bids
+    ...         game.apply(seat, game.random_action(seat, rng))
+    >>> len(game.result().totals)
+    4
+    >>> replay(game.config, game.actions).snapshot() == game.snapshot()
+    True
+
+Every game object (``ClassicGame``, ``ExtremeGame``) offers the same interface:
+
+``config``                     the validated :class:`GameConfig`
+``is_over``                    True once the last round is scored
+``to_act()``                   seats that must decide now (empty when over)
+``decision(seat)``             a :class:`Decision`: kind, legal options, fallback
+``legal_actions(seat)``        the legal options (``()`` for a prediction)
+``random_action(seat, rng)``   a uniformly random legal action (any legal prediction)
+``apply(seat, action)``        play it; :class:`IllegalAction` leaves the state unchanged
+``observe(seat)``              what that seat may know, as a JSON-serialisable dict
+                               (``seat=None``: what a spectator may know)
+``events_for(seat, start)``    ``(events, next_start)``: the events that seat may see
+                               from position ``start`` of the event log
+``actions``                    every applied ``(seat, action_json)``, for :func:`replay`
+``result()``                   the :class:`GameResult` (only once the game is over)
+``snapshot()``                 the full state (hidden parts too), for equality checks
+
+The observation and event fields are documented in ``docs/engine.md``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from engine.core import (
+    BID,
+    DECISION_KINDS,
+    PAY,
+    PLAY,
+    PREDICT,
+    TRUMP,
+    VARIANTS,
+    Action,
+    ConfigError,
+    Decision,
+    EngineError,
+    GameConfig,
+    GameResult,
+    IllegalAction,
+    Prediction,
+    SeatRound,
+    action_to_json,
+    places_from_totals,
+)
+from engine.classic import ClassicGame
+from engine.extreme import ExtremeGame
+
+Game = ClassicGame | ExtremeGame
+
+__all__ = [
+    "BID", "PLAY", "TRUMP", "PREDICT", "PAY", "DECISION_KINDS", "VARIANTS",
+    "Action", "ConfigError", "Decision", "EngineError", "GameConfig", "GameResult",
+    "IllegalAction", "Prediction", "SeatRound", "action_to_json", "places_from_totals",
+    "ClassicGame", "ExtremeGame", "Game", "new_game", "replay",
+]
+
+
+def new_game(config: GameConfig) -> Game:
+    """A new game at its first decision. Raises :class:`ConfigError` for a bad config."""
+    config.validate()
+    return ClassicGame(config) if config.variant == "classic" else ExtremeGame(config)
+
+
+def replay(config: GameConfig, actions: Iterable[tuple[int, Any]]) -> Game:
+    """Re-apply a logged action sequence; the result equals the original game state."""
+    game = new_game(config)
+    for seat, action in actions:
+        game.apply(seat, action)
+    return game

@@ -1,0 +1,274 @@
+"""Types shared by both variants: configuration, decisions, actions, results, errors.
+
+Every game, whatever its variant, is driven the same way::
+
+    >>> from engine import GameConfig, new_game
+    >>> game = new_game(GameConfig(variant="classic", players=4, seed=7, rounds=3))
+    >>> while not game.is_over:
+    ...     for seat in game.to_act():
+    ...         decision = game.decision(seat)
+    ...         game.apply(seat, decision.options[0])
+    >>> game.result().places  # doctest: +SKIP
+    (1, 3, 2, 4)
+
+An *action* is a small JSON value: an ``int`` for a bid, a card code string
+such as ``"b7"`` for a card, a colour/suit name such as ``"blue"`` for a trump
+choice or a returned token, and a :class:`Prediction` (or the equivalent dict)
+for a Wizard Extreme prediction.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Any, Mapping, Union
+
+VARIANTS = ("classic", "extreme")
+CLASSIC_PLAYERS = (3, 4, 5, 6)
+EXTREME_PLAYERS = (3, 4, 5)
+CLASSIC_LENGTHS = ("standard", "amigo")
+BIDDINGS = ("open", "hidden", "secret")
+
+# Decision kinds, the same names on the wire and in the engine.
+BID = "bid"
+PLAY = "play"
+TRUMP = "trump"
+PREDICT = "predict"
+PAY = "pay"
+DECISION_KINDS = (BID, PLAY, TRUMP, PREDICT, PAY)
+
+
+class EngineError(Exception):
+    """Base class of every error the engine raises on purpose."""
+
+
+class ConfigError(EngineError, ValueError):
+    """A game configuration that the rules do not allow; the message names the allowed values."""
+
+
+class IllegalAction(EngineError):
+    """An action that is not legal now. The game state is unchanged when this is raised.
+
+    ``kind`` is the decision kind that was asked for (or ``None`` when the seat had
+    nothing to decide), ``legal`` the legal options (``None`` for predictions, whose
+    rules the message explains).
+    """
+
+    def __init__(self, message: str, *, seat: int, kind: str | None, legal: tuple | None = None):
+        super().__init__(message)
+        self.seat = seat
+        self.kind = kind
+        self.legal = legal
+
+
+@dataclass(frozen=True)
+class GameConfig:
+    """Everything that defines a game besides the players' choices.
+
+    ``rounds``: classic, play rounds 1..N only (hand sizes 1..N); extreme, the number
+    of deals. ``None`` means the variant's standard length.
+    ``length``: classic only, ``"standard"`` or ``"amigo"``.
+    ``bidding``, ``plus_minus_one``: classic only. ``destroyer_penalty``: extreme only.
+    """
+
+    variant: str = "classic"
+    players: int = 4
+    seed: int = 0
+    rounds: int | None = None
+    length: str = "standard"
+    bidding: str = "open"
+    plus_minus_one: bool = False
+    destroyer_penalty: int = 4
+
+    def validate(self) -> "GameConfig":
+        """Raise :class:`ConfigError` naming the allowed values; return ``self`` when valid.
+
+        >>> GameConfig(variant="classic", players=5, rounds=13).validate()
+        Traceback (most recent call last):
+        ...
+        engine.core.ConfigError: classic with 5 players allows at most 12 rounds (got 13)
+        """
+        if self.variant not in VARIANTS:
+            raise ConfigError(f"unknown variant {self.variant!r}; allowed: {', '.join(VARIANTS)}")
+        if isinstance(self.players, bool) or not isinstance(self.players, int):
+            raise ConfigError(f"players must be a whole number (got {self.players!r})")
+        if self.rounds is not None and (isinstance(self.rounds, bool) or not isinstance(self.rounds, int)):
+            raise ConfigError(f"rounds must be a whole number (got {self.rounds!r})")
+        if self.variant == "classic":
+            self._validate_classic()
+        else:
+            self._validate_extreme()
+        return self
+
+    def _validate_classic(self) -> None:
+        if self.players not in CLASSIC_PLAYERS:
+            raise ConfigError(f"classic is for 3 to 6 players (got {self.players})")
+        if self.length not in CLASSIC_LENGTHS:
+            raise ConfigError(f"unknown game length {self.length!r}; allowed: {', '.join(CLASSIC_LENGTHS)}")
+        if self.bidding not in BIDDINGS:
+            raise ConfigError(f"unknown bidding {self.bidding!r}; allowed: {', '.join(BIDDINGS)}")
+        if self.plus_minus_one and self.bidding != "open":
+            raise ConfigError(f"plus-minus-one needs open bidding (got bidding {self.bidding!r})")
+        if self.destroyer_penalty != 4:
+            raise ConfigError("destroyer penalty is a Wizard Extreme option; classic has no destroyer")
+        max_rounds = 60 // self.players
+        if self.rounds is not None:
+            if self.length == "amigo":
+                raise ConfigError("choose either a number of rounds or the amigo length, not both")
+            if not 1 <= self.rounds <= max_rounds:
+                raise ConfigError(
+                    f"classic with {self.players} players allows at most {max_rounds} rounds (got {self.rounds})"
+                    if self.rounds > max_rounds
+                    else f"rounds must be between 1 and {max_rounds} (got {self.rounds})"
+                )
+
+    def _validate_extreme(self) -> None:
+        if self.players not in EXTREME_PLAYERS:
+            raise ConfigError(f"extreme is for 3 to 5 players (got {self.players})")
+        if self.length != "standard":
+            raise ConfigError(f"game length {self.length!r} is a classic option; extreme uses rounds")
+        if self.bidding != "open" or self.plus_minus_one:
+            raise ConfigError("bidding options are classic options; extreme predicts with tokens")
+        if self.rounds is not None and self.rounds < 1:
+            raise ConfigError(f"extreme needs at least 1 round (got {self.rounds})")
+        if isinstance(self.destroyer_penalty, bool) or not isinstance(self.destroyer_penalty, int) \
+                or self.destroyer_penalty < 0:
+            raise ConfigError(f"destroyer penalty must be a whole number >= 0 (got {self.destroyer_penalty!r})")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "GameConfig":
+        known = {f.name for f in fields(cls)}
+        unknown = set(data) - known
+        if unknown:
+            raise ConfigError(f"unknown game option(s): {', '.join(sorted(unknown))}")
+        return cls(**dict(data))
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """A Wizard Extreme prediction: take the destroyer, or take coloured tokens.
+
+    ``tokens`` maps a colour (red, yellow, green, blue, purple) to how many tokens of it
+    the player takes. Tokens come from the supply first; for every token the supply
+    lacks, ``take_from`` names the seat to take it from, as ``(colour, seat)`` pairs.
+    When ``take_from`` is empty the engine takes from holders clockwise from the
+    predictor's left (documented default).
+    """
+
+    destroyer: bool = False
+    tokens: Mapping[str, int] = field(default_factory=dict)
+    take_from: tuple[tuple[str, int], ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "destroyer": self.destroyer,
+            "tokens": {c: n for c, n in self.tokens.items() if n},
+            "take_from": [[c, s] for c, s in self.take_from],
+        }
+
+    @classmethod
+    def from_json(cls, data: Any) -> "Prediction":
+        """Build from a dict as sent by a bot; raise ``ValueError`` on a malformed one."""
+        if isinstance(data, Prediction):
+            return data
+        if not isinstance(data, Mapping):
+            raise ValueError("a prediction is an object with destroyer, tokens, take_from")
+        destroyer = data.get("destroyer", False)
+        tokens = data.get("tokens", {}) or {}
+        take_from = data.get("take_from", []) or []
+        if not isinstance(destroyer, bool) or not isinstance(tokens, Mapping):
+            raise ValueError("prediction: destroyer must be a boolean and tokens an object")
+        clean: dict[str, int] = {}
+        for colour, n in tokens.items():
+            if not isinstance(colour, str) or isinstance(n, bool) or not isinstance(n, int):
+                raise ValueError("prediction: tokens maps colour names to whole numbers")
+            clean[colour] = n
+        pairs = []
+        for pair in take_from:
+            if (not isinstance(pair, (list, tuple)) or len(pair) != 2 or not isinstance(pair[0], str)
+                    or isinstance(pair[1], bool) or not isinstance(pair[1], int)):
+                raise ValueError("prediction: take_from is a list of [colour, seat] pairs")
+            pairs.append((pair[0], pair[1]))
+        return cls(destroyer=destroyer, tokens=clean, take_from=tuple(pairs))
+
+
+Action = Union[int, str, Prediction]
+
+
+def action_to_json(action: Action) -> Any:
+    """The JSON form of an action, as stored in logs and sent on the wire."""
+    return action.to_json() if isinstance(action, Prediction) else action
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What one seat must decide now.
+
+    ``options`` lists every legal action for enumerable kinds (bid, play, trump, pay),
+    in a fixed order; it is ``None`` for ``predict``, whose possibilities are described
+    by the observation (``"supply"``, holdings, whether the destroyer is free).
+    ``default`` is the documented fallback the referee plays for a seat that faults:
+    the first option, or for a prediction "no destroyer, no tokens".
+    """
+
+    seat: int
+    kind: str
+    options: tuple | None
+
+    @property
+    def default(self) -> Action:
+        if self.kind == PREDICT:
+            return Prediction()
+        assert self.options
+        return self.options[0]
+
+
+@dataclass(frozen=True)
+class SeatRound:
+    """One seat's line in one round: classic uses bid/tricks, extreme tokens/destroyer."""
+
+    score: int
+    bid: int | None = None
+    tricks: int | None = None
+    destroyer: bool | None = None
+    tokens: Mapping[str, int] | None = None
+
+
+@dataclass(frozen=True)
+class GameResult:
+    """The final result. ``totals`` per seat; ``places`` are 1-based and shared on equal totals
+    (two seats tied for first both get place 1, the next gets 3).
+    ``higher_is_better`` is True for classic (points) and False for extreme (penalties).
+    """
+
+    variant: str
+    totals: tuple[int, ...]
+    places: tuple[int, ...]
+    rounds: tuple[tuple[SeatRound, ...], ...]
+    higher_is_better: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "variant": self.variant,
+            "totals": list(self.totals),
+            "places": list(self.places),
+            "higher_is_better": self.higher_is_better,
+            "rounds": [
+                [{k: v for k, v in vars(s).items() if v is not None} for s in rnd] for rnd in self.rounds
+            ],
+        }
+
+
+def places_from_totals(totals: tuple[int, ...] | list[int], higher_is_better: bool) -> tuple[int, ...]:
+    """Competition ranking ("1224"): equal totals share a place.
+
+    >>> places_from_totals([50, 80, 50, 10], higher_is_better=True)
+    (2, 1, 2, 4)
+    >>> places_from_totals([3, 3, 0], higher_is_better=False)
+    (2, 2, 1)
+    """
+    sign = -1 if higher_is_better else 1
+    keys = [sign * t for t in totals]
+    return tuple(1 + sum(1 for other in keys if other < k) for k in keys)
