@@ -93,3 +93,23 @@ def final_places(totals: list[int], forfeited: list[bool], higher_is_better: boo
             better = sum(1 for o in range(players) if not forfeited[o] and keys[o] < keys[seat])
             places.append(1 + better)
     return places
+
+
+@dataclass
+class MatchSpec:
+    """What the referee needs to run one match. ``None`` limits use the referee's defaults.
+
+    ``config`` is the engine ``GameConfig`` as a dict (it carries the deal seed);
+    ``bots`` names the bot for each seat; ``bot_seeds`` are handed to the bots in
+    ``MatchStarted.seed`` so a bot's own randomness replays too.
+    """
+
+    config: dict[str, Any]
+    bots: list[str]
+    match_id: str = ""
+    bot_seeds: list[int] | None = None
+    move_time: float | None = None      # seconds per decision
+    time_bank: float | None = None      # seconds per match
+    max_faults: int | None = None
+    tournament_id: str | None = None
+    game_index: int | None = None
