@@ -1,0 +1,115 @@
+"""The tournament schedule: which bots sit where, with which cards, in every game.
+
+The format is *duplicate*: every deal is played once for each cyclic rotation of
+the seats, so each bot at the table meets the same cards from every seat and the
+luck of the deal cancels out. With more bots than seats, tables are drawn so that
+every bot plays equally often and meets every other about equally often.
+
+Everything derives from the master seed, so a schedule is recomputed identically
+when a tournament is resumed::
+
+    >>> games = make_schedule(["a", "b", "c", "d"], players=4, games=8, master_seed=1)
+    >>> len(games), games[0].seed == games[3].seed, games[0].seed == games[4].seed
+    (8, True, False)
+    >>> [g.bots for g in games[:4]] == [games[0].bots[r:] + games[0].bots[:r] for r in range(4)]
+    True
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import math
+import random
+from collections import Counter
+from dataclasses import dataclass
+
+
+class ScheduleError(ValueError):
+    """A lineup or game count that cannot make a fair schedule."""
+
+
+@dataclass(frozen=True)
+class ScheduledGame:
+    """One game of the tournament. All rotations of a deal share ``deal`` and ``seed``."""
+
+    index: int
+    deal: int
+    rotation: int
+    bots: tuple[str, ...]        # by seat
+    seed: int                    # the engine's deal seed
+    bot_seeds: tuple[int, ...]   # by seat, for the bots' own randomness
+
+
+def derive_seed(master_seed: int, *parts: object) -> int:
+    """A 63-bit seed from the master seed and a label, the same on every machine."""
+    text = ":".join(str(p) for p in (master_seed, *parts))
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") >> 1
+
+
+def games_unit(bots: int, players: int) -> int:
+    """The smallest number of games in which every bot plays equally often:
+    whole rotations of enough tables that every bot sits out equally."""
+    return players * (bots // math.gcd(bots, players))
+
+
+def round_games(requested: int, bots: int, players: int) -> int:
+    """``requested`` rounded up to whole duplicate sets (at least one)."""
+    unit = games_unit(bots, players)
+    return max(1, math.ceil(requested / unit)) * unit
+
+
+def draw_tables(bots: list[str], players: int, tables: int, rng: random.Random) -> list[tuple[str, ...]]:
+    """``tables`` tables of ``players`` bots each, balanced in games and meetings.
+
+    Each table is the set of bots that have played least, and among those the set whose
+    members have met each other least (every possible table is scored while there are
+    at most a few thousand; beyond that, seats are filled greedily). When ``tables`` is
+    a multiple of ``bots / gcd(bots, players)`` every bot plays exactly equally often.
+    The seating order around each table is shuffled (rotations then cover it).
+    """
+    played: Counter[str] = Counter()
+    met: Counter[tuple[str, str]] = Counter()
+
+    def cost(table: tuple[str, ...]) -> tuple[int, int, float]:
+        meetings = sum(met[pair] ** 2 for pair in itertools.combinations(sorted(table), 2))
+        return sum(played[b] for b in table), meetings, rng.random()
+
+    small = math.comb(len(bots), players) <= 3000
+    result = []
+    for _ in range(tables):
+        if small:
+            chosen = list(min(itertools.combinations(bots, players), key=cost))
+        else:
+            chosen = []
+            for _seat in range(players):
+                rest = [b for b in bots if b not in chosen]
+                chosen.append(min(rest, key=lambda b: cost((*chosen, b))[0:2] + (rng.random(),)))
+        for b in chosen:
+            played[b] += 1
+        for pair in itertools.combinations(sorted(chosen), 2):
+            met[pair] += 1
+        rng.shuffle(chosen)
+        result.append(tuple(chosen))
+    return result
+
+
+def make_schedule(bots: list[str], players: int, games: int, master_seed: int) -> list[ScheduledGame]:
+    """The full schedule of ``games`` games (already rounded with :func:`round_games`)."""
+    if len(set(bots)) != len(bots):
+        raise ScheduleError("every bot in the lineup needs its own name")
+    if len(bots) < players:
+        raise ScheduleError(f"{players}-player tables need at least {players} bots (the lineup has {len(bots)})")
+    if games % players:
+        raise ScheduleError(f"games must be a multiple of the table size {players} (got {games})")
+    rng = random.Random(derive_seed(master_seed, "tables"))
+    tables = draw_tables(list(bots), players, games // players, rng)
+    schedule = []
+    for deal, table in enumerate(tables):
+        seed = derive_seed(master_seed, "deal", deal)
+        for rotation in range(players):
+            index = deal * players + rotation
+            seated = table[rotation:] + table[:rotation]
+            bot_seeds = tuple(derive_seed(master_seed, "bot", index, seat) for seat in range(players))
+            schedule.append(ScheduledGame(index, deal, rotation, seated, seed, bot_seeds))
+    return schedule
