@@ -1,0 +1,581 @@
+"""Classic Wizard: bid the number of tricks you will win, then win exactly that many.
+
+The rules are ``RULES.md`` section 1; the observation and event fields are in
+``docs/engine.md``. A short tour::
+
+    >>> import random
+    >>> from engine.core import GameConfig
+    >>> game = ClassicGame(GameConfig(players=3, seed=5, rounds=2))
+    >>> game.to_act(), game.decision(1).kind, game.decision(1).options   # seat 0 deals
+    ((1,), 'bid', (0, 1))
+    >>> game.apply(1, 1)
+    >>> game.observe(2)["bids"]
+    [None, 1, None]
+    >>> rng = random.Random(0)
+    >>> while not game.is_over:
+    ...     for seat in game.to_act():
+    ...         game.apply(seat, game.random_action(seat, rng))
+    >>> len(game.result().rounds)
+    2
+
+Representation, chosen for speed (``arena/bench_engine.py`` plays about a
+thousand random games a second): a card is an ``int`` 0..59 and a hand an ``int``
+bit mask (see :mod:`engine.classic_cards`); the event log holds tuples that are
+turned into dicts only when someone asks (:meth:`ClassicGame.events_for`).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any, Mapping, Sequence
+
+from engine.classic_cards import (
+    CODES,
+    INDEX,
+    JESTER,
+    NO_SUIT,
+    NUM_CARDS,
+    RANK_OF,
+    SPECIAL_MASK,
+    SUIT_MASKS,
+    SUIT_OF,
+    SUITS,
+    WIZARD,
+    codes_of,
+    mask_of,
+    parse_card,
+    suit_name,
+)
+from engine.core import (
+    BID,
+    PLAY,
+    TRUMP,
+    Decision,
+    EngineError,
+    GameConfig,
+    GameResult,
+    IllegalAction,
+    SeatRound,
+    places_from_totals,
+)
+
+OVER = "over"  # the phase after the last round; the other phases are the decision kinds
+
+AMIGO_HAND_SIZES: dict[int, tuple[int, ...]] = {
+    3: (2, 4, 6, 8, 10, 12, 14, 16, 18, 20),
+    4: (1, 3, 5, 7, 9, 11, 12, 13, 14, 15),
+    5: (2, 4, 5, 6, 7, 8, 9, 10, 11, 12),
+    6: (1, 2, 3, 4, 5, 6, 7, 8, 9, 10),
+}
+
+_PUBLIC = -1  # the viewer of an event everybody may see
+_FREE = WIZARD  # the `_lead` value of a trick a Wizard opened: no lead suit, anything goes
+_BID_OPTIONS: tuple[tuple[int, ...], ...] = tuple(tuple(range(h + 1)) for h in range(NUM_CARDS + 1))
+_BIT: tuple[int, ...] = tuple(1 << c for c in range(NUM_CARDS))
+
+
+def hand_sizes(config: GameConfig) -> tuple[int, ...]:
+    """The hand size of every round, in order.
+
+    >>> hand_sizes(GameConfig(players=5))
+    (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12)
+    >>> hand_sizes(GameConfig(players=4, rounds=3))
+    (1, 2, 3)
+    >>> hand_sizes(GameConfig(players=4, length="amigo"))
+    (1, 3, 5, 7, 9, 11, 12, 13, 14, 15)
+    """
+    if config.length == "amigo":
+        return AMIGO_HAND_SIZES[config.players]
+    last = config.rounds if config.rounds is not None else NUM_CARDS // config.players
+    return tuple(range(1, last + 1))
+
+
+def trick_winner(cards: Sequence[int], trump: int) -> int:
+    """The index (play order) of the card that wins a complete trick.
+
+    ``trump`` is a suit number 0..3 or :data:`NO_SUIT`. The first Wizard wins;
+    else the highest trump; else the highest card of the lead suit (the suit of
+    the first numbered card); else, with only Jesters, the first Jester.
+
+    >>> from engine.classic_cards import INDEX as I
+    >>> trick_winner([I["J1"], I["W2"], I["W1"], I["r13"]], trump=2)
+    1
+    >>> trick_winner([I["J1"], I["J2"], I["b3"], I["b9"]], trump=NO_SUIT)
+    3
+    >>> trick_winner([I["b3"], I["g2"], I["b9"]], trump=1)   # green is trump
+    1
+    >>> trick_winner([I["J3"], I["J1"], I["J2"]], trump=0)
+    0
+    """
+    best, best_key = 0, -1
+    lead = NO_SUIT
+    for i, c in enumerate(cards):
+        suit = SUIT_OF[c]
+        if suit == WIZARD:
+            return i
+        if suit == JESTER:
+            key = 0
+        elif suit == trump:
+            key = 200 + RANK_OF[c]
+        else:
+            if lead == NO_SUIT:
+                lead = suit
+            key = 100 + RANK_OF[c] if suit == lead else 0
+        if key > best_key:  # strict: among equal keys (Jesters) the first one stays
+            best, best_key = i, key
+    return best
+
+
+def legal_plays(hand: int, lead: int) -> int:
+    """The mask of the cards in ``hand`` that may be played to a trick with lead suit ``lead``.
+
+    ``lead`` is a suit number 0..3, or anything else for "no lead suit (yet)".
+    Holding the lead suit you must play it, a Wizard or a Jester; otherwise anything.
+
+    >>> from engine.classic_cards import mask_of, codes_of, INDEX as I
+    >>> hand = mask_of([I["b2"], I["r5"], I["W1"], I["J3"]])
+    >>> codes_of(legal_plays(hand, 2))              # red led: red, Wizard, Jester
+    ('r5', 'W1', 'J3')
+    >>> codes_of(legal_plays(hand, 1))              # void in green: anything
+    ('b2', 'r5', 'W1', 'J3')
+    """
+    follow = hand & SUIT_MASKS[lead] if 0 <= lead < 4 else 0
+    return follow | (hand & SPECIAL_MASK) if follow else hand
+
+
+class ClassicGame:
+    """One game of classic Wizard, from the first deal to the final scores.
+
+    ``decks`` (for tests and puzzles) stacks the deck of some rounds: it maps a
+    round number (1-based) to card codes in deal order. The seat left of the
+    dealer gets the first ``r`` cards, the next seat clockwise the next ``r``, and
+    so on; the card after the last hand is turned up for trump. Cards not listed
+    follow in card order. Other rounds are shuffled from ``config.seed``.
+
+    >>> g = ClassicGame(GameConfig(players=3, rounds=1), decks={1: ["b2", "W1", "J1", "g5"]})
+    >>> g.observe(1)["hand"], g.observe(None)["trump"]
+    (['b2'], 'green')
+    """
+
+    def __init__(self, config: GameConfig, *, decks: Mapping[int, Sequence[str]] | None = None):
+        self.config: GameConfig = config.validate()
+        if config.variant != "classic":
+            raise EngineError(f"ClassicGame plays the classic variant, not {config.variant!r}")
+        self.players: int = config.players
+        self.hand_sizes: tuple[int, ...] = hand_sizes(config)
+        self.actions: list[list[Any]] = []
+        self._decks: dict[int, list[int]] = {r: _stacked_deck(codes) for r, codes in (decks or {}).items()}
+        # One generator per game, seeded from a string (stable on every machine and
+        # Python version); each round draws the same number of values whatever the
+        # players do, so the deal of round r depends on the seed alone.
+        self._rng = random.Random(f"wizard-classic/{config.seed}")
+
+        p = self.players
+        self._log: list[tuple] = []
+        self._totals: list[int] = [0] * p
+        self._history: list[tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]] = []  # bids, tricks, points
+        self._round = 0  # 0-based index into hand_sizes
+        # Per-round state, filled in by _start_round.
+        self._phase: str = BID
+        self._to_act: tuple[int, ...] = ()
+        self._dealer = 0
+        self._hand_size = 0
+        self._hands: list[int] = [0] * p
+        self._undealt: list[int] = []  # after the deal; [0] is the turned-up card, if any
+        self._trump_card = -1
+        self._trump = NO_SUIT
+        self._bids: list[int | None] = [None] * p
+        self._bids_public = True
+        self._tricks: list[int] = [0] * p
+        self._leader = 0
+        self._current = 0
+        self._lead = NO_SUIT  # NO_SUIT until a numbered card or Wizard decides it; _FREE for "none"
+        self._follow = 0  # the lead suit's mask, 0 when there is no lead suit
+        self._trick: list[tuple[int, int]] = []  # (seat, card) in play order
+        self._last_trick: tuple[tuple[tuple[int, int], ...], int] | None = None
+        self._played: list[int] = []
+        self._tricks_done = 0
+        self._start_round()
+
+    # ------------------------------------------------------------------
+    # The uniform interface
+
+    @property
+    def is_over(self) -> bool:
+        return self._phase == OVER
+
+    def to_act(self) -> tuple[int, ...]:
+        """The seats that must decide now: one seat, or with hidden/secret bidding every
+        seat that has not yet bid (clockwise from the dealer's left). Empty when over."""
+        return self._to_act
+
+    def decision(self, seat: int) -> Decision:
+        """What ``seat`` must decide now; :class:`IllegalAction` (kind ``None``) if nothing."""
+        if seat not in self._to_act:
+            raise self._nothing_to_decide(seat)
+        return Decision(seat, self._phase, self.legal_actions(seat))
+
+    def legal_actions(self, seat: int) -> tuple:
+        """The legal actions of ``seat`` in a fixed order: bids ascending, cards in card
+        order, suits blue, green, red, yellow. ``()`` when the seat has nothing to decide."""
+        phase = self._phase
+        if phase == PLAY:
+            if seat != self._current:
+                return ()
+            hand = self._hands[seat]
+            follow = hand & self._follow
+            return codes_of(follow | (hand & SPECIAL_MASK) if follow else hand)
+        if seat not in self._to_act:
+            return ()
+        if phase == BID:
+            return self._bid_options(seat)
+        return SUITS  # the dealer's trump choice
+
+    def random_action(self, seat: int, rng: random.Random) -> Any:
+        """A uniformly random legal action of ``seat`` (``IllegalAction`` if it has none)."""
+        options = self.legal_actions(seat)
+        if not options:
+            raise self._nothing_to_decide(seat)
+        # random() rather than choice(): faster, and its sequence is the one part of
+        # the random module guaranteed stable across Python versions.
+        return options[int(rng.random() * len(options))]
+
+    def apply(self, seat: int, action: Any) -> None:
+        """Play ``action`` for ``seat``. An illegal action raises :class:`IllegalAction`
+        naming the decision kind and the legal options, and changes nothing."""
+        phase = self._phase
+        if phase == PLAY:
+            if seat != self._current:
+                raise self._nothing_to_decide(seat)
+            hand = self._hands[seat]
+            follow = hand & self._follow
+            legal = follow | (hand & SPECIAL_MASK) if follow else hand
+            card = INDEX.get(action) if type(action) is str else None
+            if card is None or not legal >> card & 1:
+                raise self._illegal(seat, action)
+            self._play(seat, card)
+        elif phase == BID:
+            if seat not in self._to_act:
+                raise self._nothing_to_decide(seat)
+            if type(action) is not int or action not in self._bid_options(seat):
+                raise self._illegal(seat, action)
+            self._bid(seat, action)
+        elif phase == TRUMP:
+            if seat not in self._to_act:
+                raise self._nothing_to_decide(seat)
+            if type(action) is not str or action not in SUITS:
+                raise self._illegal(seat, action)
+            self._choose_trump(seat, action)
+        else:
+            raise self._nothing_to_decide(seat)
+        self.actions.append([seat, action])
+
+    def observe(self, seat: int | None) -> dict[str, Any]:
+        """What ``seat`` may know now (``None``: a spectator), as a JSON-serialisable dict.
+        Every field is described in ``docs/engine.md``."""
+        self._check_viewer(seat)
+        phase = self._phase
+        bids = list(self._bids) if self._bids_public else [
+            b if s == seat else None for s, b in enumerate(self._bids)
+        ]
+        return {
+            "variant": "classic",
+            "players": self.players,
+            "seat": seat,
+            "round": self._round + 1,
+            "rounds": len(self.hand_sizes),
+            "hand_size": self._hand_size,
+            "dealer": self._dealer,
+            "phase": phase,
+            "to_act": list(self._to_act),
+            "decision": phase if seat is not None and seat in self._to_act else None,
+            "hand": list(codes_of(self._hands[seat])) if seat is not None else [],
+            "trump_card": CODES[self._trump_card] if self._trump_card >= 0 else None,
+            "trump": suit_name(self._trump),
+            "bidding": self.config.bidding,
+            "plus_minus_one": self.config.plus_minus_one,
+            "bids": bids,
+            "tricks_won": list(self._tricks),
+            "leader": self._leader,
+            "lead_suit": suit_name(self._lead),
+            "trick": [{"seat": s, "card": CODES[c]} for s, c in self._trick],
+            "last_trick": None if self._last_trick is None else {
+                "cards": [{"seat": s, "card": CODES[c]} for s, c in self._last_trick[0]],
+                "winner": self._last_trick[1],
+            },
+            "played": [CODES[c] for c in self._played],
+            "scores": list(self._totals),
+            "round_history": [
+                {"round": i + 1, "bids": list(b), "tricks": list(t), "scores": list(pts)}
+                for i, (b, t, pts) in enumerate(self._history)
+            ],
+        }
+
+    def events_for(self, seat: int | None, start: int = 0) -> tuple[list[dict[str, Any]], int]:
+        """The events ``seat`` may see from log position ``start`` on (public ones and its
+        own private ones; ``None``: public only), and the position to ask from next time."""
+        self._check_viewer(seat)
+        log = self._log
+        if isinstance(start, bool) or not isinstance(start, int) or not 0 <= start <= len(log):
+            raise ValueError(f"start must be a log position 0..{len(log)} (got {start!r})")
+        viewer = _PUBLIC if seat is None else seat
+        events = [_event_dict(e) for e in log[start:] if e[0] == _PUBLIC or e[0] == viewer]
+        return events, len(log)
+
+    def result(self) -> GameResult:
+        """The final result; :class:`EngineError` while the game is still running."""
+        if self._phase != OVER:
+            raise EngineError("the game is not over yet")
+        totals = tuple(self._totals)
+        return GameResult(
+            variant="classic",
+            totals=totals,
+            places=places_from_totals(totals, higher_is_better=True),
+            rounds=tuple(
+                tuple(SeatRound(score=pts[s], bid=bids[s], tricks=tricks[s]) for s in range(self.players))
+                for bids, tricks, pts in self._history
+            ),
+            higher_is_better=True,
+        )
+
+    def snapshot(self) -> dict[str, Any]:
+        """The full state, hidden parts included, for equality checks (e.g. after replay)."""
+        return {
+            "config": self.config.to_dict(),
+            "round": self._round,
+            "phase": self._phase,
+            "to_act": list(self._to_act),
+            "dealer": self._dealer,
+            "hands": [list(codes_of(h)) for h in self._hands],
+            "undealt": [CODES[c] for c in self._undealt],
+            "trump_card": self._trump_card,
+            "trump": self._trump,
+            "bids": list(self._bids),
+            "bids_public": self._bids_public,
+            "tricks": list(self._tricks),
+            "leader": self._leader,
+            "current": self._current,
+            "lead": self._lead,
+            "trick": [list(p) for p in self._trick],
+            "last_trick": self._last_trick and [[list(p) for p in self._last_trick[0]], self._last_trick[1]],
+            "played": list(self._played),
+            "totals": list(self._totals),
+            "history": [[list(x) for x in h] for h in self._history],
+            "log": [list(e) for e in self._log],
+            "actions": [list(a) for a in self.actions],
+        }
+
+    # ------------------------------------------------------------------
+    # Rules
+
+    def _start_round(self) -> None:
+        p, r = self.players, self._round
+        self._hand_size = h = self.hand_sizes[r]
+        self._dealer = dealer = r % p
+        dealt = p * h
+        deck = self._decks.get(r + 1) or self._shuffled_deck(min(dealt + 1, NUM_CARDS))
+        hands = [0] * p
+        for i in range(p):
+            hand = 0
+            for c in deck[i * h:(i + 1) * h]:
+                hand |= _BIT[c]
+            hands[(dealer + 1 + i) % p] = hand
+        self._hands = hands
+        self._undealt = deck[dealt:]
+        self._bids = [None] * p
+        self._bids_public = self.config.bidding == "open"
+        self._tricks = [0] * p
+        self._leader = self._current = (dealer + 1) % p
+        self._lead, self._follow = NO_SUIT, 0
+        self._trick = []
+        self._last_trick = None
+        self._played = []
+        self._tricks_done = 0
+
+        log = self._log
+        log.append((_PUBLIC, "round_start", r + 1, dealer, h))
+        for seat in range(p):
+            log.append((seat, "hand", hands[seat]))
+        turned = self._trump_card = deck[dealt] if dealt < NUM_CARDS else -1
+        suit = SUIT_OF[turned] if turned >= 0 else JESTER  # nothing turned: as a Jester, no trump
+        self._trump = suit if suit < 4 else NO_SUIT
+        log.append((_PUBLIC, "trump", turned, self._trump))
+        if suit == WIZARD:
+            self._phase, self._to_act = TRUMP, (dealer,)
+        else:
+            self._start_bidding()
+
+    def _shuffled_deck(self, needed: int) -> list[int]:
+        """A deck whose first ``needed`` cards are uniformly shuffled (Fisher-Yates, stopped
+        early: the order of the cards nobody sees does not matter)."""
+        deck = list(range(NUM_CARDS))
+        rnd = self._rng.random
+        for i in range(min(needed, NUM_CARDS - 1)):
+            j = i + int(rnd() * (NUM_CARDS - i))
+            deck[i], deck[j] = deck[j], deck[i]
+        return deck
+
+    def _start_bidding(self) -> None:
+        self._phase = BID
+        first = (self._dealer + 1) % self.players
+        if self.config.bidding == "open":
+            self._to_act = (first,)
+        else:  # hidden / secret: everybody bids at once
+            self._to_act = tuple((first + i) % self.players for i in range(self.players))
+
+    def _bid_options(self, seat: int) -> tuple[int, ...]:
+        options = _BID_OPTIONS[self._hand_size]
+        if self.config.plus_minus_one and self._bids.count(None) == 1:
+            # The last bidder may not make the bids add up to the number of tricks.
+            forbidden = self._hand_size - sum(b for b in self._bids if b is not None)
+            if 0 <= forbidden <= self._hand_size:
+                options = tuple(b for b in options if b != forbidden)
+        return options
+
+    def _choose_trump(self, seat: int, suit: str) -> None:
+        self._trump = SUITS.index(suit)
+        self._log.append((_PUBLIC, "trump_chosen", seat, self._trump))
+        self._start_bidding()
+
+    def _bid(self, seat: int, bid: int) -> None:
+        self._bids[seat] = bid
+        p = self.players
+        if self.config.bidding == "open":
+            self._log.append((_PUBLIC, "bid", seat, bid))
+            done = self._bids.count(None) == 0
+            self._to_act = () if done else ((seat + 1) % p,)
+        else:
+            self._log.append((_PUBLIC, "bid_made", seat))
+            self._log.append((seat, "bid", seat, bid))
+            self._to_act = tuple(s for s in self._to_act if s != seat)
+            done = not self._to_act
+            if done and self.config.bidding == "hidden":
+                self._bids_public = True
+                self._log.append((_PUBLIC, "bids_revealed", tuple(self._bids)))
+        if done:
+            self._phase = PLAY
+            self._to_act = (self._current,)
+
+    def _play(self, seat: int, card: int) -> None:
+        self._hands[seat] &= ~_BIT[card]
+        trick = self._trick
+        trick.append((seat, card))
+        self._played.append(card)
+        self._log.append((_PUBLIC, "play", seat, card))
+        if self._lead == NO_SUIT:
+            suit = SUIT_OF[card]
+            if suit < 4:
+                self._lead, self._follow = suit, SUIT_MASKS[suit]
+            elif suit == WIZARD:
+                self._lead = _FREE
+        if len(trick) < self.players:
+            self._current = (seat + 1) % self.players
+            self._to_act = (self._current,)
+            return
+        # The trick is complete.
+        winner = trick[trick_winner([c for _, c in trick], self._trump)][0]
+        self._tricks[winner] += 1
+        done = tuple(trick)
+        self._log.append((_PUBLIC, "trick", winner, done, self._lead))
+        self._last_trick = (done, winner)
+        self._trick = []
+        self._lead, self._follow = NO_SUIT, 0
+        self._leader = self._current = winner
+        self._to_act = (winner,)
+        self._tricks_done += 1
+        if self._tricks_done == self._hand_size:
+            self._end_round()
+
+    def _end_round(self) -> None:
+        bids = tuple(self._bids)
+        tricks = tuple(self._tricks)
+        points = tuple(score(b, t) for b, t in zip(bids, tricks))
+        for s, pts in enumerate(points):
+            self._totals[s] += pts
+        self._history.append((bids, tricks, points))
+        if not self._bids_public:  # secret bids come out at the round's scoring
+            self._bids_public = True
+            self._log.append((_PUBLIC, "bids_revealed", bids))
+        self._log.append((_PUBLIC, "round_end", self._round + 1, bids, tricks, points, tuple(self._totals)))
+        if self._round + 1 == len(self.hand_sizes):
+            self._phase, self._to_act = OVER, ()
+            totals = tuple(self._totals)
+            self._log.append((_PUBLIC, "game_over", totals, places_from_totals(totals, higher_is_better=True)))
+        else:
+            self._round += 1
+            self._start_round()
+
+    # ------------------------------------------------------------------
+    # Errors
+
+    def _check_viewer(self, seat: int | None) -> None:
+        if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int)
+                                 or not 0 <= seat < self.players):
+            raise ValueError(f"seat must be None or 0..{self.players - 1} (got {seat!r})")
+
+    def _nothing_to_decide(self, seat: Any) -> IllegalAction:
+        if self._phase == OVER:
+            why = "the game is over"
+        elif self._to_act:
+            verb = {BID: "bid", PLAY: "play", TRUMP: "choose trump"}[self._phase]
+            why = f"waiting for seat{'s' if len(self._to_act) > 1 else ''} " \
+                  f"{', '.join(map(str, self._to_act))} to {verb}"
+        else:
+            why = "nobody is to act"
+        return IllegalAction(f"seat {seat!r} has nothing to decide now ({why})", seat=seat, kind=None)
+
+    def _illegal(self, seat: int, action: Any) -> IllegalAction:
+        kind = self._phase
+        legal = self.legal_actions(seat)
+        what = {BID: "bid", PLAY: "play", TRUMP: "choose trump"}[kind]
+        return IllegalAction(
+            f"seat {seat} cannot {what} {action!r}: legal options are {', '.join(map(str, legal))}",
+            seat=seat, kind=kind, legal=legal,
+        )
+
+
+def score(bid: int, tricks: int) -> int:
+    """The points of one round: 20 + 10 per trick for an exact bid, else -10 per trick off.
+
+    >>> score(2, 2), score(0, 0), score(3, 1), score(0, 2)
+    (40, 20, -20, -20)
+    """
+    return 20 + 10 * tricks if bid == tricks else -10 * abs(bid - tricks)
+
+
+def _stacked_deck(codes: Sequence[str]) -> list[int]:
+    """Card numbers for a stacked deck: the given codes, then every other card in card order."""
+    cards = [parse_card(code) for code in codes]
+    if len(set(cards)) != len(cards):
+        raise ValueError("a stacked deck lists a card twice")
+    given = mask_of(cards)
+    return cards + [c for c in range(NUM_CARDS) if not given >> c & 1]
+
+
+def _event_dict(event: tuple) -> dict[str, Any]:
+    """The dict form of one logged event tuple ``(viewer, type, *data)``."""
+    kind = event[1]
+    d = event[2:]
+    if kind == "play":
+        return {"type": "play", "seat": d[0], "card": CODES[d[1]]}
+    if kind == "trick":
+        return {"type": "trick", "winner": d[0],
+                "cards": [{"seat": s, "card": CODES[c]} for s, c in d[1]], "lead_suit": suit_name(d[2])}
+    if kind in ("bid", "bid_made"):
+        return {"type": kind, "seat": d[0], **({"bid": d[1]} if kind == "bid" else {})}
+    if kind == "hand":
+        return {"type": "hand", "cards": list(codes_of(d[0]))}
+    if kind == "round_start":
+        return {"type": "round_start", "round": d[0], "dealer": d[1], "hand_size": d[2]}
+    if kind == "trump":
+        return {"type": "trump", "card": CODES[d[0]] if d[0] >= 0 else None, "suit": suit_name(d[1])}
+    if kind == "trump_chosen":
+        return {"type": "trump_chosen", "seat": d[0], "suit": SUITS[d[1]]}
+    if kind == "bids_revealed":
+        return {"type": "bids_revealed", "bids": list(d[0])}
+    if kind == "round_end":
+        return {"type": "round_end", "round": d[0], "bids": list(d[1]), "tricks": list(d[2]),
+                "scores": list(d[3]), "totals": list(d[4])}
+    if kind == "game_over":
+        return {"type": "game_over", "totals": list(d[0]), "places": list(d[1])}
+    raise AssertionError(f"unknown event {kind!r}")
