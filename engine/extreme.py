@@ -135,6 +135,39 @@ def trick_winner(cards: list[tuple[int, int]]) -> int:
     return best
 
 
+def round_penalties(tokens: list[list[int]], destroyer: int | None, black_taken: int, base: int) -> list[int]:
+    """Each seat's penalty at the end of a round.
+
+    Held tokens cost 2 (coloured), 4 (white), 3 (black); the destroyer scores
+    ``max(0, base - black_taken)``, where ``black_taken`` counts the black tokens the
+    other players took this round.
+
+    >>> round_penalties([[1, 0, 0, 0, 0, 1, 1], [0] * 7, [0] * 7], destroyer=2, black_taken=1, base=4)
+    [9, 0, 3]
+    >>> round_penalties([[0] * 7, [0] * 7, [0] * 7], destroyer=0, black_taken=6, base=4)
+    [0, 0, 0]
+    """
+    return [
+        max(0, base - black_taken) if seat == destroyer
+        else sum(n * TOKEN_PENALTY[c] for c, n in enumerate(held))
+        for seat, held in enumerate(tokens)
+    ]
+
+
+def next_dealer(penalties: list[int], dealer: int) -> int:
+    """The next dealer: the round's winner (lowest penalty). A tie goes to the tied seat
+    met first going clockwise from the left of the current dealer.
+
+    >>> next_dealer([3, 0, 5, 0], dealer=1)   # seats 1 and 3 tie; from seat 2: 2, 3, ...
+    3
+    >>> next_dealer([0, 4, 0], dealer=2)      # from seat 0
+    0
+    """
+    players = len(penalties)
+    best = min(penalties)
+    return next(s % players for s in range(dealer + 1, dealer + 1 + players) if penalties[s % players] == best)
+
+
 def _tokens_json(counts: list[int] | tuple[int, ...]) -> dict[str, int]:
     return {TOKEN_COLOURS[i]: n for i, n in enumerate(counts)}
 
@@ -509,27 +542,15 @@ class ExtremeGame:
     # -- scoring ------------------------------------------------------------------
 
     def _end_round(self) -> None:
-        players = self.players
-        penalties = []
-        line = []
-        for seat in range(players):
-            held = self.tokens[seat]
-            if seat == self.destroyer:
-                score = max(0, self.config.destroyer_penalty - self.black_taken)
-            else:
-                score = sum(n * TOKEN_PENALTY[c] for c, n in enumerate(held))
-            penalties.append(score)
-            line.append(SeatRound(
-                score=score,
-                destroyer=seat == self.destroyer,
-                tokens={TOKEN_COLOURS[c]: n for c, n in enumerate(held) if n},
-            ))
+        penalties = round_penalties(self.tokens, self.destroyer, self.black_taken, self.config.destroyer_penalty)
+        self.history.append(tuple(
+            SeatRound(score=score, destroyer=seat == self.destroyer,
+                      tokens={TOKEN_COLOURS[c]: n for c, n in enumerate(self.tokens[seat]) if n})
+            for seat, score in enumerate(penalties)
+        ))
+        for seat, score in enumerate(penalties):
             self.totals[seat] += score
-        self.history.append(tuple(line))
-        # The round's winner deals next; ties go to the first tied seat from the dealer's left.
-        best = min(penalties)
-        dealer_next = next(s % players for s in range(self.dealer + 1, self.dealer + 1 + players)
-                           if penalties[s % players] == best)
+        dealer_next = next_dealer(penalties, self.dealer)
         self._log(PUBLIC, "round_end", self.round + 1, tuple(penalties), tuple(self.totals), dealer_next)
         if self.round + 1 >= self.rounds:
             self.phase = PHASE_OVER
@@ -643,7 +664,7 @@ class ExtremeGame:
             "totals": list(self.totals),
             "history": [[(r.score, r.destroyer, dict(r.tokens or {})) for r in rnd] for rnd in self.history],
             "actions": [list(a) for a in self.actions],
-            "events": [list(e) for e in self._events],
+            "events": [{"visible_to": e[0], **_event_dict(e)} for e in self._events],
         }
 
     # -- helpers ------------------------------------------------------------------
