@@ -1,6 +1,7 @@
 """Wizard Extreme: predict with coloured tokens, pay them back by winning tricks.
 
-The rules are ``RULES.md`` section 2. A short tour::
+The rules are ``RULES.md`` section 2; the observation and event fields are in
+``docs/engine-extreme.md``. A short tour::
 
     >>> import random
     >>> from engine.core import GameConfig
@@ -14,8 +15,8 @@ The rules are ``RULES.md`` section 2. A short tour::
     >>> while not game.is_over:
     ...     seat = game.to_act()[0]
     ...     game.apply(seat, game.random_action(seat, rng))
-    >>> sum(game.result().totals) >= 0
-    True
+    >>> len(game.result().totals)
+    4
 
 Representation, chosen for speed: a card is an int 0..74, ``colour * 15 + rank - 1``
 with the colours in the order red, yellow, green, blue, purple; a hand is an int bit
@@ -71,7 +72,8 @@ TOKEN_INDEX = {name: i for i, name in enumerate(TOKEN_COLOURS)}
 SUPPLY_START = (5, 3, 3, 3, 3, 4, 6)  # 27 tokens
 TOKEN_PENALTY = (2, 2, 2, 2, 2, 4, 3)
 
-PHASE_PREDICT, PHASE_PLAY, PHASE_PAY, PHASE_OVER = "predict", "play", "pay", "over"
+OVER = "over"
+DESTROYER_CHANCE = 0.2  # how often random_action takes a free destroyer
 
 # Event visibility: PUBLIC, or the one seat that may see a private event.
 PUBLIC = -1
@@ -123,7 +125,7 @@ def trick_winner(cards: list[tuple[int, int]]) -> int:
     best_key = -1
     for i, (_, card) in enumerate(cards):
         colour = CARD_COLOUR[card]
-        # Reds outrank everything; among equal colours the index orders by rank.
+        # Reds outrank everything; within one colour the card index orders by rank.
         if colour == RED:
             key = 1000 + card
         elif colour == lead:
@@ -168,8 +170,15 @@ def next_dealer(penalties: list[int], dealer: int) -> int:
     return next(s % players for s in range(dealer + 1, dealer + 1 + players) if penalties[s % players] == best)
 
 
-def _tokens_json(counts: list[int] | tuple[int, ...]) -> dict[str, int]:
-    return {TOKEN_COLOURS[i]: n for i, n in enumerate(counts)}
+def _tokens_json(counts: list[int]) -> dict[str, int]:
+    return dict(zip(TOKEN_COLOURS, counts))
+
+
+def _pick_card(mask: int, rng: random.Random) -> int:
+    """A uniformly random card of a non-empty mask."""
+    for _ in range(int(rng.random() * mask.bit_count())):
+        mask &= mask - 1  # drop the lowest card
+    return (mask & -mask).bit_length() - 1
 
 
 # ---------------------------------------------------------------------------
@@ -177,58 +186,32 @@ def _tokens_json(counts: list[int] | tuple[int, ...]) -> dict[str, int]:
 
 
 class ExtremeGame:
-    """One game of Wizard Extreme; see :mod:`engine` for the interface it shares with classic."""
+    """One game of Wizard Extreme; see :mod:`engine` for the interface it shares with classic.
+
+    The state is private; read it through :meth:`observe` (what a seat may know) or
+    :meth:`snapshot` (everything).
+    """
 
     def __init__(self, config: GameConfig):
-        if config.variant != "extreme":
-            raise EngineError(f"ExtremeGame plays variant 'extreme', not {config.variant!r}")
         self.config: GameConfig = config.validate()
+        if config.variant != "extreme":
+            raise EngineError(f"ExtremeGame plays the extreme variant, not {config.variant!r}")
         self.players: int = config.players
         self.rounds: int = config.rounds if config.rounds is not None else DEFAULT_ROUNDS[config.players]
-        self._rng = random.Random(config.seed)
-        self._deck = deck_for(config.players)
         self.actions: list[list[Any]] = []
+        p = self.players
+        self._next = tuple((s + 1) % p for s in range(p))
+        # Seeded from a string: the same deals on every machine and Python version.
+        # Every round draws the same amount of randomness, so a round's deal depends on
+        # the seed alone, never on what the players did.
+        self._rng = random.Random(f"wizard-extreme/{config.seed}")
+        self._deck = deck_for(p)
         # Events are compact tuples (visible_to, type, *payload); dicts are built on request.
         self._events: list[tuple] = []
-        self.totals: list[int] = [0] * self.players
-        self.history: list[tuple[SeatRound, ...]] = []
-        self.round = 0  # 0-based index of the current round
-        self.last_trick: tuple[tuple[tuple[int, int], ...], int] | None = None
+        self._totals: list[int] = [0] * p
+        self._history: list[tuple[SeatRound, ...]] = []
+        self._round = 0  # 0-based index of the current round
         self._start_round(dealer=0, hands=None)
-
-    # -- setting up a round -------------------------------------------------
-
-    def _start_round(self, dealer: int, hands: list[int] | None) -> None:
-        players = self.players
-        self.dealer = dealer
-        if hands is None:
-            deck = list(self._deck)
-            self._rng.shuffle(deck)
-            hands = [0] * players
-            # Deal 15 at a time, starting left of the dealer; the order only matters for determinism.
-            for k in range(players):
-                seat = (dealer + 1 + k) % players
-                for card in deck[k * HAND_SIZE:(k + 1) * HAND_SIZE]:
-                    hands[seat] |= 1 << card
-        self.hands: list[int] = hands
-        self.supply: list[int] = list(SUPPLY_START)
-        self.tokens: list[list[int]] = [[0] * 7 for _ in range(players)]
-        self.destroyer: int | None = None
-        self.predicted: list[bool] = [False] * players
-        self.phase = PHASE_PREDICT
-        self.current = (dealer + 1) % players
-        self.leader = self.current
-        self.lead: int | None = None
-        self.trick: list[tuple[int, int]] = []
-        self.played: list[int] = []
-        self.tricks_won: list[int] = [0] * players
-        self.tricks_done = 0
-        self.black_taken = 0
-        self.pay_options: tuple[str, ...] = ()
-        self.last_trick = None
-        self._log(PUBLIC, "round_start", self.round + 1, dealer)
-        for seat in range(players):
-            self._log(seat, "hand", seat, tuple(mask_cards(hands[seat])))
 
     @classmethod
     def from_deal(cls, config: GameConfig, hands: list[list[str]], dealer: int = 0) -> "ExtremeGame":
@@ -247,95 +230,150 @@ class ExtremeGame:
         players = game.players
         if len(hands) != players or not 0 <= dealer < players:
             raise EngineError(f"from_deal needs {players} hands and a dealer seat 0..{players - 1}")
-        masks = []
-        seen: set[str] = set()
         allowed = {CARD_CODES[c] for c in game._deck}
+        seen: set[str] = set()
+        masks = []
         for hand in hands:
-            if len(hand) != HAND_SIZE or set(hand) - allowed or seen & set(hand) or len(set(hand)) != HAND_SIZE:
+            cards = set(hand)
+            if len(hand) != HAND_SIZE or len(cards) != HAND_SIZE or cards - allowed or cards & seen:
                 raise EngineError("from_deal: every hand must be 15 distinct cards of this deck, no card twice")
-            seen |= set(hand)
+            seen |= cards
             masks.append(sum(1 << CARD_INDEX[c] for c in hand))
         game._events.clear()
+        game._rng = random.Random(f"wizard-extreme/{config.seed}")  # redraw round 1 as if fresh
         game._start_round(dealer=dealer, hands=masks)
         return game
 
-    # -- the interface --------------------------------------------------------
+    def _start_round(self, dealer: int, hands: list[int] | None) -> None:
+        p = self.players
+        deck = list(self._deck)
+        # Fisher-Yates with random(): its sequence is the part of `random` that is
+        # guaranteed stable across Python versions. Shuffled even when hands are given,
+        # so that later rounds get the same deals as without from_deal.
+        rnd = self._rng.random
+        for i in range(len(deck) - 1):
+            j = i + int(rnd() * (len(deck) - i))
+            deck[i], deck[j] = deck[j], deck[i]
+        if hands is None:
+            hands = [0] * p
+            # 15 cards at a time, from the dealer's left.
+            for k in range(p):
+                seat = (dealer + 1 + k) % p
+                for card in deck[k * HAND_SIZE:(k + 1) * HAND_SIZE]:
+                    hands[seat] |= 1 << card
+        self._dealer = dealer
+        self._hands: list[int] = hands
+        self._supply: list[int] = list(SUPPLY_START)
+        self._tokens: list[list[int]] = [[0] * 7 for _ in range(p)]
+        self._destroyer: int | None = None
+        self._predicted: list[bool] = [False] * p
+        self._phase = PREDICT
+        self._current = self._next[dealer]
+        self._leader = self._current
+        self._lead: int | None = None  # lead colour of the trick in progress
+        self._follow = 0  # the lead colour's card mask, 0 before the lead
+        self._trick: list[tuple[int, int]] = []  # (seat, card) in play order
+        self._last_trick: tuple[tuple[tuple[int, int], ...], int] | None = None  # cards, winner
+        self._played: list[int] = []
+        self._tricks_won: list[int] = [0] * p
+        self._tricks_done = 0
+        self._black_taken = 0
+        self._pay_options: tuple[str, ...] = ()
+        self._log(PUBLIC, "round_start", self._round + 1, dealer)
+        for seat in range(p):
+            self._log(seat, "hand", seat, tuple(mask_cards(hands[seat])))
+
+    # -- the uniform interface ------------------------------------------------
 
     @property
     def is_over(self) -> bool:
-        return self.phase == PHASE_OVER
+        return self._phase == OVER
 
     def to_act(self) -> tuple[int, ...]:
-        """The seat that must decide now; Wizard Extreme has one at a time (empty when over)."""
-        return () if self.phase == PHASE_OVER else (self.current,)
+        """The seat that must decide now: Wizard Extreme has one at a time (empty when over)."""
+        return () if self._phase == OVER else (self._current,)
 
     def decision(self, seat: int) -> Decision:
-        """What ``seat`` must decide now; :class:`IllegalAction` (kind None) if nothing."""
-        if self.phase == PHASE_OVER or seat != self.current:
-            raise IllegalAction(self._not_your_turn(seat), seat=seat, kind=None)
-        if self.phase == PHASE_PREDICT:
+        """What ``seat`` must decide now; :class:`IllegalAction` (kind ``None``) if nothing."""
+        if self._phase == OVER or seat != self._current:
+            raise self._nothing_to_decide(seat)
+        if self._phase == PREDICT:
             return Decision(seat, PREDICT, None)
-        if self.phase == PHASE_PAY:
-            return Decision(seat, PAY, self.pay_options)
+        if self._phase == PAY:
+            return Decision(seat, PAY, self._pay_options)
         return Decision(seat, PLAY, self._legal_cards(seat))
 
     def legal_actions(self, seat: int) -> tuple:
-        """The legal options of ``seat`` now: card codes, token colours, or ``()`` to predict."""
-        decision = self.decision(seat)
-        return () if decision.options is None else decision.options
+        """The legal options of ``seat`` in a fixed order: cards in card order, token colours
+        as in the pay decision. ``()`` to predict, or when the seat has nothing to decide."""
+        if self._phase == OVER or seat != self._current or self._phase == PREDICT:
+            return ()
+        if self._phase == PAY:
+            return self._pay_options
+        return self._legal_cards(seat)
 
     def random_action(self, seat: int, rng: random.Random) -> Action:
-        """A random legal action: uniform over cards or tokens; for a prediction, sometimes the
-        destroyer (when free), otherwise a random feasible handful of tokens, sometimes taken
-        from other players with an explicit ``take_from``."""
-        decision = self.decision(seat)
-        if decision.options is not None:
-            return rng.choice(decision.options)
-        if self.destroyer is None and rng.random() < 0.2:
+        """A random legal action of ``seat``: uniform over cards or token colours.
+
+        A random prediction takes the destroyer (when free) one time in five; otherwise
+        0 to 5 tokens of random colours that can be had, sometimes from other players,
+        naming them in ``take_from`` half of the time (else the default applies).
+        """
+        phase = self._phase
+        if phase == PLAY and seat == self._current:
+            hand = self._hands[seat]
+            return CARD_CODES[_pick_card(hand & self._follow or hand, rng)]
+        if phase == PAY and seat == self._current:
+            options = self._pay_options
+            return options[int(rng.random() * len(options))]
+        if phase != PREDICT or seat != self._current:
+            raise self._nothing_to_decide(seat)
+        if self._destroyer is None and rng.random() < DESTROYER_CHANCE:
             return Prediction(destroyer=True)
-        supply = list(self.supply)
-        held = [list(t) for t in self.tokens]
+        supply = list(self._supply)
+        held = [list(t) for t in self._tokens]
+        others = [s for s in range(self.players) if s != seat]
         counts = [0] * 5
         pairs: list[tuple[str, int]] = []
-        for _ in range(rng.randint(0, 5)):
-            choices = [c for c in range(5)
-                       if supply[c] or (supply[WHITE] and any(held[s][c] for s in range(self.players) if s != seat))]
+        for _ in range(int(rng.random() * 6)):
+            choices = [c for c in range(5) if supply[c] or (supply[WHITE] and any(held[s][c] for s in others))]
             if not choices:
                 break
-            colour = rng.choice(choices)
+            colour = choices[int(rng.random() * len(choices))]
             counts[colour] += 1
             if supply[colour]:
                 supply[colour] -= 1
             else:
-                holder = rng.choice([s for s in range(self.players) if s != seat and held[s][colour]])
+                holders = [s for s in others if held[s][colour]]
+                holder = holders[int(rng.random() * len(holders))]
                 held[holder][colour] -= 1
                 supply[WHITE] -= 1
                 pairs.append((COLOURS[colour], holder))
-        # Half the time leave take_from empty and let the documented default choose.
         take_from = tuple(pairs) if rng.random() < 0.5 else ()
         return Prediction(tokens={COLOURS[c]: n for c, n in enumerate(counts) if n}, take_from=take_from)
 
     def apply(self, seat: int, action: Action | Any) -> None:
-        """Play ``action`` for ``seat``. Raises :class:`IllegalAction` (state unchanged) if not legal."""
-        if self.phase == PHASE_OVER or seat != self.current:
-            raise IllegalAction(self._not_your_turn(seat), seat=seat, kind=None)
-        if self.phase == PHASE_PLAY:
+        """Play ``action`` for ``seat``. An illegal action raises :class:`IllegalAction`
+        naming the decision kind and the legal options, and changes nothing."""
+        if seat != self._current or self._phase == OVER:
+            raise self._nothing_to_decide(seat)
+        if self._phase == PLAY:
             self._play(seat, action)
-        elif self.phase == PHASE_PREDICT:
+        elif self._phase == PREDICT:
             self._predict(seat, action)
         else:
             self._pay(seat, action)
 
     def result(self) -> GameResult:
         """Penalty totals and shared places; :class:`EngineError` until the game is over."""
-        if self.phase != PHASE_OVER:
+        if self._phase != OVER:
             raise EngineError("the game is not over yet")
-        totals = tuple(self.totals)
+        totals = tuple(self._totals)
         return GameResult(
             variant="extreme",
             totals=totals,
             places=places_from_totals(totals, higher_is_better=False),
-            rounds=tuple(self.history),
+            rounds=tuple(self._history),
             higher_is_better=False,
         )
 
@@ -344,16 +382,15 @@ class ExtremeGame:
     def can_take(self, seat: int) -> dict[str, int]:
         """How many tokens of each colour ``seat`` could take now, each colour on its own.
 
-        The supply's tokens plus those other players hold, as far as the supply has white
-        tokens to give in exchange. White tokens are shared between colours: taking from
-        others in two colours needs a white token per token taken.
+        The supply's tokens plus those the other players hold, as far as the supply has
+        white tokens to give in exchange. The white tokens are shared by all colours: one
+        prediction can take from others at most as many tokens as there are white ones.
         """
-        white = self.supply[WHITE]
-        result = {}
-        for c in range(5):
-            others = sum(self.tokens[s][c] for s in range(self.players) if s != seat)
-            result[COLOURS[c]] = self.supply[c] + min(others, white)
-        return result
+        white = self._supply[WHITE]
+        return {
+            COLOURS[c]: self._supply[c] + min(white, sum(t[c] for s, t in enumerate(self._tokens) if s != seat))
+            for c in range(5)
+        }
 
     def _predict(self, seat: int, action: Any) -> None:
         try:
@@ -363,32 +400,36 @@ class ExtremeGame:
         counts, exchanges = self._plan_prediction(seat, prediction)
         # Legal: from here on nothing can fail.
         self.actions.append([seat, action_to_json(prediction)])
-        self.predicted[seat] = True
+        self._predicted[seat] = True
         if prediction.destroyer:
-            self.destroyer = seat
+            self._destroyer = seat
             self._log(PUBLIC, "destroyer", seat)
         else:
             self._log(PUBLIC, "prediction", seat, tuple(counts), tuple(exchanges))
-            mine = self.tokens[seat]
-            taken_from_others = [0] * 5
-            for colour, _ in exchanges:
-                taken_from_others[colour] += 1
+            mine, supply = self._tokens[seat], self._supply
             for c in range(5):
                 mine[c] += counts[c]
-                self.supply[c] -= counts[c] - taken_from_others[c]
+                supply[c] -= counts[c]
             for colour, holder in exchanges:
-                self.tokens[holder][colour] -= 1
-                self.tokens[holder][WHITE] += 1
-                self.supply[WHITE] -= 1
+                # The token comes from the holder instead of the supply; the holder gets a white one.
+                supply[colour] += 1
+                self._tokens[holder][colour] -= 1
+                self._tokens[holder][WHITE] += 1
+                supply[WHITE] -= 1
                 self._log(PUBLIC, "token_exchange", holder, seat, colour)
-        if all(self.predicted):
-            self.phase = PHASE_PLAY
-            self.current = self.leader = (self.dealer + 1) % self.players
+        if all(self._predicted):
+            self._phase = PLAY
+            self._current = self._leader = self._next[self._dealer]
         else:
-            self.current = (seat + 1) % self.players
+            self._current = self._next[seat]
 
     def _plan_prediction(self, seat: int, p: Prediction) -> tuple[list[int], list[tuple[int, int]]]:
-        """Check a prediction; return the token counts and the ``(colour, holder)`` exchanges."""
+        """Check a prediction; return the token counts and the ``(colour, holder)`` exchanges.
+
+        Tokens come from the supply first. For each colour the supply lacks, ``take_from``
+        must name one holder per missing token; a colour it does not name is taken by the
+        default: holders clockwise from the predictor's left, each emptied before the next.
+        """
 
         def illegal(message: str) -> IllegalAction:
             return IllegalAction(message, seat=seat, kind=PREDICT)
@@ -396,8 +437,8 @@ class ExtremeGame:
         if p.destroyer:
             if any(p.tokens.values()) or p.take_from:
                 raise illegal("the destroyer predicts nothing: take the destroyer or tokens, not both")
-            if self.destroyer is not None:
-                raise illegal(f"the destroyer is taken this round (seat {self.destroyer}); predict tokens")
+            if self._destroyer is not None:
+                raise illegal(f"the destroyer is taken this round (by seat {self._destroyer}); predict tokens")
             return [0] * 5, []
         counts = [0] * 5
         for name, n in p.tokens.items():
@@ -406,10 +447,10 @@ class ExtremeGame:
             if n < 0:
                 raise illegal(f"token counts must be 0 or more (got {name} {n})")
             counts[COLOURS.index(name)] = n
-        short = [max(0, counts[c] - self.supply[c]) for c in range(5)]
+        short = [max(0, counts[c] - self._supply[c]) for c in range(5)]
+        available = [list(t) for t in self._tokens]  # what is left to take, per holder
         exchanges: list[tuple[int, int]] = []
         named = [0] * 5
-        available = [list(t) for t in self.tokens]  # what is left to take, per holder
         for name, holder in p.take_from:
             if name not in COLOURS:
                 raise illegal(f"take_from names coloured tokens only, not {name!r}")
@@ -428,138 +469,133 @@ class ExtremeGame:
                 raise illegal(
                     f"the supply lacks {short[c]} {COLOURS[c]} token(s) but take_from names {named[c]}; "
                     "name one seat per missing token, or leave that colour out to use the default")
-            if named[c] == 0 and short[c]:
-                # Documented default: holders clockwise from the predictor's left, each emptied in turn.
-                need = short[c]
-                for k in range(1, self.players):
-                    holder = (seat + k) % self.players
-                    while need and available[holder][c]:
-                        available[holder][c] -= 1
-                        need -= 1
-                        exchanges.append((c, holder))
-                if need:
+            need = short[c] - named[c]
+            holder = seat
+            while need:
+                holder = self._next[holder]
+                if holder == seat:
                     raise illegal(self._cannot_have(seat, counts))
-        if len(exchanges) > self.supply[WHITE]:
+                while need and available[holder][c]:
+                    available[holder][c] -= 1
+                    need -= 1
+                    exchanges.append((c, holder))
+        if len(exchanges) > self._supply[WHITE]:
             raise illegal(self._cannot_have(seat, counts))
         return counts, exchanges
 
     def _cannot_have(self, seat: int, counts: list[int]) -> str:
         wanted = ", ".join(f"{COLOURS[c]} {n}" for c, n in enumerate(counts) if n)
-        can = self.can_take(seat)
-        return (f"cannot have {wanted}: can be had red {can['red']}, yellow {can['yellow']}, "
-                f"green {can['green']}, blue {can['blue']}, purple {can['purple']} "
-                f"(supply plus other players' tokens, one white exchange each; "
-                f"{self.supply[WHITE]} white token(s) left for all exchanges together)")
+        can = ", ".join(f"{colour} {n}" for colour, n in self.can_take(seat).items())
+        return (f"cannot have {wanted}: can be had {can} (the supply, plus other players' tokens for one "
+                f"white token each; {self._supply[WHITE]} white token(s) left for all colours together)")
 
     # -- play ---------------------------------------------------------------------
 
     def _legal_cards(self, seat: int) -> tuple[str, ...]:
-        hand = self.hands[seat]
-        if self.lead is not None and hand & COLOUR_MASK[self.lead]:
-            hand &= COLOUR_MASK[self.lead]
-        return tuple(mask_codes(hand))
+        hand = self._hands[seat]
+        return tuple(mask_codes(hand & self._follow or hand))
 
     def _play(self, seat: int, action: Any) -> None:
-        card = CARD_INDEX.get(action, -1) if isinstance(action, str) else -1
-        hand = self.hands[seat]
-        legal = card >= 0 and hand >> card & 1 and (
-            self.lead is None or CARD_COLOUR[card] == self.lead or not hand & COLOUR_MASK[self.lead])
-        if not legal:
+        card = CARD_INDEX.get(action, -1) if type(action) is str else -1
+        hand = self._hands[seat]
+        if card < 0 or not (hand & self._follow or hand) >> card & 1:
             options = self._legal_cards(seat)
             why = "you must follow the lead colour" if card >= 0 and hand >> card & 1 else "not a card in your hand"
             raise IllegalAction(f"cannot play {action!r}: {why}; legal: {', '.join(options)}",
                                 seat=seat, kind=PLAY, legal=options)
         self.actions.append([seat, action])
-        self.hands[seat] = hand ^ (1 << card)
-        if self.lead is None:
-            self.lead = CARD_COLOUR[card]
-        self.trick.append((seat, card))
-        self.played.append(card)
-        self._log(PUBLIC, "play", seat, card)
-        if len(self.trick) < self.players:
-            self.current = (seat + 1) % self.players
-            return
-        self._finish_trick()
+        self._hands[seat] = hand ^ (1 << card)
+        if self._lead is None:
+            self._lead = lead = CARD_COLOUR[card]
+            self._follow = COLOUR_MASK[lead]
+        self._trick.append((seat, card))
+        self._played.append(card)
+        self._events.append((PUBLIC, "play", seat, card))
+        if len(self._trick) < self.players:
+            self._current = self._next[seat]
+        else:
+            self._finish_trick()
 
     def _finish_trick(self) -> None:
-        cards = tuple(self.trick)
-        winner_seat, winning_card = cards[trick_winner(self.trick)]
-        lead = self.lead
+        cards = tuple(self._trick)
+        winner, winning_card = cards[trick_winner(self._trick)]
+        lead = self._lead
         assert lead is not None
-        destroyer_won = winner_seat == self.destroyer
-        self._log(PUBLIC, "trick", winner_seat, cards, lead, destroyer_won)
-        self.last_trick = (cards, winner_seat)
-        self.tricks_won[winner_seat] += 1
-        self.tricks_done += 1
-        self.trick = []
-        self.lead = None
-        self.leader = self.current = winner_seat
-        if destroyer_won:
+        destroyer_won = winner == self._destroyer
+        self._log(PUBLIC, "trick", winner, cards, lead, destroyer_won)
+        self._last_trick = (cards, winner)
+        self._tricks_won[winner] += 1
+        self._tricks_done += 1
+        self._trick = []
+        self._lead = None
+        self._follow = 0
+        self._leader = self._current = winner
+        if destroyer_won:  # the cards are discarded, no token moves
             self._next_trick()
             return
-        held = self.tokens[winner_seat]
-        allowed = [lead]
-        if CARD_COLOUR[winning_card] == RED and lead != RED:
-            allowed.append(RED)
-        options = [TOKEN_COLOURS[c] for c in allowed if held[c]]
+        held = self._tokens[winner]
+        options = [TOKEN_COLOURS[lead]] if held[lead] else []
+        if lead != RED and CARD_COLOUR[winning_card] == RED and held[RED]:
+            options.append("red")
         if held[WHITE]:
             options.append("white")
-        if len(options) >= 2:
-            self.phase = PHASE_PAY
-            self.pay_options = tuple(options)
+        if len(options) >= 2:  # a real choice: the winner decides
+            self._phase = PAY
+            self._pay_options = tuple(options)
             return
         if options:
-            self._return_token(winner_seat, TOKEN_INDEX[options[0]])
-        elif self.supply[BLACK]:
-            self.supply[BLACK] -= 1
+            self._return_token(winner, TOKEN_INDEX[options[0]])
+        elif self._supply[BLACK]:
+            self._supply[BLACK] -= 1
             held[BLACK] += 1
-            self.black_taken += 1  # only non-destroyers ever pay
-            self._log(PUBLIC, "black_taken", winner_seat)
+            self._black_taken += 1  # the destroyer never pays, so every black counts
+            self._log(PUBLIC, "black_taken", winner)
         else:
-            self._log(PUBLIC, "black_exhausted", winner_seat)
+            self._log(PUBLIC, "black_exhausted", winner)
         self._next_trick()
 
     def _pay(self, seat: int, action: Any) -> None:
-        if action not in self.pay_options:
-            raise IllegalAction(f"cannot return {action!r}; choose one of {', '.join(self.pay_options)}",
-                                seat=seat, kind=PAY, legal=self.pay_options)
+        if type(action) is not str or action not in self._pay_options:
+            raise IllegalAction(f"cannot return {action!r}; choose one of {', '.join(self._pay_options)}",
+                                seat=seat, kind=PAY, legal=self._pay_options)
         self.actions.append([seat, action])
-        self.pay_options = ()
+        self._pay_options = ()
         self._return_token(seat, TOKEN_INDEX[action])
         self._next_trick()
 
     def _return_token(self, seat: int, colour: int) -> None:
-        self.tokens[seat][colour] -= 1
-        self.supply[colour] += 1
+        self._tokens[seat][colour] -= 1
+        self._supply[colour] += 1
         self._log(PUBLIC, "token_returned", seat, colour)
 
     def _next_trick(self) -> None:
-        if self.tricks_done < HAND_SIZE:
-            self.phase = PHASE_PLAY
-            return
-        self._end_round()
+        if self._tricks_done < HAND_SIZE:
+            self._phase = PLAY
+        else:
+            self._end_round()
 
     # -- scoring ------------------------------------------------------------------
 
     def _end_round(self) -> None:
-        penalties = round_penalties(self.tokens, self.destroyer, self.black_taken, self.config.destroyer_penalty)
-        self.history.append(tuple(
-            SeatRound(score=score, destroyer=seat == self.destroyer,
-                      tokens={TOKEN_COLOURS[c]: n for c, n in enumerate(self.tokens[seat]) if n})
+        penalties = round_penalties(self._tokens, self._destroyer, self._black_taken, self.config.destroyer_penalty)
+        self._history.append(tuple(
+            SeatRound(score=score, destroyer=seat == self._destroyer,
+                      tokens={TOKEN_COLOURS[c]: n for c, n in enumerate(self._tokens[seat]) if n})
             for seat, score in enumerate(penalties)
         ))
         for seat, score in enumerate(penalties):
-            self.totals[seat] += score
-        dealer_next = next_dealer(penalties, self.dealer)
-        self._log(PUBLIC, "round_end", self.round + 1, tuple(penalties), tuple(self.totals), dealer_next)
-        if self.round + 1 >= self.rounds:
-            self.phase = PHASE_OVER
-            self.pay_options = ()
-            totals = tuple(self.totals)
-            self._log(PUBLIC, "game_over", totals, places_from_totals(totals, higher_is_better=False))
+            self._totals[seat] += score
+        dealer_next = next_dealer(penalties, self._dealer)
+        self._log(PUBLIC, "round_end", self._round + 1, tuple(penalties), tuple(self._totals), dealer_next)
+        if self._round + 1 < self.rounds:
+            self._round += 1
+            self._start_round(dealer=dealer_next, hands=None)
             return
-        self.round += 1
-        self._start_round(dealer=dealer_next, hands=None)
+        # The last round: the final holdings stay on view; nobody is to act any more.
+        self._phase = OVER
+        self._pay_options = ()
+        totals = tuple(self._totals)
+        self._log(PUBLIC, "game_over", totals, places_from_totals(totals, higher_is_better=False))
 
     # -- observation and events ------------------------------------------------------
 
@@ -567,102 +603,109 @@ class ExtremeGame:
         """Everything ``seat`` may know now, as plain JSON data (``None``: a spectator).
 
         Fields are documented in ``docs/engine-extreme.md``.
-        """
-        players = self.players
-        if seat is not None and not (isinstance(seat, int) and 0 <= seat < players):
-            raise EngineError(f"no seat {seat!r} in a {players}-player game")
-        over = self.phase == PHASE_OVER
-        decision = None
-        if seat is not None and not over and seat == self.current:
-            d = self.decision(seat)
-            decision = {"kind": d.kind, "options": None if d.options is None else list(d.options)}
-        last = None
-        if self.last_trick is not None:
-            cards, winner = self.last_trick
-            last = {"cards": [{"seat": s, "card": CARD_CODES[c]} for s, c in cards], "winner": winner}
-        obs: dict[str, Any] = {
-            "variant": "extreme",
-            "players": players,
-            "seat": seat,
-            "round": self.round + 1,
-            "rounds": self.rounds,
-            "dealer": self.dealer,
-            "phase": self.phase,
-            "to_act": list(self.to_act()),
-            "decision": decision,
-            "hand": [] if seat is None else mask_codes(self.hands[seat]),
-            "hand_sizes": [self.hands[s].bit_count() for s in range(players)],
-            "trump": "red",
-            "tricks_won": list(self.tricks_won),
-            "leader": self.leader,
-            "lead_suit": None if self.lead is None else COLOURS[self.lead],
-            "trick": [{"seat": s, "card": CARD_CODES[c]} for s, c in self.trick],
-            "last_trick": last,
-            "played": [CARD_CODES[c] for c in self.played],
-            "scores": list(self.totals),
-            "round_history": [
-                [{"score": r.score, "destroyer": r.destroyer, "tokens": dict(r.tokens or {})} for r in rnd]
-                for rnd in self.history
-            ],
-            "tokens": [_tokens_json(t) for t in self.tokens],
-            "supply": _tokens_json(self.supply),
-            "destroyer": self.destroyer,
-            "destroyer_free": self.destroyer is None and self.phase == PHASE_PREDICT,
-            "predicted": list(self.predicted),
-            "destroyer_penalty": self.config.destroyer_penalty,
-            "black_taken": self.black_taken,
-            "can_take": self.can_take(self.current) if self.phase == PHASE_PREDICT else None,
-            "pay": None,
-        }
-        if self.phase == PHASE_PAY and self.last_trick is not None:
-            cards, winner = self.last_trick
-            winning = next(c for s, c in cards if s == winner)
-            obs["pay"] = {
-                "seat": winner,
-                "lead_suit": COLOURS[CARD_COLOUR[cards[0][1]]],
-                "winning_card": CARD_CODES[winning],
-                "cards": [{"seat": s, "card": CARD_CODES[c]} for s, c in cards],
-                "options": list(self.pay_options),
-            }
-        return obs
-
-    def events_for(self, seat: int | None, start: int = 0) -> tuple[list[dict[str, Any]], int]:
-        """The events ``seat`` may see from log position ``start`` on, and the next position.
 
         >>> game = ExtremeGame(GameConfig(variant="extreme", players=3, seed=1))
-        >>> events, nxt = game.events_for(None, 0)
-        >>> [e["type"] for e in events], nxt
+        >>> obs = game.observe(1)
+        >>> obs["phase"], obs["decision"], len(obs["hand"]), obs["can_take"]["red"]
+        ('predict', 'predict', 15, 5)
+        """
+        self._check_viewer(seat)
+        phase = self._phase
+        last = None
+        if self._last_trick is not None:
+            cards, winner = self._last_trick
+            last = {"cards": _cards_json(cards), "winner": winner}
+        pay = None
+        if phase == PAY and self._last_trick is not None:
+            cards, winner = self._last_trick
+            pay = {
+                "seat": winner,
+                "lead_suit": COLOURS[CARD_COLOUR[cards[0][1]]],
+                "winning_card": CARD_CODES[next(c for s, c in cards if s == winner)],
+                "options": list(self._pay_options),
+            }
+        return {
+            "variant": "extreme",
+            "players": self.players,
+            "seat": seat,
+            "round": self._round + 1,
+            "rounds": self.rounds,
+            "dealer": self._dealer,
+            "phase": phase,
+            "to_act": list(self.to_act()),
+            "decision": phase if seat is not None and phase != OVER and seat == self._current else None,
+            "hand": [] if seat is None else mask_codes(self._hands[seat]),
+            "hand_sizes": [h.bit_count() for h in self._hands],
+            "trump": "red",
+            "tricks_won": list(self._tricks_won),
+            "leader": self._leader,
+            "lead_suit": None if self._lead is None else COLOURS[self._lead],
+            "trick": _cards_json(self._trick),
+            "last_trick": last,
+            "played": [CARD_CODES[c] for c in self._played],
+            "scores": list(self._totals),
+            "round_history": [
+                {
+                    "round": i + 1,
+                    "scores": [line.score for line in rnd],
+                    "destroyer": next((s for s, line in enumerate(rnd) if line.destroyer), None),
+                    "tokens": [dict(line.tokens or {}) for line in rnd],
+                }
+                for i, rnd in enumerate(self._history)
+            ],
+            "tokens": [_tokens_json(t) for t in self._tokens],
+            "supply": _tokens_json(self._supply),
+            "destroyer": self._destroyer,
+            "destroyer_free": phase == PREDICT and self._destroyer is None,
+            "predicted": list(self._predicted),
+            "destroyer_penalty": self.config.destroyer_penalty,
+            "black_taken": self._black_taken,
+            "can_take": self.can_take(self._current) if phase == PREDICT else None,
+            "pay": pay,
+        }
+
+    def events_for(self, seat: int | None, start: int = 0) -> tuple[list[dict[str, Any]], int]:
+        """The events ``seat`` may see from log position ``start`` on (public ones and its
+        own private ones; ``None``: public only), and the position to ask from next time.
+
+        >>> game = ExtremeGame(GameConfig(variant="extreme", players=3, seed=1))
+        >>> events, position = game.events_for(None, 0)
+        >>> [e["type"] for e in events], position
         (['round_start'], 4)
         """
+        self._check_viewer(seat)
         log = self._events
-        view = PUBLIC if seat is None else seat
-        out = [_event_dict(e) for e in log[start:] if e[0] == PUBLIC or e[0] == view]
-        return out, len(log)
+        if isinstance(start, bool) or not isinstance(start, int) or not 0 <= start <= len(log):
+            raise ValueError(f"start must be a log position 0..{len(log)} (got {start!r})")
+        viewer = PUBLIC if seat is None else seat
+        return [_event_dict(e) for e in log[start:] if e[0] == PUBLIC or e[0] == viewer], len(log)
 
     def snapshot(self) -> dict[str, Any]:
         """The full state, hidden hands included; equal snapshots mean equal games."""
         return {
             "config": self.config.to_dict(),
-            "round": self.round,
+            "round": self._round,
             "rounds": self.rounds,
-            "dealer": self.dealer,
-            "phase": self.phase,
-            "current": self.current,
-            "leader": self.leader,
-            "lead": self.lead,
-            "hands": [mask_codes(h) for h in self.hands],
-            "tokens": [list(t) for t in self.tokens],
-            "supply": list(self.supply),
-            "destroyer": self.destroyer,
-            "predicted": list(self.predicted),
-            "trick": [list(t) for t in self.trick],
-            "played": list(self.played),
-            "tricks_won": list(self.tricks_won),
-            "tricks_done": self.tricks_done,
-            "black_taken": self.black_taken,
-            "pay_options": list(self.pay_options),
-            "totals": list(self.totals),
-            "history": [[(r.score, r.destroyer, dict(r.tokens or {})) for r in rnd] for rnd in self.history],
+            "dealer": self._dealer,
+            "phase": self._phase,
+            "current": self._current,
+            "leader": self._leader,
+            "lead": self._lead,
+            "hands": [mask_codes(h) for h in self._hands],
+            "tokens": [list(t) for t in self._tokens],
+            "supply": list(self._supply),
+            "destroyer": self._destroyer,
+            "predicted": list(self._predicted),
+            "trick": [list(t) for t in self._trick],
+            "last_trick": None if self._last_trick is None else [[list(t) for t in self._last_trick[0]],
+                                                                  self._last_trick[1]],
+            "played": list(self._played),
+            "tricks_won": list(self._tricks_won),
+            "tricks_done": self._tricks_done,
+            "black_taken": self._black_taken,
+            "pay_options": list(self._pay_options),
+            "totals": list(self._totals),
+            "history": [[[r.score, r.destroyer, dict(r.tokens or {})] for r in rnd] for rnd in self._history],
             "actions": [list(a) for a in self.actions],
             "events": [{"visible_to": e[0], **_event_dict(e)} for e in self._events],
         }
@@ -672,10 +715,21 @@ class ExtremeGame:
     def _log(self, visible_to: int, kind: str, *payload: Any) -> None:
         self._events.append((visible_to, kind) + payload)
 
-    def _not_your_turn(self, seat: int) -> str:
-        if self.phase == PHASE_OVER:
-            return "the game is over"
-        return f"seat {seat} has nothing to decide now; waiting for seat {self.current} ({self.phase})"
+    def _check_viewer(self, seat: int | None) -> None:
+        if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int)
+                                 or not 0 <= seat < self.players):
+            raise ValueError(f"seat must be None or 0..{self.players - 1} (got {seat!r})")
+
+    def _nothing_to_decide(self, seat: int) -> IllegalAction:
+        if self._phase == OVER:
+            message = "the game is over"
+        else:
+            message = f"seat {seat} has nothing to decide now; waiting for seat {self._current} ({self._phase})"
+        return IllegalAction(message, seat=seat, kind=None)
+
+
+def _cards_json(cards: tuple[tuple[int, int], ...] | list[tuple[int, int]]) -> list[dict[str, Any]]:
+    return [{"seat": s, "card": CARD_CODES[c]} for s, c in cards]
 
 
 def _event_dict(event: tuple) -> dict[str, Any]:
@@ -685,8 +739,8 @@ def _event_dict(event: tuple) -> dict[str, Any]:
     if kind == "play":
         return {"type": "play", "seat": p[0], "card": CARD_CODES[p[1]]}
     if kind == "trick":
-        return {"type": "trick", "winner": p[0],
-                "cards": [{"seat": s, "card": CARD_CODES[c]} for s, c in p[1]],
+        cards = p[1]
+        return {"type": "trick", "winner": p[0], "leader": cards[0][0], "cards": _cards_json(cards),
                 "lead_suit": COLOURS[p[2]], "destroyer_won": p[3]}
     if kind == "token_returned":
         return {"type": kind, "seat": p[0], "colour": TOKEN_COLOURS[p[1]]}

@@ -85,6 +85,11 @@ def supply(game: ExtremeGame) -> dict[str, int]:
     return game.observe(None)["supply"]
 
 
+def position(game: ExtremeGame) -> int:
+    """The current end of the event log."""
+    return game.events_for(None, 0)[1]
+
+
 def new_events(game: ExtremeGame, start: int) -> list[dict]:
     return game.events_for(None, start)[0]
 
@@ -145,7 +150,7 @@ def test_deal_is_seeded_and_changes_between_rounds() -> None:
     c = ExtremeGame(GameConfig(variant="extreme", players=4, seed=6))
     assert a.observe(0)["hand"] != c.observe(0)["hand"]
     first_hand = a.observe(0)["hand"]
-    while a.round == 0:
+    while a.observe(None)["round"] == 1:
         seat = a.to_act()[0]
         a.apply(seat, a.decision(seat).default)
     assert a.observe(0)["hand"] != first_hand and len(a.observe(0)["hand"]) == 15
@@ -298,7 +303,7 @@ def test_destroyer_with_tokens_is_illegal() -> None:
 def test_destroyer_is_free_again_next_round() -> None:
     game = ExtremeGame(GameConfig(variant="extreme", players=3, seed=8, rounds=2))
     game.apply(1, Prediction(destroyer=True))
-    while game.round == 0:
+    while game.observe(None)["round"] == 1:
         seat = game.to_act()[0]
         game.apply(seat, game.decision(seat).default)
     obs = game.observe(None)
@@ -336,7 +341,7 @@ def test_exhausted_colour_is_taken_from_another_player_for_a_white() -> None:
     game = game4()
     predict(game, Prediction(tokens={"yellow": 3}))
     assert game.observe(2)["can_take"]["yellow"] == 3  # 0 in the supply + 3 from seat 1
-    start = len(game._events)
+    start = position(game)
     predict(game, Prediction(tokens={"yellow": 1}))
     assert tokens(game, 1) == {"yellow": 2, "white": 1}
     assert tokens(game, 2) == {"yellow": 1}
@@ -517,7 +522,7 @@ def test_played_cards_and_trick_are_public() -> None:
 def test_winner_returns_lead_colour_token_automatically() -> None:
     game = game_a()
     predict(game, Prediction(), Prediction(tokens={"yellow": 1}), Prediction())
-    start = len(game._events)
+    start = position(game)
     play(game, "y1", "y7", "p1")
     assert tokens(game, 1) == {} and supply(game)["yellow"] == 3
     assert {"type": "token_returned", "seat": 1, "colour": "yellow"} in new_events(game, start)
@@ -532,7 +537,7 @@ def test_red_win_on_other_lead_chooses_red_or_lead_colour() -> None:
     assert obs["phase"] == "pay" and game.to_act() == (0,)
     assert game.decision(0).kind == "pay" and game.legal_actions(0) == ("green", "red")
     assert obs["pay"]["winning_card"] == "r1" and obs["pay"]["lead_suit"] == "green"
-    assert obs["decision"] == {"kind": "pay", "options": ["green", "red"]}
+    assert obs["decision"] == "pay" and obs["pay"]["options"] == ["green", "red"]
     assert_illegal(game, 0, "white", "pay", "choose one of green, red")
     assert_illegal(game, 1, "red", None)
     game.apply(0, "red")
@@ -590,7 +595,7 @@ def test_white_is_forced_when_no_allowed_colour_is_held() -> None:
     game = game_a()
     predict(game, Prediction(tokens={"purple": 3}), Prediction(tokens={"purple": 3}), Prediction())
     assert tokens(game, 0) == {"white": 3}
-    start = len(game._events)
+    start = position(game)
     play(game, "r1", "g1", "p1")
     assert game.observe(0)["phase"] == "play"  # no decision: white was the only option
     assert tokens(game, 0) == {"white": 2}
@@ -600,7 +605,7 @@ def test_white_is_forced_when_no_allowed_colour_is_held() -> None:
 def test_black_token_when_nothing_fits() -> None:
     game = game_a()
     predict(game, *nothing(3))
-    start = len(game._events)
+    start = position(game)
     play(game, "r1", "g1", "p1")
     assert tokens(game, 0) == {"black": 1}
     assert supply(game)["black"] == 5 and game.observe(None)["black_taken"] == 1
@@ -613,7 +618,7 @@ def test_black_supply_runs_out() -> None:
     for rank in range(1, 7):
         play(game, f"r{rank}", f"g{rank}", f"p{rank}")
     assert tokens(game, 0) == {"black": 6} and supply(game)["black"] == 0
-    start = len(game._events)
+    start = position(game)
     play(game, "r7", "g7", "p7")
     assert tokens(game, 0) == {"black": 6} and game.observe(None)["black_taken"] == 6
     assert {"type": "black_exhausted", "seat": 0} in new_events(game, start)
@@ -624,7 +629,7 @@ def test_destroyer_trick_moves_no_token_and_destroyer_leads() -> None:
     predict(game, Prediction(), Prediction(), Prediction(destroyer=True))
     play(game, "y1", "y7", "p1", "b1")
     before = game.observe(None)
-    start = len(game._events)
+    start = position(game)
     play(game, "b9", "y2")
     after = game.observe(None)
     assert after["last_trick"]["winner"] == 2
@@ -702,7 +707,7 @@ def test_round_scores_match_held_tokens() -> None:
 def test_tokens_go_back_to_the_supply_each_round() -> None:
     game = ExtremeGame(GameConfig(variant="extreme", players=4, seed=2, rounds=2))
     rng = random.Random(3)
-    while game.round == 0:
+    while game.observe(None)["round"] == 1:
         seat = game.to_act()[0]
         game.apply(seat, game.random_action(seat, rng))
     obs = game.observe(None)
@@ -758,6 +763,9 @@ def test_wrong_seat_is_illegal_with_no_kind() -> None:
     with pytest.raises(IllegalAction) as info:
         game.decision(2)
     assert info.value.kind is None
+    assert game.legal_actions(2) == ()
+    with pytest.raises(IllegalAction):
+        game.random_action(2, random.Random(0))
 
 
 def test_observation_shows_no_other_hand() -> None:
@@ -781,7 +789,7 @@ def test_observation_fields() -> None:
                 "black_taken", "can_take", "destroyer_free"):
         assert key in obs, key
     assert obs["variant"] == "extreme" and obs["seat"] == 1 and obs["round"] == 1
-    assert obs["phase"] == "predict" and obs["decision"] == {"kind": "predict", "options": None}
+    assert obs["phase"] == "predict" and obs["decision"] == "predict"
     assert obs["to_act"] == [1] and obs["lead_suit"] is None and obs["last_trick"] is None
     assert game.observe(2)["decision"] is None
 
