@@ -376,3 +376,94 @@ def test_sdk_bot_plays_a_full_match_on_the_real_arena() -> None:
     assert record.status == "completed"
     assert record.faults == []
     assert len(record.totals) == 4
+
+
+@dataclass
+class DroppingProxy:
+    """A TCP proxy between a bot and the arena whose connections can be cut at will:
+    what a flaky network does to a bot."""
+
+    upstream_port: int
+    writers: list[asyncio.StreamWriter] = field(default_factory=list)
+    accepted: int = 0
+
+    async def start(self) -> int:
+        self.server = await asyncio.start_server(self._client, "127.0.0.1", 0)
+        return self.server.sockets[0].getsockname()[1]
+
+    async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.accepted += 1
+        up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.upstream_port)
+        self.writers += [writer, up_writer]
+
+        async def pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:
+            try:
+                while data := await src.read(65536):
+                    dst.write(data)
+                    await dst.drain()
+            except (ConnectionError, OSError):
+                pass
+            finally:
+                dst.close()
+
+        await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
+
+    def drop(self) -> None:
+        for writer in self.writers:
+            writer.transport.abort()
+        self.writers.clear()
+
+    async def stop(self) -> None:
+        self.drop()
+        self.server.close()
+
+
+def test_sdk_bot_reconnects_into_its_seat_on_the_real_arena() -> None:
+    """The network drops mid-match; the bot reconnects within the grace period, gets its
+    seat back and the match completes with the bot still playing (only the disconnect
+    itself is recorded as a fault)."""
+    server_mod = pytest.importorskip("arena.server", reason="the referee server (arena/server.py) is not there yet")
+    from arena.records import MatchSpec
+
+    class SlowRandom(sdk.Bot):
+        name = "flaky"
+
+        def play(self, obs: dict[str, Any], options: list[str]) -> str:
+            time.sleep(0.002)  # stretch the match a little so the drop lands inside it
+            return self.rng.choice(options)
+
+    async def go() -> tuple[Any, int, int]:
+        server = server_mod.ArenaServer(grace=10.0)
+        port = await server.start(port=0)
+        server.add_local_bot("flaky", "tok-flaky")
+        proxy = DroppingProxy(port)
+        proxy_port = await proxy.start()
+        client = sdk.BotClient(bot=SlowRandom, arena=f"127.0.0.1:{proxy_port}", token="tok-flaky", max_matches=4)
+        bot_task = asyncio.create_task(client.run())
+        try:
+            spec = MatchSpec(config={"variant": "classic", "players": 3, "seed": 5, "rounds": 12},
+                             bots=["flaky"] * 3)
+            match = asyncio.create_task(server.run_match(spec))
+            while not server.running:
+                await asyncio.sleep(0.01)
+            await asyncio.sleep(0.3)
+            assert not match.done(), "the match ended before the drop; make it longer"
+            proxy.drop()
+            record = await asyncio.wait_for(match, 60)
+            for _ in range(200):  # MatchEnded may still be on its way to the bot
+                if not client.seats:
+                    break
+                await asyncio.sleep(0.01)
+            return record, proxy.accepted, len(client.seats)
+        finally:
+            client.stop()
+            await asyncio.wait_for(bot_task, 10)
+            await proxy.stop()
+            await server.stop()
+
+    record, connections, open_seats = asyncio.run(go())
+    assert record.status == "completed"
+    assert connections >= 2
+    assert not any(record.forfeited)
+    assert {f.kind for f in record.faults} == {"disconnect"}
+    assert open_seats == 0
