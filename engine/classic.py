@@ -72,6 +72,8 @@ _PUBLIC = -1  # the viewer of an event everybody may see
 _FREE = WIZARD  # the `_lead` value of a trick a Wizard opened: no lead suit, anything goes
 _BID_OPTIONS: tuple[tuple[int, ...], ...] = tuple(tuple(range(h + 1)) for h in range(NUM_CARDS + 1))
 _BIT: tuple[int, ...] = tuple(1 << c for c in range(NUM_CARDS))
+_ALONE: tuple[tuple[int], ...] = tuple((s,) for s in range(6))  # to_act for one seat, without allocating
+_NEXT: dict[int, tuple[int, ...]] = {p: tuple((s + 1) % p for s in range(p)) for p in range(3, 7)}  # left neighbour
 
 
 def hand_sizes(config: GameConfig) -> tuple[int, ...]:
@@ -162,6 +164,7 @@ class ClassicGame:
         if config.variant != "classic":
             raise EngineError(f"ClassicGame plays the classic variant, not {config.variant!r}")
         self.players: int = config.players
+        self._next_seat = _NEXT[config.players]
         self.hand_sizes: tuple[int, ...] = hand_sizes(config)
         self.actions: list[list[Any]] = []
         self._decks: dict[int, list[int]] = {r: _stacked_deck(codes) for r, codes in (decks or {}).items()}
@@ -191,9 +194,9 @@ class ClassicGame:
         self._current = 0
         self._lead = NO_SUIT  # NO_SUIT until a numbered card or Wizard decides it; _FREE for "none"
         self._follow = 0  # the lead suit's mask, 0 when there is no lead suit
-        self._trick: list[tuple[int, int]] = []  # (seat, card) in play order
-        self._last_trick: tuple[tuple[tuple[int, int], ...], int] | None = None
-        self._played: list[int] = []
+        self._trick: list[int] = []  # cards in play order, the first one played by _leader
+        self._last_trick: tuple[int, tuple[int, ...], int] | None = None  # leader, cards, winner
+        self._round_log_start = 0  # where this round's events begin in _log
         self._tricks_done = 0
         self._start_round()
 
@@ -233,6 +236,16 @@ class ClassicGame:
 
     def random_action(self, seat: int, rng: random.Random) -> Any:
         """A uniformly random legal action of ``seat`` (``IllegalAction`` if it has none)."""
+        if seat == self._current and self._phase == PLAY:
+            # The hot path of every random playout: pick the k-th legal card straight
+            # from the bit mask (same order and distribution as legal_actions()).
+            legal = self._hands[seat]
+            follow = legal & self._follow
+            if follow:
+                legal = follow | (legal & SPECIAL_MASK)
+            for _ in range(int(rng.random() * legal.bit_count())):
+                legal &= legal - 1  # drop the lowest card
+            return CODES[(legal & -legal).bit_length() - 1]
         options = self.legal_actions(seat)
         if not options:
             raise self._nothing_to_decide(seat)
@@ -243,31 +256,45 @@ class ClassicGame:
     def apply(self, seat: int, action: Any) -> None:
         """Play ``action`` for ``seat``. An illegal action raises :class:`IllegalAction`
         naming the decision kind and the legal options, and changes nothing."""
-        phase = self._phase
-        if phase == PLAY:
-            if seat != self._current:
-                raise self._nothing_to_decide(seat)
+        if seat == self._current and self._phase == PLAY:
+            # Playing a card: the hot path, written out flat for speed.
+            try:
+                card = INDEX.get(action)  # None for anything that is not a card code
+            except TypeError:  # unhashable, e.g. a list
+                card = None
             hand = self._hands[seat]
             follow = hand & self._follow
             legal = follow | (hand & SPECIAL_MASK) if follow else hand
-            card = INDEX.get(action) if type(action) is str else None
             if card is None or not legal >> card & 1:
                 raise self._illegal(seat, action)
-            self._play(seat, card)
-        elif phase == BID:
-            if seat not in self._to_act:
-                raise self._nothing_to_decide(seat)
+            self._hands[seat] = hand ^ _BIT[card]
+            trick = self._trick
+            trick.append(card)
+            self._log.append((_PUBLIC, "play", seat, card))
+            self.actions.append([seat, action])
+            if self._lead == NO_SUIT:  # the first numbered card or Wizard decides the lead
+                suit = SUIT_OF[card]
+                if suit < 4:
+                    self._lead, self._follow = suit, SUIT_MASKS[suit]
+                elif suit == WIZARD:
+                    self._lead = _FREE
+            if len(trick) == self.players:
+                self._end_trick()
+            else:
+                self._current = nxt = self._next_seat[seat]
+                self._to_act = _ALONE[nxt]
+            return
+        phase = self._phase
+        if seat not in self._to_act or phase == PLAY or phase == OVER:
+            raise self._nothing_to_decide(seat)
+        if phase == BID:
             if type(action) is not int or action not in self._bid_options(seat):
                 raise self._illegal(seat, action)
             self._bid(seat, action)
-        elif phase == TRUMP:
-            if seat not in self._to_act:
-                raise self._nothing_to_decide(seat)
+        else:  # TRUMP
             if type(action) is not str or action not in SUITS:
                 raise self._illegal(seat, action)
             self._choose_trump(seat, action)
-        else:
-            raise self._nothing_to_decide(seat)
         self.actions.append([seat, action])
 
     def observe(self, seat: int | None) -> dict[str, Any]:
@@ -298,12 +325,12 @@ class ClassicGame:
             "tricks_won": list(self._tricks),
             "leader": self._leader,
             "lead_suit": suit_name(self._lead),
-            "trick": [{"seat": s, "card": CODES[c]} for s, c in self._trick],
+            "trick": self._trick_json(self._leader, self._trick),
             "last_trick": None if self._last_trick is None else {
-                "cards": [{"seat": s, "card": CODES[c]} for s, c in self._last_trick[0]],
-                "winner": self._last_trick[1],
+                "cards": self._trick_json(*self._last_trick[:2]),
+                "winner": self._last_trick[2],
             },
-            "played": [CODES[c] for c in self._played],
+            "played": [CODES[e[3]] for e in self._log[self._round_log_start:] if e[1] == "play"],
             "scores": list(self._totals),
             "round_history": [
                 {"round": i + 1, "bids": list(b), "tricks": list(t), "scores": list(pts)}
@@ -319,7 +346,7 @@ class ClassicGame:
         if isinstance(start, bool) or not isinstance(start, int) or not 0 <= start <= len(log):
             raise ValueError(f"start must be a log position 0..{len(log)} (got {start!r})")
         viewer = _PUBLIC if seat is None else seat
-        events = [_event_dict(e) for e in log[start:] if e[0] == _PUBLIC or e[0] == viewer]
+        events = [_event_dict(e, self.players) for e in log[start:] if e[0] == _PUBLIC or e[0] == viewer]
         return events, len(log)
 
     def result(self) -> GameResult:
@@ -356,9 +383,8 @@ class ClassicGame:
             "leader": self._leader,
             "current": self._current,
             "lead": self._lead,
-            "trick": [list(p) for p in self._trick],
-            "last_trick": self._last_trick and [[list(p) for p in self._last_trick[0]], self._last_trick[1]],
-            "played": list(self._played),
+            "trick": list(self._trick),
+            "last_trick": self._last_trick and list(self._last_trick),
             "totals": list(self._totals),
             "history": [[list(x) for x in h] for h in self._history],
             "log": [list(e) for e in self._log],
@@ -376,10 +402,7 @@ class ClassicGame:
         deck = self._decks.get(r + 1) or self._shuffled_deck(min(dealt + 1, NUM_CARDS))
         hands = [0] * p
         for i in range(p):
-            hand = 0
-            for c in deck[i * h:(i + 1) * h]:
-                hand |= _BIT[c]
-            hands[(dealer + 1 + i) % p] = hand
+            hands[(dealer + 1 + i) % p] = sum(map(_BIT.__getitem__, deck[i * h:(i + 1) * h]))
         self._hands = hands
         self._undealt = deck[dealt:]
         self._bids = [None] * p
@@ -389,10 +412,10 @@ class ClassicGame:
         self._lead, self._follow = NO_SUIT, 0
         self._trick = []
         self._last_trick = None
-        self._played = []
         self._tricks_done = 0
 
         log = self._log
+        self._round_log_start = len(log)
         log.append((_PUBLIC, "round_start", r + 1, dealer, h))
         for seat in range(p):
             log.append((seat, "hand", hands[seat]))
@@ -406,14 +429,12 @@ class ClassicGame:
             self._start_bidding()
 
     def _shuffled_deck(self, needed: int) -> list[int]:
-        """A deck whose first ``needed`` cards are uniformly shuffled (Fisher-Yates, stopped
-        early: the order of the cards nobody sees does not matter)."""
-        deck = list(range(NUM_CARDS))
+        """A deck whose first ``needed`` cards are drawn uniformly at random one by one;
+        the order of the rest, which nobody ever sees, is left as it is."""
+        pool = list(range(NUM_CARDS))
         rnd = self._rng.random
-        for i in range(min(needed, NUM_CARDS - 1)):
-            j = i + int(rnd() * (NUM_CARDS - i))
-            deck[i], deck[j] = deck[j], deck[i]
-        return deck
+        drawn = [pool.pop(int(rnd() * n)) for n in range(NUM_CARDS, NUM_CARDS - needed, -1)]
+        return drawn + pool
 
     def _start_bidding(self) -> None:
         self._phase = BID
@@ -456,32 +477,17 @@ class ClassicGame:
             self._phase = PLAY
             self._to_act = (self._current,)
 
-    def _play(self, seat: int, card: int) -> None:
-        self._hands[seat] &= ~_BIT[card]
-        trick = self._trick
-        trick.append((seat, card))
-        self._played.append(card)
-        self._log.append((_PUBLIC, "play", seat, card))
-        if self._lead == NO_SUIT:
-            suit = SUIT_OF[card]
-            if suit < 4:
-                self._lead, self._follow = suit, SUIT_MASKS[suit]
-            elif suit == WIZARD:
-                self._lead = _FREE
-        if len(trick) < self.players:
-            self._current = (seat + 1) % self.players
-            self._to_act = (self._current,)
-            return
-        # The trick is complete.
-        winner = trick[trick_winner([c for _, c in trick], self._trump)][0]
+    def _end_trick(self) -> None:
+        trick = tuple(self._trick)
+        leader = self._leader
+        winner = (leader + trick_winner(trick, self._trump)) % self.players
         self._tricks[winner] += 1
-        done = tuple(trick)
-        self._log.append((_PUBLIC, "trick", winner, done, self._lead))
-        self._last_trick = (done, winner)
+        self._log.append((_PUBLIC, "trick", winner, leader, trick, self._lead))
+        self._last_trick = (leader, trick, winner)
         self._trick = []
         self._lead, self._follow = NO_SUIT, 0
         self._leader = self._current = winner
-        self._to_act = (winner,)
+        self._to_act = _ALONE[winner]
         self._tricks_done += 1
         if self._tricks_done == self._hand_size:
             self._end_round()
@@ -504,6 +510,9 @@ class ClassicGame:
         else:
             self._round += 1
             self._start_round()
+
+    def _trick_json(self, leader: int, cards: Sequence[int]) -> list[dict[str, Any]]:
+        return [{"seat": (leader + i) % self.players, "card": CODES[c]} for i, c in enumerate(cards)]
 
     # ------------------------------------------------------------------
     # Errors
@@ -552,15 +561,17 @@ def _stacked_deck(codes: Sequence[str]) -> list[int]:
     return cards + [c for c in range(NUM_CARDS) if not given >> c & 1]
 
 
-def _event_dict(event: tuple) -> dict[str, Any]:
+def _event_dict(event: tuple, players: int) -> dict[str, Any]:
     """The dict form of one logged event tuple ``(viewer, type, *data)``."""
     kind = event[1]
     d = event[2:]
     if kind == "play":
         return {"type": "play", "seat": d[0], "card": CODES[d[1]]}
     if kind == "trick":
-        return {"type": "trick", "winner": d[0],
-                "cards": [{"seat": s, "card": CODES[c]} for s, c in d[1]], "lead_suit": suit_name(d[2])}
+        winner, leader, cards, lead = d
+        return {"type": "trick", "winner": winner, "leader": leader,
+                "cards": [{"seat": (leader + i) % players, "card": CODES[c]} for i, c in enumerate(cards)],
+                "lead_suit": suit_name(lead)}
     if kind in ("bid", "bid_made"):
         return {"type": kind, "seat": d[0], **({"bid": d[1]} if kind == "bid" else {})}
     if kind == "hand":
