@@ -815,3 +815,26 @@ def test_replay_reaches_the_same_state() -> None:
     assert again.snapshot() == game.snapshot()
     assert again.result() == game.result()
     json.dumps(game.actions)
+
+
+def test_from_deal_keeps_the_seeded_deals_of_later_rounds() -> None:
+    config = GameConfig(variant="extreme", players=3, seed=13, rounds=2)
+    plain = ExtremeGame(config)
+    stacked = ExtremeGame.from_deal(config, [cards(h) for h in DEAL_A], dealer=0)
+    for game in (plain, stacked):
+        while game.observe(None)["round"] == 1:
+            seat = game.to_act()[0]
+            game.apply(seat, game.decision(seat).default)
+    # The same shuffled deck; who gets which packet depends on who deals.
+    assert sorted(plain.observe(s)["hand"] for s in range(3)) == sorted(stacked.observe(s)["hand"] for s in range(3))
+
+
+def test_from_deal_refuses_bad_hands() -> None:
+    config = GameConfig(variant="extreme", players=3)
+    good = [cards(h) for h in DEAL_A]
+    with pytest.raises(EngineError):
+        ExtremeGame.from_deal(config, good[:2])
+    with pytest.raises(EngineError):
+        ExtremeGame.from_deal(config, [good[0], good[0], good[2]])
+    with pytest.raises(EngineError):
+        ExtremeGame.from_deal(config, [good[0][:-1] + ["r15"], good[1], good[2]])  # r15 is not in a 3-player deck
