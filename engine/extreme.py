@@ -114,6 +114,7 @@ def trick_winner(cards: list[tuple[int, int]]) -> int:
     """Index into ``cards`` (``(seat, card)`` in play order) of the winning card.
 
     The highest red wins if any red was played, else the highest card of the lead colour.
+    (The game applies the same rule card by card as a trick is played.)
 
     >>> trick_winner([(0, CARD_INDEX["b3"]), (1, CARD_INDEX["b9"]), (2, CARD_INDEX["r1"])])
     2
@@ -271,6 +272,8 @@ class ExtremeGame:
         self._current = self._next[dealer]
         self._leader = self._current
         self._lead: int | None = None  # lead colour of the trick in progress
+        self._best = -1  # the winning card of the trick in progress so far (+100 for a red)
+        self._winner = -1  # and who played it
         self._follow = 0  # the lead colour's card mask, 0 before the lead
         self._trick: list[tuple[int, int]] = []  # (seat, card) in play order
         self._last_trick: tuple[tuple[tuple[int, int], ...], int] | None = None  # cards, winner
@@ -496,33 +499,49 @@ class ExtremeGame:
         return tuple(mask_codes(hand & self._follow or hand))
 
     def _play(self, seat: int, action: Any) -> None:
-        card = CARD_INDEX.get(action, -1) if type(action) is str else -1
+        # The hot path of every game (15 x players calls a round): kept flat.
+        try:
+            card = CARD_INDEX.get(action)  # None for anything that is not a card code
+        except TypeError:  # unhashable, e.g. a list
+            card = None
         hand = self._hands[seat]
-        if card < 0 or not (hand & self._follow or hand) >> card & 1:
+        if card is None or not (hand & self._follow or hand) >> card & 1:
             options = self._legal_cards(seat)
-            why = "you must follow the lead colour" if card >= 0 and hand >> card & 1 else "not a card in your hand"
+            held = card is not None and hand >> card & 1
+            why = "you must follow the lead colour" if held else "not a card in your hand"
             raise IllegalAction(f"cannot play {action!r}: {why}; legal: {', '.join(options)}",
                                 seat=seat, kind=PLAY, legal=options)
         self.actions.append([seat, action])
         self._hands[seat] = hand ^ (1 << card)
-        if self._lead is None:
-            self._lead = lead = CARD_COLOUR[card]
-            self._follow = COLOUR_MASK[lead]
-        self._trick.append((seat, card))
-        self._played.append(card)
         self._events.append((PUBLIC, "play", seat, card))
-        if len(self._trick) < self.players:
+        self._played.append(card)
+        trick = self._trick
+        trick.append((seat, card))
+        # Track the winner as the cards fall: reds beat everything, then the lead colour;
+        # within one colour the card index orders by rank.
+        colour = CARD_COLOUR[card]
+        if len(trick) == 1:
+            self._lead = colour
+            self._follow = COLOUR_MASK[colour]
+            self._best = card + 100 if colour == RED else card
+            self._winner = seat
+        elif colour == RED and card + 100 > self._best:
+            self._best = card + 100
+            self._winner = seat
+        elif colour == self._lead and card > self._best:
+            self._best = card
+            self._winner = seat
+        if len(trick) < self.players:
             self._current = self._next[seat]
         else:
             self._finish_trick()
 
     def _finish_trick(self) -> None:
         cards = tuple(self._trick)
-        winner, winning_card = cards[trick_winner(self._trick)]
-        lead = self._lead
+        winner, lead, best = self._winner, self._lead, self._best
         assert lead is not None
         destroyer_won = winner == self._destroyer
-        self._log(PUBLIC, "trick", winner, cards, lead, destroyer_won)
+        self._events.append((PUBLIC, "trick", winner, cards, lead, destroyer_won))
         self._last_trick = (cards, winner)
         self._tricks_won[winner] += 1
         self._tricks_done += 1
@@ -534,8 +553,12 @@ class ExtremeGame:
             self._next_trick()
             return
         held = self._tokens[winner]
+        if not (held[lead] or held[WHITE] or held[RED]):  # the common case: nothing to return
+            self._take_black(winner)
+            self._next_trick()
+            return
         options = [TOKEN_COLOURS[lead]] if held[lead] else []
-        if lead != RED and CARD_COLOUR[winning_card] == RED and held[RED]:
+        if lead != RED and best >= 100 and held[RED]:  # won with a red card on another lead
             options.append("red")
         if held[WHITE]:
             options.append("white")
@@ -545,14 +568,19 @@ class ExtremeGame:
             return
         if options:
             self._return_token(winner, TOKEN_INDEX[options[0]])
-        elif self._supply[BLACK]:
-            self._supply[BLACK] -= 1
-            held[BLACK] += 1
-            self._black_taken += 1  # the destroyer never pays, so every black counts
-            self._log(PUBLIC, "black_taken", winner)
         else:
-            self._log(PUBLIC, "black_exhausted", winner)
+            self._take_black(winner)
         self._next_trick()
+
+    def _take_black(self, seat: int) -> None:
+        """A winner with nothing to return takes a black token, while any are left."""
+        if self._supply[BLACK]:
+            self._supply[BLACK] -= 1
+            self._tokens[seat][BLACK] += 1
+            self._black_taken += 1  # the destroyer never pays, so every black counts
+            self._log(PUBLIC, "black_taken", seat)
+        else:
+            self._log(PUBLIC, "black_exhausted", seat)
 
     def _pay(self, seat: int, action: Any) -> None:
         if type(action) is not str or action not in self._pay_options:
