@@ -1,0 +1,242 @@
+"""Referee benchmark: how much the arena adds to a bare gRPC round trip, and how it scales.
+
+Run ``python -m arena.bench_referee [--games 20] [--concurrent-matches 64]``; it prints a
+JSON dict of figures. In one invocation it measures:
+
+1. **ping-pong**: a bare ``grpc.aio`` bidirectional stream between this process (the
+   server, which sends) and an echo client process, on loopback. No protobuf: a generic
+   handler moving bytes. The payload going out has the size of a typical decision
+   request, the reply that of an answer. Median round trip on the server's clock.
+2. **sequential games**: ``games`` full 4-player classic games through the real referee
+   between four random bots, each in its own process. Median decision round trip (the
+   referee's clock, ``MatchRecord.latencies_ms``), decisions per second, and the ratio to (1).
+3. **concurrent matches**: ``concurrent_matches`` full 4-player classic games at once in
+   this one referee process; the bots are 4 processes holding ``concurrent_matches``
+   connections each. Timeouts at a 1 s limit, decisions per second over all matches,
+   and the referee's resident memory (``VmRSS``).
+
+Bot processes are started with ``asyncio.create_subprocess_exec`` (never fork, see
+GRPC-NOTES). This module is also the bots' and the echo client's entry point
+(``--echo-client``, ``--bots``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import random
+import statistics
+import sys
+import time
+from typing import Any
+
+import grpc
+
+from arena.pb.wizard_arena.v1 import arena_pb2 as pb
+from arena.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
+from arena.records import MatchSpec
+from arena.server import ArenaServer
+
+ECHO_METHOD = "/bench.Echo/Ping"
+# The client side uses the same generous limits as the SDK so big payloads are not refused.
+CLIENT_OPTIONS = [("grpc.max_receive_message_length", 16 * 1024 * 1024)]
+
+
+def rss_mb() -> float:
+    """This process's resident set size in MB, from /proc/self/status."""
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+async def _spawn(*args: str) -> asyncio.subprocess.Process:
+    # GRPC_VERBOSITY=ERROR: grpc core logs every GOAWAY at shutdown otherwise.
+    return await asyncio.create_subprocess_exec(sys.executable, "-m", "arena.bench_referee", *args,
+                                                env={**os.environ, "GRPC_VERBOSITY": "ERROR"})
+
+
+async def _reap(processes: list[asyncio.subprocess.Process]) -> None:
+    for process in processes:
+        if process.returncode is None:
+            process.terminate()
+    for process in processes:
+        await process.wait()
+
+
+# ---------------------------------------------------------------------- (1) ping-pong
+
+
+async def ping_pong(round_trips: int = 3000, out_bytes: int = 1800, back_bytes: int = 24) -> dict[str, float]:
+    """Median and p99 round trip (µs) of a bare grpc.aio bidi stream to an echo process."""
+    done: asyncio.Future[list[float]] = asyncio.get_running_loop().create_future()
+    payload = b"x" * out_bytes
+
+    async def ping(request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
+        # The server speaks first, like the referee: write, then wait for the echo.
+        samples = []
+        for _ in range(round_trips):
+            sent = time.perf_counter()
+            await context.write(payload)
+            if await context.read() is grpc.aio.EOF:
+                break
+            samples.append((time.perf_counter() - sent) * 1e6)
+        if not done.done():
+            done.set_result(samples)
+
+    handler = grpc.method_handlers_generic_handler(
+        "bench.Echo", {"Ping": grpc.stream_stream_rpc_method_handler(ping)})
+    server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
+    server.add_generic_rpc_handlers((handler,))
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    client = await _spawn("--echo-client", f"127.0.0.1:{port}", "--back-bytes", str(back_bytes))
+    try:
+        samples = await asyncio.wait_for(done, 120)
+    finally:
+        await _reap([client])
+        await server.stop(0)
+    samples = samples[len(samples) // 10:]   # drop the warm-up
+    return {"ping_pong_median_us": statistics.median(samples),
+            "ping_pong_p99_us": statistics.quantiles(samples, n=100)[98]}
+
+
+async def _echo_client(address: str, back_bytes: int) -> None:
+    reply = b"y" * back_bytes
+    async with grpc.aio.insecure_channel(address, options=CLIENT_OPTIONS) as channel:
+        call = channel.stream_stream(ECHO_METHOD)()
+        while await call.read() is not grpc.aio.EOF:
+            await call.write(reply)
+
+
+# ---------------------------------------------------------------------- bench bots
+
+
+async def _bot_connection(address: str, name: str, token: str, seed: int) -> None:
+    """One connection of a benchmark bot: random legal answers, no JSON parsing."""
+    rng = random.Random(seed)
+    async with grpc.aio.insecure_channel(address, options=CLIENT_OPTIONS) as channel:
+        call = pb_grpc.ArenaStub(channel).Play(metadata=(("authorization", f"Bearer {token}"),))
+        await call.write(pb.BotMessage(hello=pb.Hello(name=name, version="bench", max_matches=1)))
+        while (message := await call.read()) is not grpc.aio.EOF:
+            if message.WhichOneof("msg") != "request":
+                continue
+            request = message.request
+            if request.kind == pb.PREDICT:
+                action = pb.Action(request_id=request.request_id, prediction=pb.Prediction())
+            else:
+                action = pb.Action(request_id=request.request_id, option=rng.choice(request.options))
+            await call.write(pb.BotMessage(action=action))
+
+
+async def _bots(address: str, name: str, token: str, connections: int) -> None:
+    await asyncio.gather(*(_bot_connection(address, name, token, seed) for seed in range(connections)))
+
+
+# ---------------------------------------------------------------------- (2) and (3)
+
+
+async def _arena_with_bots(connections: int, move_time: float) -> tuple[ArenaServer, list[asyncio.subprocess.Process]]:
+    arena = ArenaServer(move_time=move_time, time_bank=0.0 if move_time >= 1 else 10.0)
+    port = await arena.start()
+    processes = []
+    for i in range(4):
+        arena.add_local_bot(f"bench{i}", f"bench-token-{i}")
+        processes.append(await _spawn("--bots", f"127.0.0.1:{port}", "--name", f"bench{i}",
+                                      "--token", f"bench-token-{i}", "--connections", str(connections)))
+    names = [f"bench{i}" for i in range(4)]
+    await arena.wait_connected(names, 60)
+    while any(info.connections < connections for info in arena.connected_bots().values()):
+        await asyncio.sleep(0.05)
+    return arena, processes
+
+
+def _spec(seed: int) -> MatchSpec:
+    return MatchSpec(config={"variant": "classic", "players": 4, "seed": seed},
+                     bots=[f"bench{i}" for i in range(4)])
+
+
+async def sequential_games(games: int) -> dict[str, float]:
+    """Full 4-player classic games one after another; latencies on the referee's clock."""
+    arena, processes = await _arena_with_bots(connections=1, move_time=1.0)
+    try:
+        await arena.run_match(_spec(seed=10_000))      # warm-up, not counted
+        latencies: list[float] = []
+        decisions = 0
+        started = time.perf_counter()
+        for game in range(games):
+            record = await arena.run_match(_spec(seed=game))
+            latencies += [ms for ms in record.latencies_ms if ms is not None]
+            decisions += len(record.actions)
+        elapsed = time.perf_counter() - started
+    finally:
+        await arena.stop(0)
+        await _reap(processes)
+    return {"sequential_games": games, "sequential_decisions": decisions,
+            "referee_median_round_trip_us": statistics.median(latencies) * 1000,
+            "referee_p99_round_trip_us": statistics.quantiles(latencies, n=100)[98] * 1000,
+            "sequential_decisions_per_s": decisions / elapsed}
+
+
+async def concurrent_matches(matches: int) -> dict[str, float]:
+    """``matches`` full games at once in this process, 4 × ``matches`` bot connections."""
+    arena, processes = await _arena_with_bots(connections=matches, move_time=1.0)
+    try:
+        started = time.perf_counter()
+        records = await asyncio.gather(*(arena.run_match(_spec(seed=100 + i)) for i in range(matches)))
+        elapsed = time.perf_counter() - started
+        memory = rss_mb()
+    finally:
+        await arena.stop(0)
+        await _reap(processes)
+    decisions = sum(len(r.actions) for r in records)
+    faults = [f for r in records for f in r.faults]
+    return {"concurrent_matches": matches, "concurrent_decisions": decisions,
+            "concurrent_timeouts": sum(1 for f in faults if f.kind == "timeout"),
+            "concurrent_faults": len(faults),
+            "concurrent_decisions_per_s": decisions / elapsed,
+            "concurrent_seconds": elapsed, "referee_rss_mb": memory}
+
+
+def bench_referee(games: int = 20, concurrent_matches: int = 64, round_trips: int = 3000) -> dict[str, Any]:
+    """Run all three measurements; return every figure in one dict (times in µs)."""
+
+    async def run() -> dict[str, Any]:
+        figures: dict[str, Any] = {}
+        figures.update(await ping_pong(round_trips))
+        figures.update(await sequential_games(games))
+        figures["ratio_referee_to_ping_pong"] = (figures["referee_median_round_trip_us"]
+                                                 / figures["ping_pong_median_us"])
+        figures.update(await globals()["concurrent_matches"](concurrent_matches))
+        return figures
+
+    return asyncio.run(run())
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=20)
+    parser.add_argument("--concurrent-matches", type=int, default=64)
+    parser.add_argument("--round-trips", type=int, default=3000)
+    # Internal modes: the processes this benchmark starts.
+    parser.add_argument("--echo-client", metavar="ADDRESS")
+    parser.add_argument("--back-bytes", type=int, default=24)
+    parser.add_argument("--bots", metavar="ADDRESS")
+    parser.add_argument("--name")
+    parser.add_argument("--token")
+    parser.add_argument("--connections", type=int, default=1)
+    args = parser.parse_args(argv)
+    if args.echo_client or args.bots:
+        helper = (_echo_client(args.echo_client, args.back_bytes) if args.echo_client
+                  else _bots(args.bots, args.name, args.token, args.connections))
+        with contextlib.suppress(grpc.aio.AioRpcError):   # the benchmark stopped the server
+            asyncio.run(helper)
+        return
+    print(json.dumps(bench_referee(args.games, args.concurrent_matches, args.round_trips), indent=2))
+
+if __name__ == "__main__":
+    main()

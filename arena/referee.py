@@ -1,0 +1,422 @@
+"""The match runner: one engine game, its seats, time control, faults and the final record.
+
+A :class:`Referee` runs one match. It asks the engine who must act, sends each of those
+seats a ``DecisionRequest`` through the seat's :class:`BotLink` (a bot connection; the
+server implements it), waits for the answer under the time control, applies it, and
+repeats until the game is over. Every match runs in its own task and only ever waits on
+its own seats' answers, so a slow or broken bot stalls nobody else.
+
+Time control. Each decision has a limit (``move_time``); each seat also has a time bank
+for the whole match. Time past the limit is drawn from the bank; an answer that comes
+later than limit + bank is a timeout (and the bank is then empty). Time is measured on
+the referee's monotonic clock from handing the request to the connection to receiving
+the answer.
+
+Faults (``records.FAULT_KINDS``). A timeout, an illegal action, a malformed answer or an
+unexpected message is recorded, told to the bot with a ``Fault`` message, and the
+documented fallback (``Decision.default``) is played for that decision. After
+``max_faults`` faults the seat forfeits: the fallback plays it to the end and it takes
+the last place. A disconnect is a fault too, but the seat's decisions wait up to
+``grace`` seconds for the bot to come back before the seat forfeits.
+
+Stale answers. An answer for a request the referee already closed without the bot's
+answer (it timed out, or the connection dropped) is discarded silently: the timeout has
+been counted once and a late answer must not count twice. A second answer to a request
+the bot *did* answer is an ``unexpected`` fault. (The connection applies this rule, see
+``arena/server.py``; the referee only provides :meth:`Referee.record_fault`.)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Protocol
+
+from arena import protocol
+from arena.pb.wizard_arena.v1 import arena_pb2 as pb
+from arena.records import FaultRecord, MatchRecord, MatchSpec, final_places, utcnow
+from engine import Action, Decision, GameConfig, IllegalAction, new_game
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Time control and fault limits of one match (seconds)."""
+
+    move_time: float = 1.0
+    time_bank: float = 10.0
+    max_faults: int = 3
+    grace: float = 5.0
+
+
+class BotLink(Protocol):
+    """One bot connection, as the referee uses it. ``arena.server.Connection`` implements it."""
+
+    name: str
+    version: str
+
+    def send(self, message: pb.ArenaMessage) -> None:
+        """Queue a message to the bot; never blocks (dropped if the connection is gone)."""
+
+    def open_request(self, request: "OpenRequest") -> None:
+        """Route the bot's answers for ``request.request_id`` to ``request`` from now on."""
+
+    def close_request(self, request: "OpenRequest") -> None:
+        """The request is settled; later answers to it are stale."""
+
+    def join(self, referee: "Referee", seat: int) -> None:
+        """The connection now plays ``seat`` of this match (counts against its capacity)."""
+
+    def leave(self, referee: "Referee", seat: int) -> None:
+        """The connection no longer plays ``seat`` of this match."""
+
+
+# What a connection hands to an open request: the bot's message (None when the
+# connection dropped) and when it arrived on the referee's clock.
+Answer = tuple["pb.BotMessage | None", float]
+
+
+@dataclass(eq=False)
+class OpenRequest:
+    """A decision request waiting for its answer."""
+
+    referee: "Referee"
+    seat: int
+    request_id: int
+    answer: "asyncio.Future[Answer]"
+    answered: bool = False      # the bot sent a message that was taken as the answer
+
+    def deliver(self, message: "pb.BotMessage | None", received_at: float) -> None:
+        """Resolve with the bot's message (or ``None``: the connection is gone)."""
+        if not self.answer.done():
+            self.answer.set_result((message, received_at))
+            self.answered = message is not None
+
+
+@dataclass(eq=False)
+class SeatState:
+    """Everything the referee tracks for one seat."""
+
+    seat: int
+    bot: str
+    version: str
+    link: BotLink | None
+    bank: float                              # seconds left in the time bank
+    seed: int
+    faults: int = 0
+    forfeited: bool = False
+    event_cursor: int = 0                    # engine events already sent to this seat
+    pending: OpenRequest | None = None
+    wake: asyncio.Event = field(default_factory=asyncio.Event)   # relinked or forfeited
+    grace_timer: asyncio.TimerHandle | None = None
+
+
+class Referee:
+    """Runs one match between seated bots and produces its :class:`MatchRecord`.
+
+    ``links`` gives the connection for each seat (the same connection may hold several
+    seats). ``next_request_id`` hands out request ids that are unique and increasing
+    across the whole server, so a connection can route any answer by id alone.
+    """
+
+    def __init__(self, spec: MatchSpec, links: list[BotLink], *, limits: Limits,
+                 next_request_id: Callable[[], int]) -> None:
+        if not spec.match_id:
+            raise ValueError("the match needs a match_id")
+        if len(links) != len(spec.bots):
+            raise ValueError("one link per seat")
+        self.spec = spec
+        self.match_id = spec.match_id
+        self.config = GameConfig.from_dict(spec.config).validate()
+        if self.config.players != len(spec.bots):
+            raise ValueError(f"the config is for {self.config.players} players but {len(spec.bots)} bots were named")
+        self.limits = Limits(
+            move_time=spec.move_time if spec.move_time is not None else limits.move_time,
+            time_bank=spec.time_bank if spec.time_bank is not None else limits.time_bank,
+            max_faults=spec.max_faults if spec.max_faults is not None else limits.max_faults,
+            grace=limits.grace,
+        )
+        self.game = new_game(self.config)
+        self._next_request_id = next_request_id
+        seeds = spec.bot_seeds or self._default_bot_seeds()
+        self.seats = [
+            SeatState(seat=i, bot=name, version=link.version, link=link, bank=self.limits.time_bank,
+                      seed=seeds[i])
+            for i, (name, link) in enumerate(zip(spec.bots, links))
+        ]
+        self.faults: list[FaultRecord] = []
+        self.latencies_ms: list[float | None] = []
+        self.finished = False
+        self.record: MatchRecord | None = None
+        self._changed: asyncio.Event | None = None   # created only while a spectator waits
+
+    def _default_bot_seeds(self) -> list[int]:
+        # Derived from the deal seed so a replay hands bots the same seeds.
+        rng = random.Random(self.config.seed)
+        return [rng.getrandbits(63) for _ in self.spec.bots]
+
+    # ------------------------------------------------------------------ running
+
+    async def run(self) -> MatchRecord:
+        """Play the match to the end and return its record (the caller stores it).
+
+        The seats are taken on the links before the first ``await``, so a caller that
+        awaits this right after choosing the links cannot lose them to another match.
+        """
+        started_at = utcnow()
+        for s in self.seats:
+            assert s.link is not None
+            s.link.join(self, s.seat)
+            s.link.send(self._match_started(s))
+        status, reason = "completed", "completed"
+        try:
+            while not self.game.is_over:
+                to_act = self.game.to_act()
+                if len(to_act) == 1:
+                    await self._decide(to_act[0])
+                else:
+                    # Hidden and secret bids: everyone decides at once.
+                    async with asyncio.TaskGroup() as group:
+                        for seat in to_act:
+                            group.create_task(self._decide(seat))
+        except Exception as error:  # an engine bug must not take the server down
+            log.exception("match %s aborted", self.match_id)
+            status, reason = "aborted", f"aborted: {type(error).__name__}: {error}"
+        finally:
+            for s in self.seats:
+                if s.grace_timer is not None:
+                    s.grace_timer.cancel()
+        self.record = self._make_record(started_at, status)
+        self._end(reason)
+        return self.record
+
+    def _end(self, reason: str) -> None:
+        record = self.record
+        assert record is not None
+        result_json = protocol.dumps(record.result)
+        for s in self.seats:
+            if s.link is not None:
+                s.link.send(protocol.match_ended(
+                    match_id=self.match_id, seat=s.seat, totals=record.totals, places=record.places,
+                    result_json=result_json, forfeited=s.forfeited, reason=reason,
+                ))
+                s.link.leave(self, s.seat)
+        self.finished = True
+        self._notify()
+
+    def _make_record(self, started_at: Any, status: str) -> MatchRecord:
+        forfeited = [s.forfeited for s in self.seats]
+        if status == "completed":
+            result = self.game.result()
+            totals = list(result.totals)
+            places = final_places(totals, forfeited, result.higher_is_better)
+            result_json = result.to_json()
+        else:
+            totals = [0] * len(self.seats)
+            places = [1] * len(self.seats)
+            result_json = {}
+        actions = [[seat, action] for seat, action in self.game.actions]
+        latencies = self.latencies_ms + [None] * (len(actions) - len(self.latencies_ms))
+        return MatchRecord(
+            match_id=self.match_id, variant=self.config.variant, config=self.config.to_dict(),
+            seed=self.config.seed, bots=list(self.spec.bots), bot_versions=[s.version for s in self.seats],
+            totals=totals, places=places, forfeited=forfeited, result=result_json, actions=actions,
+            latencies_ms=latencies, faults=list(self.faults), tournament_id=self.spec.tournament_id,
+            game_index=self.spec.game_index, status=status, started_at=started_at, finished_at=utcnow(),
+        )
+
+    async def _decide(self, seat: int) -> None:
+        """Get one decision of ``seat`` (the bot's, or the fallback) and apply it."""
+        decision = self.game.decision(seat)
+        action, latency_ms, request_id = await self._ask(self.seats[seat], decision)
+        if action is not None:
+            try:
+                self._apply(seat, action, latency_ms)
+                return
+            except IllegalAction as error:
+                self._fault(self.seats[seat], "illegal", str(error), request_id)
+        self._apply(seat, decision.default, None)
+
+    def _apply(self, seat: int, action: Action, latency_ms: float | None) -> None:
+        index = len(self.game.actions)
+        self.game.apply(seat, action)
+        # The engine may log automatic actions too; keep latencies parallel to its log.
+        pad = len(self.game.actions) - len(self.latencies_ms)
+        self.latencies_ms.extend([None] * pad)
+        self.latencies_ms[index] = latency_ms
+        self._notify()
+
+    async def _ask(self, s: SeatState, decision: Decision) -> tuple[Action | None, float | None, int | None]:
+        """Send the request and wait for a usable answer.
+
+        Returns ``(action, latency_ms, request_id)``; ``action`` is ``None`` when the
+        fallback must be played (the fault, if any, is already recorded). A well-shaped
+        action may still be illegal: the caller finds out when it applies it.
+        """
+        request_id = self._next_request_id()
+        limits = self.limits
+        while True:
+            if s.forfeited:
+                return None, None, request_id
+            link = s.link
+            if link is None:
+                # Disconnected: wait for the bot to come back, or for the grace timer
+                # to forfeit the seat. The request is then re-sent under the same id.
+                s.wake.clear()
+                await s.wake.wait()
+                continue
+            request = OpenRequest(self, s.seat, request_id, asyncio.get_running_loop().create_future())
+            message = self._request_message(s, decision, request_id)
+            s.pending = request
+            link.open_request(request)
+            sent_at = time.monotonic()
+            link.send(message)
+            limit = limits.move_time + s.bank
+            try:
+                answer, received_at = await asyncio.wait_for(request.answer, limit)
+            except TimeoutError:
+                s.bank = 0.0
+                self._fault(s, "timeout", f"no answer within {limit * 1000:.0f} ms", request_id)
+                return None, None, request_id
+            finally:
+                link.close_request(request)
+                s.pending = None
+            if answer is None:
+                continue    # the connection dropped; seat_disconnected already counted it
+            elapsed = received_at - sent_at
+            s.bank = max(0.0, s.bank - max(0.0, elapsed - limits.move_time))
+            action = self._check_answer(s, answer, decision, request_id)
+            return action, round(elapsed * 1000, 3), request_id
+
+    def _request_message(self, s: SeatState, decision: Decision, request_id: int) -> pb.ArenaMessage:
+        events, s.event_cursor = self.game.events_for(s.seat, s.event_cursor)
+        return protocol.decision_request(
+            match_id=self.match_id, seat=s.seat, request_id=request_id, decision=decision,
+            observation_json=protocol.dumps(self.game.observe(s.seat)),
+            events_json=[protocol.dumps(event) for event in events],
+            deadline_ms=int(self.limits.move_time * 1000), time_bank_ms=int(s.bank * 1000),
+        )
+
+    def _check_answer(self, s: SeatState, message: pb.BotMessage, decision: Decision,
+                      request_id: int) -> Action | None:
+        """The engine action in the bot's message, or ``None`` after recording the fault."""
+        which = message.WhichOneof("msg")
+        if which != "action":
+            what = "Hello again" if which == "hello" else "an empty message"
+            self._fault(s, "unexpected", f"expected an Action for request {request_id}, got {what}", request_id)
+            return None
+        if message.action.request_id != request_id:
+            self._fault(s, "unexpected", f"answer names request {message.action.request_id}, "
+                        f"but the open request is {request_id}", request_id)
+            return None
+        try:
+            return protocol.parse_answer(message.action, decision)
+        except protocol.Malformed as error:
+            self._fault(s, "malformed", str(error), request_id)
+            return None
+
+    # ------------------------------------------------------------------ faults, links
+
+    def _fault(self, s: SeatState, kind: str, message: str, request_id: int | None) -> None:
+        self.faults.append(FaultRecord(seat=s.seat, bot=s.bot, kind=kind, message=message, request_id=request_id))
+        s.faults += 1
+        if s.faults >= self.limits.max_faults and not s.forfeited:
+            self._forfeit(s)
+        log.info("match %s seat %d (%s): %s fault: %s", self.match_id, s.seat, s.bot, kind, message)
+        if s.link is not None:
+            s.link.send(protocol.fault(match_id=self.match_id, request_id=request_id, kind=kind, message=message,
+                                       faults=s.faults, forfeited=s.forfeited))
+
+    def _forfeit(self, s: SeatState) -> None:
+        s.forfeited = True
+        if s.grace_timer is not None:
+            s.grace_timer.cancel()
+            s.grace_timer = None
+        s.wake.set()
+
+    def record_fault(self, seat: int, kind: str, message: str, request_id: int | None) -> None:
+        """Record a fault found outside a decision (e.g. a second answer to a request)."""
+        if not self.finished:
+            self._fault(self.seats[seat], kind, message, request_id)
+
+    def seat_disconnected(self, seat: int, link: BotLink) -> bool:
+        """The connection holding ``seat`` is gone. Returns True if the seat now waits
+        for its bot to reconnect (within the grace period)."""
+        s = self.seats[seat]
+        if self.finished or s.link is not link:
+            return False
+        s.link = None
+        self._fault(s, "disconnect", "the connection was lost", s.pending.request_id if s.pending else None)
+        if s.pending is not None:
+            s.pending.deliver(None, time.monotonic())
+        if s.forfeited:
+            return False
+        s.grace_timer = asyncio.get_running_loop().call_later(self.limits.grace, self._grace_over, s)
+        return True
+
+    def _grace_over(self, s: SeatState) -> None:
+        s.grace_timer = None
+        if s.link is None and not s.forfeited and not self.finished:
+            log.info("match %s seat %d (%s) did not reconnect: forfeited", self.match_id, s.seat, s.bot)
+            self._forfeit(s)
+
+    def seat_reconnected(self, seat: int, link: BotLink) -> bool:
+        """The seat's bot is back on ``link``. It gets ``MatchStarted`` again, a ``Fault``
+        recalling the disconnect, and (from :meth:`_ask`) its pending request with the
+        current observation and every event of the match so far."""
+        s = self.seats[seat]
+        if self.finished or s.forfeited or s.link is not None:
+            return False
+        if s.grace_timer is not None:
+            s.grace_timer.cancel()
+            s.grace_timer = None
+        s.link = link
+        s.version = link.version
+        s.event_cursor = 0
+        link.join(self, seat)
+        link.send(self._match_started(s))
+        link.send(protocol.fault(match_id=self.match_id, request_id=None, kind="disconnect",
+                                 message="reconnected; the disconnect counted as a fault",
+                                 faults=s.faults, forfeited=False))
+        s.wake.set()
+        return True
+
+    def _match_started(self, s: SeatState) -> pb.ArenaMessage:
+        return protocol.match_started(
+            match_id=self.match_id, variant=self.config.variant, seat=s.seat, bot_names=self.spec.bots,
+            options_json=protocol.dumps(self.config.to_dict()), seed=s.seed,
+            move_time_ms=int(self.limits.move_time * 1000), time_bank_ms=int(self.limits.time_bank * 1000),
+        )
+
+    # ------------------------------------------------------------------ spectators
+
+    def public_events(self, start: int) -> tuple[list[Any], int]:
+        """Public events from position ``start``: what a spectator may see."""
+        return self.game.events_for(None, start)
+
+    async def wait_for_change(self) -> None:
+        """Return after the next applied action (or the end of the match)."""
+        if self.finished:
+            return
+        if self._changed is None:
+            self._changed = asyncio.Event()
+        await self._changed.wait()
+
+    def _notify(self) -> None:
+        if self._changed is not None:
+            self._changed.set()
+            self._changed = None
+
+    # ------------------------------------------------------------------ summaries
+
+    @property
+    def variant(self) -> str:
+        return self.config.variant
+
+    def running_totals(self) -> list[int]:
+        """Scores so far, from the public observation."""
+        return [int(score) for score in self.game.observe(None).get("scores", [])]

@@ -1,0 +1,668 @@
+"""The arena's gRPC server: bot connections, seating, and the public and organiser calls.
+
+Layout, outside in:
+
+* :class:`AuthInterceptor` checks the ``authorization: Bearer <token>`` header before a
+  call reaches the servicer: a bot token for ``Play``, the admin token for ``ListBots``
+  and ``RunMatch``. Everything else is public.
+* :class:`ArenaServicer` is the thin gRPC servicer; each method hands over to
+  :class:`ArenaServer`.
+* :class:`Connection` is one ``Play`` stream: a reader (the handler itself) that routes
+  the bot's answers to the open requests by request id, and a writer task that drains
+  an outbox, so a referee never blocks on a bot's socket.
+* :class:`Registry` keeps the live connections by bot name, seats matches on them, and
+  remembers the seats of dropped connections so a reconnecting bot gets them back.
+* :class:`ArenaServer` is the Python API the tournament runner uses: ``start``,
+  ``add_local_bot``, ``wait_connected``, ``connected_bots``, ``run_match``, ``stop``.
+  :func:`serve` runs it for ``arena serve``.
+
+The match logic itself lives in ``arena/referee.py``; the wire conversions in
+``arena/protocol.py``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import logging
+import os
+import random
+import secrets
+import signal
+import time
+import uuid
+from collections import OrderedDict
+from dataclasses import dataclass
+from importlib import metadata
+from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_health.v1.health import aio as health_aio
+from grpc_reflection.v1alpha import reflection
+
+from arena import protocol
+from arena.pb.wizard_arena.v1 import arena_pb2 as pb
+from arena.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
+from arena.records import MatchRecord, MatchSpec
+from arena.referee import Limits, OpenRequest, Referee
+from engine import ConfigError, GameConfig
+
+if TYPE_CHECKING:
+    from arena.store import Store
+
+log = logging.getLogger(__name__)
+
+SERVICE = "wizard_arena.v1.Arena"
+PLAY_METHOD = f"/{SERVICE}/Play"
+ADMIN_METHODS = frozenset({f"/{SERVICE}/ListBots", f"/{SERVICE}/RunMatch"})
+
+try:
+    SERVER_VERSION = metadata.version("wizard-arena")
+except metadata.PackageNotFoundError:  # running from a source tree that was never installed
+    SERVER_VERSION = "0.0.0"
+
+# Server channel options, chosen on purpose (see /work/shared/GRPC-NOTES.md):
+# - keepalive pings every 5 s with a 5 s ack timeout find a frozen bot in about 10 s;
+#   the ack timer follows http2.ping_timeout_ms, so that is set too;
+# - bots may ping us every 5 s or more (the SDK's keepalive); more often earns a GOAWAY;
+# - answers from bots are tiny, so 1 MiB in is plenty; records and spectator streams
+#   going out may be larger;
+# - so_reuseport 0 makes a taken port an error instead of a silently shared one.
+SERVER_OPTIONS: list[tuple[str, Any]] = [
+    ("grpc.keepalive_time_ms", 5_000),
+    ("grpc.keepalive_timeout_ms", 5_000),
+    ("grpc.http2.ping_timeout_ms", 5_000),
+    ("grpc.keepalive_permit_without_calls", 1),
+    ("grpc.http2.min_ping_interval_without_data_ms", 5_000),
+    ("grpc.http2.max_pings_without_data", 0),
+    ("grpc.max_receive_message_length", 1 * 1024 * 1024),
+    ("grpc.max_send_message_length", 32 * 1024 * 1024),
+    ("grpc.so_reuseport", 0),
+]
+
+# How many settled requests a connection remembers, to tell a late answer (discarded)
+# from an answer to a request id it never had (a fault).
+_SETTLED_MEMORY = 256
+
+
+class SeatingError(TimeoutError):
+    """The named bots could not all be seated in time."""
+
+
+@dataclass
+class ConnectedBotInfo:
+    """A connected bot as ``connected_bots()`` and ``ListBots`` report it."""
+
+    name: str
+    version: str
+    variants: list[str]     # empty: both
+    connections: int
+    free_slots: int         # more matches it can take now, over all its connections
+
+
+def bearer_token(metadata: Any) -> str | None:
+    """The token of an ``authorization: Bearer <token>`` header, if any."""
+    for key, value in metadata or ():
+        if key == "authorization":
+            if isinstance(value, bytes):
+                value = value.decode("ascii", "replace")
+            scheme, _, token = value.partition(" ")
+            if scheme.lower() == "bearer" and token.strip():
+                return token.strip()
+    return None
+
+
+# ---------------------------------------------------------------------- connections
+
+
+class Connection:
+    """One bot's ``Play`` stream. Implements :class:`arena.referee.BotLink`."""
+
+    def __init__(self, conn_id: str, name: str, hello: pb.Hello) -> None:
+        self.conn_id = conn_id
+        self.name = name
+        self.version = hello.version
+        self.variants = [v for v in hello.variants]
+        self.capacity = max(1, hello.max_matches)
+        self.alive = True
+        self.outbox: asyncio.Queue[pb.ArenaMessage] = asyncio.Queue()
+        self.seats: set[tuple[Referee, int]] = set()
+        self._open: dict[int, OpenRequest] = {}
+        self._settled: OrderedDict[int, OpenRequest] = OrderedDict()
+        self._last_request: OpenRequest | None = None
+
+    # -- BotLink
+
+    def send(self, message: pb.ArenaMessage) -> None:
+        if self.alive:
+            self.outbox.put_nowait(message)
+
+    def open_request(self, request: OpenRequest) -> None:
+        self._open[request.request_id] = request
+        self._last_request = request
+
+    def close_request(self, request: OpenRequest) -> None:
+        self._open.pop(request.request_id, None)
+        self._settled[request.request_id] = request
+        if len(self._settled) > _SETTLED_MEMORY:
+            self._settled.popitem(last=False)
+
+    def join(self, referee: Referee, seat: int) -> None:
+        self.seats.add((referee, seat))
+
+    def leave(self, referee: Referee, seat: int) -> None:
+        self.seats.discard((referee, seat))
+
+    # -- capacity
+
+    def matches(self) -> set[Referee]:
+        return {referee for referee, _ in self.seats}
+
+    def free_slots(self) -> int:
+        return max(0, self.capacity - len(self.matches()))
+
+    def plays(self, variant: str) -> bool:
+        return not self.variants or variant in self.variants
+
+    # -- the stream
+
+    def route(self, message: pb.BotMessage, received_at: float) -> None:
+        """Hand a message from the bot to whoever expects it.
+
+        An answer goes to the open request with its id. A late answer to a request that
+        was settled without the bot's answer (timeout, disconnect) is dropped; a second
+        answer to one the bot already answered is an ``unexpected`` fault. Anything else
+        (an unknown id, Hello again, an empty message) is taken as the answer to the
+        oldest open request, whose referee records it as ``unexpected``: a bot can never
+        answer for a request that was not sent to it.
+        """
+        if message.WhichOneof("msg") == "action":
+            request_id = message.action.request_id
+            request = self._open.get(request_id)
+            if request is not None:
+                request.deliver(message, received_at)
+                return
+            settled = self._settled.get(request_id)
+            if settled is not None:
+                if settled.answered:
+                    settled.referee.record_fault(settled.seat, "unexpected",
+                                                 f"request {request_id} was already answered", request_id)
+                return
+        if self._open:
+            next(iter(self._open.values())).deliver(message, received_at)
+        elif self._last_request is not None and not self._last_request.referee.finished:
+            last = self._last_request
+            last.referee.record_fault(last.seat, "unexpected", "a message when no request was open", None)
+        else:
+            self.send(protocol.fault(match_id="", request_id=None, kind="unexpected",
+                                     message="a message when no request was open", faults=0, forfeited=False))
+
+    async def write_loop(self, context: grpc.aio.ServicerContext) -> None:
+        """Drain the outbox onto the stream, one write at a time (grpc allows no more)."""
+        while True:
+            message = await self.outbox.get()
+            await context.write(message)
+
+
+class Registry:
+    """The live connections by bot name, and the seats waiting for their bot to come back."""
+
+    def __init__(self) -> None:
+        self.by_name: dict[str, list[Connection]] = {}
+        self._orphans: dict[str, list[tuple[Referee, int]]] = {}
+        self._ids = itertools.count(1)
+        self._changed: asyncio.Event | None = None
+
+    def connect(self, name: str, hello: pb.Hello) -> Connection:
+        """Register a new stream: Welcome it, and give it back seats its bot lost."""
+        conn = Connection(f"{name}/{next(self._ids)}", name, hello)
+        conn.send(protocol.welcome(bot_id=conn.conn_id, bot_name=name, server_version=SERVER_VERSION))
+        self.by_name.setdefault(name, []).append(conn)
+        for referee, seat in self._orphans.pop(name, []):
+            referee.seat_reconnected(seat, conn)
+        self._notify()
+        return conn
+
+    def disconnect(self, conn: Connection) -> None:
+        """The stream is gone: its seats wait for the bot to reconnect."""
+        if not conn.alive:
+            return
+        conn.alive = False
+        conns = self.by_name.get(conn.name, [])
+        if conn in conns:
+            conns.remove(conn)
+        if not conns:
+            self.by_name.pop(conn.name, None)
+        orphans = self._orphans.setdefault(conn.name, [])
+        orphans[:] = [(r, s) for r, s in orphans if not r.finished]
+        for referee, seat in sorted(conn.seats, key=lambda rs: (rs[0].match_id, rs[1])):
+            if referee.seat_disconnected(seat, conn):
+                orphans.append((referee, seat))
+        if not orphans:
+            del self._orphans[conn.name]
+        conn.seats.clear()
+        self._notify()
+
+    def released(self) -> None:
+        """A match ended: slots are free again."""
+        self._notify()
+
+    def seat(self, bots: list[str], variant: str) -> list[Connection] | None:
+        """Connections for each seat, or None if some bot has no usable connection now.
+
+        Each seat gets a connection of its bot with a free slot, preferring one not yet
+        used in this match; when the same bot fills several seats and has no other free
+        connection, one connection holds several seats (they share its slot).
+        """
+        chosen: list[Connection] = []
+        for name in bots:
+            conns = [c for c in self.by_name.get(name, []) if c.alive and c.plays(variant)]
+            fresh = [c for c in conns if c not in chosen and c.free_slots() > 0]
+            if fresh:
+                chosen.append(max(fresh, key=Connection.free_slots))
+                continue
+            reused = [c for c in conns if c in chosen]
+            if not reused:
+                return None
+            chosen.append(reused[0])
+        return chosen
+
+    def missing(self, bots: list[str], variant: str) -> list[str]:
+        """Bots with no free connection for ``variant`` now (for error messages)."""
+        return sorted({name for name in bots
+                       if not any(c.plays(variant) and c.free_slots() > 0 for c in self.by_name.get(name, []))})
+
+    def info(self) -> dict[str, ConnectedBotInfo]:
+        out: dict[str, ConnectedBotInfo] = {}
+        for name, conns in self.by_name.items():
+            variants = sorted({v for c in conns for v in c.variants}) if all(c.variants for c in conns) else []
+            out[name] = ConnectedBotInfo(name=name, version=conns[-1].version, variants=variants,
+                                         connections=len(conns), free_slots=sum(c.free_slots() for c in conns))
+        return out
+
+    async def wait_for_change(self, timeout: float) -> None:
+        """Return after the next connect, disconnect or released match, or after ``timeout``."""
+        if self._changed is None:
+            self._changed = asyncio.Event()
+        try:
+            await asyncio.wait_for(self._changed.wait(), timeout)
+        except TimeoutError:
+            pass
+
+    def _notify(self) -> None:
+        if self._changed is not None:
+            self._changed.set()
+            self._changed = None
+
+
+# ---------------------------------------------------------------------- auth
+
+
+async def _refuse_stream(request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
+    await context.abort(grpc.StatusCode.UNAUTHENTICATED, "missing or unknown bot token")
+
+
+async def _refuse_unary(request: Any, context: grpc.aio.ServicerContext) -> None:
+    await context.abort(grpc.StatusCode.UNAUTHENTICATED, "this call needs the admin token")
+
+
+class AuthInterceptor(grpc.aio.ServerInterceptor):
+    """Refuses ``Play`` without a known bot token and organiser calls without the admin token.
+
+    A refused bidi call gets a *stream-stream* handler that aborts (a unary one would
+    hang a client that waits for the server to speak first).
+    """
+
+    def __init__(self, arena: "ArenaServer") -> None:
+        self._arena = arena
+        self._refuse_stream = grpc.stream_stream_rpc_method_handler(_refuse_stream)
+        self._refuse_unary = grpc.unary_unary_rpc_method_handler(_refuse_unary)
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler:
+        method = handler_call_details.method
+        if method == PLAY_METHOD:
+            token = bearer_token(handler_call_details.invocation_metadata)
+            if token is None or await self._arena.bot_for_token(token) is None:
+                return self._refuse_stream
+        elif method in ADMIN_METHODS:
+            token = bearer_token(handler_call_details.invocation_metadata)
+            if token is None or not secrets.compare_digest(token, self._arena.admin_token):
+                return self._refuse_unary
+        return await continuation(handler_call_details)
+
+
+# ---------------------------------------------------------------------- the servicer
+
+
+class ArenaServicer(pb_grpc.ArenaServicer):
+    """The gRPC face of :class:`ArenaServer`; see ``proto/wizard_arena/v1/arena.proto``."""
+
+    def __init__(self, arena: "ArenaServer") -> None:
+        self._arena = arena
+
+    async def Play(self, request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
+        await self._arena.play(context)
+
+    async def Spectate(self, request: pb.SpectateRequest,
+                       context: grpc.aio.ServicerContext) -> AsyncIterator[pb.SpectatorEvent]:
+        referee = await self._arena.find_match(request.match_id)
+        if referee is None:
+            await context.abort(grpc.StatusCode.NOT_FOUND, f"no match {request.match_id!r}")
+        cursor = 0
+        while True:
+            events, cursor = referee.public_events(cursor)
+            for event in events:
+                yield pb.SpectatorEvent(match_id=referee.match_id, event_json=protocol.dumps(event))
+            if not events:
+                if referee.finished:
+                    return
+                await referee.wait_for_change()
+
+    async def ListMatches(self, request: pb.ListMatchesRequest,
+                          context: grpc.aio.ServicerContext) -> pb.ListMatchesResponse:
+        matches = await self._arena.list_matches(request.variant, request.limit or 50)
+        return pb.ListMatchesResponse(matches=matches)
+
+    async def GetLeaderboard(self, request: pb.LeaderboardRequest,
+                             context: grpc.aio.ServicerContext) -> pb.LeaderboardResponse:
+        if self._arena.store is None:
+            await context.abort(grpc.StatusCode.FAILED_PRECONDITION, "this arena has no database")
+        rows = await self._arena.leaderboard(request.variant or "classic", request.min_games)
+        return pb.LeaderboardResponse(rows=rows)
+
+    async def ListBots(self, request: pb.ListBotsRequest, context: grpc.aio.ServicerContext) -> pb.ListBotsResponse:
+        return pb.ListBotsResponse(bots=[
+            pb.ConnectedBot(name=b.name, version=b.version, variants=b.variants, free_slots=b.free_slots,
+                            connections=b.connections)
+            for b in self._arena.connected_bots().values()
+        ])
+
+    async def RunMatch(self, request: pb.RunMatchRequest, context: grpc.aio.ServicerContext) -> pb.RunMatchResponse:
+        try:
+            spec = spec_from_request(request)
+            record = await self._arena.run_match(spec)
+        except (ConfigError, ValueError) as error:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
+        except SeatingError as error:
+            await context.abort(grpc.StatusCode.UNAVAILABLE, str(error))
+        await self._arena.save(record)
+        return pb.RunMatchResponse(record_json=json.dumps(record.to_json(), separators=(",", ":")))
+
+
+def spec_from_request(request: pb.RunMatchRequest) -> MatchSpec:
+    """The :class:`MatchSpec` a ``RunMatchRequest`` asks for (0 limits mean the server default)."""
+    config = json.loads(request.config_json) if request.config_json else {}
+    if not isinstance(config, dict):
+        raise ValueError("config_json must be a JSON object (an engine GameConfig)")
+    return MatchSpec(
+        config=config,
+        bots=list(request.bots),
+        match_id=request.match_id,
+        bot_seeds=list(request.bot_seeds) or None,
+        move_time=request.move_time_ms / 1000 if request.move_time_ms else None,
+        time_bank=request.time_bank_ms / 1000 if request.time_bank_ms else None,
+        max_faults=request.max_faults or None,
+        tournament_id=request.tournament_id or None,
+        game_index=request.game_index if request.game_index >= 0 else None,
+    )
+
+
+# ---------------------------------------------------------------------- the arena
+
+
+class ArenaServer:
+    """The arena as a Python object: a gRPC server plus the matches running on it.
+
+    Bots authenticate with a token from the store (``arena bot register``) or a one-run
+    token given to :meth:`add_local_bot`. ``run_match`` does not store the record; the
+    ``RunMatch`` call and the ladder do (when there is a store).
+    """
+
+    def __init__(self, *, store: "Store | None" = None, move_time: float = 1.0, time_bank: float = 10.0,
+                 max_faults: int = 3, grace: float = 5.0, admin_token: str | None = None,
+                 ladder: dict | None = None) -> None:
+        self.store = store
+        self.limits = Limits(move_time=move_time, time_bank=time_bank, max_faults=max_faults, grace=grace)
+        self.admin_token = admin_token or secrets.token_urlsafe(24)
+        self.ladder = ladder
+        self.seat_timeout = 10.0          # how long run_match waits for busy or absent bots
+        self.registry = Registry()
+        self.running: dict[str, Referee] = {}
+        self.recent: OrderedDict[str, Referee] = OrderedDict()   # finished, newest last
+        self._tokens: dict[str, str] = {}        # token -> bot name (local ones and cached store hits)
+        self._request_ids = itertools.count(1)
+        self._server: grpc.aio.Server | None = None
+        self._background: set[asyncio.Task[Any]] = set()
+
+    # -- lifecycle
+
+    async def start(self, host: str = "127.0.0.1", port: int = 0) -> int:
+        """Start listening; returns the bound port (``port=0`` picks a free one)."""
+        server = grpc.aio.server(interceptors=[AuthInterceptor(self)], options=SERVER_OPTIONS)
+        pb_grpc.add_ArenaServicer_to_server(ArenaServicer(self), server)
+        health = health_aio.HealthServicer()
+        health_pb2_grpc.add_HealthServicer_to_server(health, server)
+        reflection.enable_server_reflection(
+            [SERVICE, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME], server)
+        bound = server.add_insecure_port(f"{host}:{port}")
+        if bound == 0:
+            raise OSError(f"cannot listen on {host}:{port}")
+        await server.start()
+        await health.set("", health_pb2.HealthCheckResponse.SERVING)
+        await health.set(SERVICE, health_pb2.HealthCheckResponse.SERVING)
+        self._server = server
+        if self.ladder:
+            self._spawn(self._ladder_loop(**self.ladder))
+        log.info("arena listening on %s:%d", host, bound)
+        return bound
+
+    async def stop(self, grace: float = 1.0) -> None:
+        for task in list(self._background):
+            task.cancel()
+        if self._server is not None:
+            await self._server.stop(grace)
+            self._server = None
+
+    def _spawn(self, coro: Awaitable[Any]) -> asyncio.Task[Any]:
+        task = asyncio.ensure_future(coro)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+        return task
+
+    # -- bots
+
+    def add_local_bot(self, name: str, token: str) -> None:
+        """Accept ``token`` for bot ``name`` for this server's lifetime (not stored)."""
+        self._tokens[token] = name
+
+    async def bot_for_token(self, token: str) -> str | None:
+        """The bot a token belongs to, or None. Store hits are cached: one DB read per token."""
+        name = self._tokens.get(token)
+        if name is None and self.store is not None:
+            name = await asyncio.to_thread(self.store.bot_for_token, token)
+            if name is not None:
+                self._tokens[token] = name
+        return name
+
+    def connected_bots(self) -> dict[str, ConnectedBotInfo]:
+        return self.registry.info()
+
+    async def wait_connected(self, names: list[str], timeout: float) -> None:
+        """Wait until every named bot has a connection; TimeoutError names the missing ones."""
+        deadline = time.monotonic() + timeout
+        while True:
+            missing = sorted(set(names) - set(self.registry.by_name))
+            if not missing:
+                return
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(f"bots not connected after {timeout:g} s: {', '.join(missing)}")
+            await self.registry.wait_for_change(left)
+
+    async def play(self, context: grpc.aio.ServicerContext) -> None:
+        """One bot's Play stream, from Hello to disconnect."""
+        name = await self.bot_for_token(bearer_token(context.invocation_metadata()) or "")
+        if name is None:   # the interceptor lets no such call through; belt and braces
+            await context.abort(grpc.StatusCode.UNAUTHENTICATED, "missing or unknown bot token")
+        first = await context.read()
+        if first is grpc.aio.EOF:
+            return
+        if first.WhichOneof("msg") != "hello":
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the first message must be Hello")
+        if first.hello.name != name:
+            await context.abort(grpc.StatusCode.PERMISSION_DENIED,
+                                f"this token belongs to bot {name!r}, not {first.hello.name!r}")
+        conn = self.registry.connect(name, first.hello)
+        log.info("bot %s connected (%s, version %r, %d slots)", name, conn.conn_id, conn.version, conn.capacity)
+        writer = asyncio.ensure_future(conn.write_loop(context))
+        try:
+            while True:
+                message = await context.read()
+                if message is grpc.aio.EOF:
+                    break
+                conn.route(message, time.monotonic())
+        finally:
+            writer.cancel()
+            self.registry.disconnect(conn)
+            log.info("bot %s disconnected (%s)", name, conn.conn_id)
+
+    # -- matches
+
+    async def run_match(self, spec: MatchSpec) -> MatchRecord:
+        """Seat the named bots (waiting up to ``seat_timeout`` for free slots), play the
+        match, and return its record. Does not store it."""
+        config = GameConfig.from_dict(spec.config).validate()
+        if len(spec.bots) != config.players:
+            raise ValueError(f"the config is for {config.players} players but {len(spec.bots)} bots were named")
+        if not spec.match_id:
+            spec.match_id = uuid.uuid4().hex[:16]
+        if spec.match_id in self.running:
+            raise ValueError(f"match {spec.match_id!r} is already running")
+        deadline = time.monotonic() + self.seat_timeout
+        while (links := self.registry.seat(spec.bots, config.variant)) is None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                missing = self.registry.missing(spec.bots, config.variant)
+                raise SeatingError(f"cannot seat {', '.join(missing)} for a {config.variant} match "
+                                   f"within {self.seat_timeout:g} s (not connected, busy, or not playing it)")
+            await self.registry.wait_for_change(left)
+        referee = Referee(spec, list(links), limits=self.limits,
+                          next_request_id=lambda: next(self._request_ids))
+        self.running[spec.match_id] = referee
+        try:
+            return await referee.run()   # takes the seats before its first await
+        finally:
+            del self.running[spec.match_id]
+            self.recent[spec.match_id] = referee
+            while len(self.recent) > 200:
+                self.recent.popitem(last=False)
+            self.registry.released()
+
+    async def save(self, record: MatchRecord) -> None:
+        """Store a record, off the event loop; a storage error is logged, not raised."""
+        if self.store is None:
+            return
+        try:
+            await asyncio.to_thread(self.store.save_match, record)
+        except Exception:
+            log.exception("could not store match %s", record.match_id)
+
+    async def find_match(self, match_id: str) -> Referee | None:
+        """A running or recently finished match, for spectators."""
+        return self.running.get(match_id) or self.recent.get(match_id)
+
+    async def list_matches(self, variant: str, limit: int) -> list[pb.MatchSummary]:
+        """Running matches first, then finished ones (from the store, or from memory)."""
+        out: list[pb.MatchSummary] = []
+        for referee in list(self.running.values()):
+            if not variant or referee.variant == variant:
+                out.append(pb.MatchSummary(match_id=referee.match_id, variant=referee.variant, status="running",
+                                           bot_names=referee.spec.bots, totals=referee.running_totals()))
+        finished: list[MatchRecord] = []
+        if self.store is not None:
+            finished = await asyncio.to_thread(self.store.list_matches, variant=variant or None, limit=limit)
+        else:
+            finished = [r.record for r in reversed(self.recent.values())
+                        if r.record is not None and (not variant or r.variant == variant)]
+        for record in finished:
+            out.append(pb.MatchSummary(match_id=record.match_id, variant=record.variant, status="finished",
+                                       bot_names=record.bots, totals=record.totals, places=record.places))
+        return out[:limit]
+
+    async def leaderboard(self, variant: str, min_games: int) -> list[pb.LeaderboardRow]:
+        from arena.leaderboard import leaderboard
+
+        rows = await asyncio.to_thread(leaderboard, self.store, variant, min_games=min_games)
+        return [leaderboard_row(rank, row) for rank, row in enumerate(rows, start=1)]
+
+    # -- ladder
+
+    async def _ladder_loop(self, variant: str = "classic", players: int = 4, rounds: int | None = None,
+                           interval: float = 1.0) -> None:
+        """Keep seating idle connected bots that play ``variant`` into matches."""
+        rng = random.Random()
+        while True:
+            idle = sorted(name for name, conns in self.registry.by_name.items()
+                          if any(c.plays(variant) and c.free_slots() > 0 for c in conns))
+            if len(idle) >= players:
+                bots = rng.sample(idle, players)
+                config = {"variant": variant, "players": players, "seed": rng.getrandbits(31)}
+                if rounds is not None:
+                    config["rounds"] = rounds
+                self._spawn(self._ladder_match(MatchSpec(config=config, bots=bots)))
+                await asyncio.sleep(0)   # let the match take its seats before looking again
+                continue
+            await self.registry.wait_for_change(interval)
+
+    async def _ladder_match(self, spec: MatchSpec) -> None:
+        try:
+            record = await self.run_match(spec)
+        except SeatingError as error:
+            log.info("ladder: %s", error)
+            return
+        await self.save(record)
+
+
+def leaderboard_row(rank: int, row: Any) -> pb.LeaderboardRow:
+    """A ``LeaderboardRow`` from a row of ``arena.leaderboard`` (a dataclass or a dict)."""
+    data = row if isinstance(row, dict) else vars(row)
+    fields = pb.LeaderboardRow.DESCRIPTOR.fields_by_name
+    values = {key: value for key, value in data.items() if key in fields and value is not None}
+    values.setdefault("rank", rank)
+    return pb.LeaderboardRow(**values)
+
+
+async def serve(host: str = "127.0.0.1", port: int = 50051, db_path: str = "arena.db", move_time: float = 1.0,
+                time_bank: float = 10.0, max_faults: int = 3, grace: float = 5.0,
+                ladder_variant: str | None = None, ladder_players: int = 4, ladder_rounds: int | None = None,
+                admin_token: str | None = None) -> None:
+    """``arena serve``: run the arena until SIGINT or SIGTERM, storing every finished match.
+
+    The admin token is ``admin_token``, else ``$ARENA_ADMIN_TOKEN``, else a fresh random
+    one; it is printed once at startup together with the bound address.
+    """
+    from arena.store import Store
+
+    store = Store(db_path)
+    ladder = None
+    if ladder_variant:
+        ladder = {"variant": ladder_variant, "players": ladder_players, "rounds": ladder_rounds}
+    arena = ArenaServer(store=store, move_time=move_time, time_bank=time_bank, max_faults=max_faults,
+                        grace=grace, admin_token=admin_token or os.environ.get("ARENA_ADMIN_TOKEN"), ladder=ladder)
+    bound = await arena.start(host, port)
+    print(f"arena listening on {host}:{bound}", flush=True)
+    print(f"admin token: {arena.admin_token}", flush=True)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    try:
+        await stop.wait()
+    finally:
+        await arena.stop(grace=2.0)

@@ -1,0 +1,40 @@
+"""Answers its requests, in turn, with: an unparseable option, a wrong request id, a
+prediction where an option is due, and then honestly again (after the referee made it
+forfeit this bot gets no more requests anyway).
+"""
+
+import asyncio
+import random
+
+import grpc
+
+from _common import Report, hello, honest_answer, open_stream, parse_args
+from arena.pb.wizard_arena.v1 import arena_pb2 as pb
+
+
+def bad_answer(request: pb.DecisionRequest, n: int) -> pb.BotMessage:
+    if n % 3 == 1:
+        return pb.BotMessage(action=pb.Action(request_id=request.request_id, option="banana!"))
+    if n % 3 == 2:
+        return pb.BotMessage(action=pb.Action(request_id=request.request_id + 10**9, option=request.options[0]))
+    return pb.BotMessage(action=pb.Action(request_id=request.request_id, prediction=pb.Prediction(destroyer=True)))
+
+
+async def main() -> None:
+    args = parse_args(__doc__, {"bad": 3})
+    rng = random.Random(args.seed)
+    report = Report(args.report)
+    channel, call = open_stream(args)
+    await call.write(hello(args))
+    requests = 0
+    while (message := await call.read()) is not grpc.aio.EOF:
+        report.write(message)
+        if message.WhichOneof("msg") == "request":
+            requests += 1
+            answer = bad_answer(message.request, requests) if requests <= args.bad else honest_answer(message.request, rng)
+            await call.write(answer)
+    await channel.close()
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,162 @@
+"""The referee against real misbehaving bots: every fault is recorded exactly, the match
+always finishes, and the honest bots' games are unaffected.
+
+One real server (127.0.0.1, port 0) for the module; three honest bot processes stay
+connected throughout; each test starts its own fault bot process. Games are short
+(classic, 2 rounds) and limits small (0.2 s per decision, grace 1 s).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from bots.harness import ArenaThread, assert_played_honestly, read_report, seat_faults
+from engine import GameConfig, replay
+
+HONEST = ["honest0", "honest1", "honest2"]
+FAST = {"move_time": 0.2, "time_bank": 0.3}
+
+
+@pytest.fixture(scope="module")
+def arena() -> Iterator[ArenaThread]:
+    arena = ArenaThread(move_time=0.2, time_bank=0.3, max_faults=3, grace=1.0)
+    for i, name in enumerate(HONEST):
+        arena.start_bot("random_bot.py", name, "--seed", str(i), max_matches=4)
+    yield arena
+    arena.close()
+
+
+def test_honest_match_completes_and_replays(arena: ArenaThread) -> None:
+    # honest0 fills two seats: both are played over its one connection.
+    record = arena.run_match(["honest0", "honest1", "honest2", "honest0"], config={
+        "variant": "classic", "players": 4, "seed": 5, "rounds": 3})
+    assert record.status == "completed"
+    assert record.faults == []
+    assert_played_honestly(record, [0, 1, 2, 3])
+    assert len(record.latencies_ms) == len(record.actions)
+    game = replay(GameConfig.from_dict(record.config), record.actions)
+    assert list(game.result().totals) == record.totals
+
+
+def test_extreme_match_completes(arena: ArenaThread) -> None:
+    record = arena.run_match(HONEST, config={"variant": "extreme", "players": 3, "seed": 2, "rounds": 1})
+    assert record.status == "completed" and record.variant == "extreme"
+    assert_played_honestly(record, [0, 1, 2])
+
+
+def test_slow_bot_times_out_and_late_answers_do_not_count_twice(arena: ArenaThread) -> None:
+    # 0.6 s answers: the first uses up the 0.3 s bank and times out at 0.5 s, the second
+    # times out at 0.2 s. Both late answers still arrive and must be discarded silently.
+    arena.start_bot("slow_bot.py", "slow", "--slow", "2", "--sleep-ms", "600")
+    record = arena.run_match(["slow", *HONEST], **FAST)
+    assert seat_faults(record, 0) == ["timeout", "timeout"]
+    assert not record.forfeited[0]
+    assert_played_honestly(record, [1, 2, 3])
+    seat0 = [ms for (seat, _), ms in zip(record.actions, record.latencies_ms) if seat == 0]
+    assert seat0[:2] == [None, None] and all(ms is not None for ms in seat0[2:])
+
+
+def test_time_bank_absorbs_a_slow_answer(arena: ArenaThread, tmp_path: Path) -> None:
+    report = tmp_path / "banked.jsonl"
+    arena.start_bot("slow_bot.py", "banked", "--slow", "1", "--sleep-ms", "350", report=report)
+    record = arena.run_match(["banked", *HONEST], move_time=0.2, time_bank=1.0)
+    assert record.faults == []
+    first = next(ms for (seat, _), ms in zip(record.actions, record.latencies_ms) if seat == 0)
+    assert first >= 350
+    requests = [m for m in read_report(report) if m["msg"] == "request"]
+    assert requests[0]["time_bank_ms"] == 1000 and requests[0]["deadline_ms"] == 200
+    # About 150 ms came out of the bank (the rest of the answer was within the limit).
+    assert 700 <= requests[1]["time_bank_ms"] <= 860
+
+
+def test_illegal_cards_are_faults_and_the_third_forfeits(arena: ArenaThread, tmp_path: Path) -> None:
+    report = tmp_path / "illegal.jsonl"
+    arena.start_bot("illegal_bot.py", "illegal", report=report)
+    record = arena.run_match(["illegal", *HONEST], config={
+        "variant": "classic", "players": 4, "seed": 1, "rounds": 3})
+    assert seat_faults(record, 0) == ["illegal"] * 3
+    assert record.forfeited == [True, False, False, False]
+    assert record.places[0] == 4
+    assert_played_honestly(record, [1, 2, 3])
+    received = read_report(report)
+    faults = [m for m in received if m["msg"] == "fault"]
+    assert [f["faults"] for f in faults] == [1, 2, 3] and [f["forfeited"] for f in faults] == [False, False, True]
+    ended = [m for m in received if m["msg"] == "match_ended"]
+    assert ended and ended[-1]["forfeited"] and ended[-1]["places"][0] == 4
+    # After forfeiting, the seat gets no more requests.
+    last_fault_at = received.index(faults[-1])
+    assert not any(m["msg"] == "request" for m in received[last_fault_at:])
+
+
+def test_garbage_and_wrong_request_ids(arena: ArenaThread) -> None:
+    arena.start_bot("garbage_bot.py", "garbage")
+    record = arena.run_match(["garbage", *HONEST])
+    # An unparseable bid, an answer naming a request id never sent to it, a
+    # prediction for a BID request.
+    assert seat_faults(record, 0) == ["malformed", "unexpected", "malformed"]
+    assert record.forfeited[0] and record.places[0] == 4
+    assert_played_honestly(record, [1, 2, 3])
+
+
+def test_silent_bot_times_out_three_times_and_forfeits(arena: ArenaThread) -> None:
+    arena.start_bot("silent_bot.py", "silent")
+    record = arena.run_match(["silent", *HONEST], **FAST)
+    assert seat_faults(record, 0) == ["timeout"] * 3
+    assert record.forfeited[0] and record.places[0] == 4
+    assert_played_honestly(record, [1, 2, 3])
+
+
+def test_a_dead_bot_forfeits_after_the_grace_period(arena: ArenaThread) -> None:
+    bot = arena.start_bot("dying_bot.py", "dying", "--answers", "2")
+    started = time.monotonic()
+    record = arena.run_match(["dying", *HONEST], **FAST)
+    assert bot.wait(5) == 3
+    assert seat_faults(record, 0) == ["disconnect"]
+    assert record.forfeited[0] and record.places[0] == 4
+    assert time.monotonic() - started >= 1.0      # it waited out the grace period
+    assert_played_honestly(record, [1, 2, 3])
+
+
+def test_reconnect_within_grace_gets_the_seat_back(arena: ArenaThread, tmp_path: Path) -> None:
+    report = tmp_path / "reconnect.jsonl"
+    arena.start_bot("reconnect_bot.py", "comeback", "--answers", "2", "--away-ms", "300", report=report)
+    record = arena.run_match(["comeback", *HONEST], **FAST)
+    assert seat_faults(record, 0) == ["disconnect"]
+    assert not record.forfeited[0]
+    assert_played_honestly(record, [1, 2, 3])
+    received = read_report(report)
+    first = [m for m in received if m["session"] == 1]
+    second = [m for m in received if m["session"] == 2]
+    dropped = [m for m in first if m["msg"] == "request"][-1]     # the one it walked away from
+    assert [m["msg"] for m in second[:4]] == ["welcome", "match_started", "fault", "request"]
+    assert second[1]["match_id"] == record.match_id and second[1]["seat"] == 0
+    assert second[2]["kind"] == "disconnect" and second[2]["faults"] == 1
+    resent = second[3]
+    assert resent["request_id"] == dropped["request_id"] and resent["kind"] == dropped["kind"]
+    # Every event of the match so far, from the first deal on.
+    assert resent["events"][0]["type"] == "round_start" and resent["events"][0]["round"] == 1
+    assert len(resent["events"]) > len(dropped["events"])
+    assert any(m["msg"] == "match_ended" for m in second)
+
+
+def test_a_stuck_match_does_not_slow_another(arena: ArenaThread) -> None:
+    arena.start_bot("silent_bot.py", "mute")
+    stuck = arena.submit(arena.arena.run_match(_spec(["mute", *HONEST], seed=3, move_time=0.3, time_bank=0.3)))
+    time.sleep(0.1)
+    started = time.monotonic()
+    honest = arena.run_match(HONEST, config={"variant": "classic", "players": 3, "seed": 4, "rounds": 2})
+    assert not stuck.done()
+    assert time.monotonic() - started < 0.6
+    assert_played_honestly(honest, [0, 1, 2])
+    assert seat_faults(stuck.result(30), 0) == ["timeout"] * 3
+
+
+def _spec(bots: list[str], seed: int, **limits: float):  # noqa: ANN202 - a MatchSpec
+    from arena.records import MatchSpec
+
+    return MatchSpec(config={"variant": "classic", "players": len(bots), "seed": seed, "rounds": 2},
+                     bots=bots, **limits)
