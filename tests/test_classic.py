@@ -529,6 +529,9 @@ def test_score_formula():
     assert score(1, 0) == -10
     assert score(0, 3) == -30
     assert score(5, 2) == -30
+    assert score(7, 2) == -50
+    assert score(12, 12) == 140
+    assert score(0, 15) == -150
 
 
 def test_round_scores_and_totals_in_a_game():
@@ -608,6 +611,17 @@ def test_wrong_seat_and_game_over_are_illegal_with_no_kind():
         game.apply(1, 0)
     assert err.value.kind is None and "over" in str(err.value)
     assert game.to_act() == () and game.observe(None)["phase"] == "over"
+
+
+def test_random_action_covers_every_legal_option():
+    hands = {2: ["J3", "b13", "g1"], 3: ["W2", "g4", "y5"], 0: ["b3", "g5", "b7"], 1: ["b4", "g6", "J1"]}
+    game = at_round(4, 3, hands, "r1")
+    bid_all(game)
+    rng = random.Random(0)
+    for seat in (3, 0, 1, 2):  # dealer 2: seat 3 leads
+        picks = {game.random_action(seat, rng) for _ in range(200)}
+        assert picks == set(game.legal_actions(seat))
+        game.apply(seat, game.legal_actions(seat)[-1])
 
 
 def test_decision_default_is_the_first_option():
