@@ -1,0 +1,417 @@
+#!/usr/bin/env node
+// A Wizard Arena bot in Node.js: plays classic Wizard and Wizard Extreme.
+//
+//   node bot.js --arena 127.0.0.1:50051 --token T [--name node-heuristic] [--seed S]
+//               [--max-matches N] [--proto PATH] [--give-up-after SECONDS]
+//
+// It speaks the protocol in proto/wizard_arena/v1/arena.proto with nothing but
+// @grpc/grpc-js and @grpc/proto-loader: one bidirectional Play stream, Hello first,
+// then an Action for every DecisionRequest, echoing its request_id. Every answer is
+// taken from the request's options (a prediction only takes tokens the supply has),
+// so the bot never plays an illegal move. When the connection drops it reconnects
+// with backoff (the arena keeps its seats for a grace period); SIGTERM/SIGINT and a
+// stream the arena ends with status OK make it exit with status 0.
+'use strict';
+
+const path = require('path');
+const grpc = require('@grpc/grpc-js');
+const protoLoader = require('@grpc/proto-loader');
+
+// ------------------------------------------------------------------ command line
+
+function parseArgs(argv) {
+  const args = {
+    arena: process.env.ARENA_ADDRESS || '127.0.0.1:50051',
+    token: process.env.ARENA_TOKEN || '',
+    name: 'node-heuristic',
+    seed: null,
+    maxMatches: 1,
+    proto: path.resolve(__dirname, '..', '..', 'proto', 'wizard_arena', 'v1', 'arena.proto'),
+    giveUpAfter: 60,
+  };
+  const flags = {
+    '--arena': (v) => { args.arena = v; },
+    '--token': (v) => { args.token = v; },
+    '--name': (v) => { args.name = v; },
+    '--seed': (v) => { args.seed = v; },
+    '--max-matches': (v) => { args.maxMatches = Math.max(1, parseInt(v, 10) || 1); },
+    '--proto': (v) => { args.proto = path.resolve(v); },
+    '--give-up-after': (v) => { args.giveUpAfter = Number(v); },
+  };
+  for (let i = 0; i < argv.length; i++) {
+    let [flag, value] = argv[i].split(/=(.*)/s);
+    if (flag === '--help' || flag === '-h') {
+      console.log('usage: node bot.js --arena HOST:PORT --token T [--name N] [--seed S] ' +
+                  '[--max-matches N] [--proto PATH] [--give-up-after SECONDS]');
+      process.exit(0);
+    }
+    if (!(flag in flags)) fail(`unknown argument ${flag}`);
+    if (value === undefined) {
+      value = argv[++i];
+      if (value === undefined) fail(`${flag} needs a value`);
+    }
+    flags[flag](value);
+  }
+  if (!args.token) fail('a token is needed: --token T or ARENA_TOKEN');
+  return args;
+}
+
+function fail(message) {
+  console.error(`error: ${message}`);
+  process.exit(2);
+}
+
+function log(message) {
+  console.error(`${new Date().toISOString()} ${message}`);
+}
+
+// ------------------------------------------------------------------ seeded randomness
+
+// A string hash (FNV-1a) to turn the arena's 64-bit seed (a decimal string) and --seed
+// into a 32-bit state, and mulberry32 as the generator: small, fast, reproducible.
+function hashString(text) {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h;
+}
+
+function makeRng(seedText) {
+  let state = hashString(seedText);
+  return function next() {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+// ------------------------------------------------------------------ cards
+
+const COLOUR_OF_LETTER = { b: 'blue', g: 'green', r: 'red', y: 'yellow', p: 'purple' };
+const EXTREME_COLOURS = ['red', 'yellow', 'green', 'blue', 'purple'];
+const EXTREME_MAX_RANK = { 3: 9, 4: 12, 5: 15 };
+
+function parseCard(code) {
+  if (code[0] === 'W') return { code, wizard: true, jester: false, suit: null, rank: 0 };
+  if (code[0] === 'J') return { code, wizard: false, jester: true, suit: null, rank: 0 };
+  return { code, wizard: false, jester: false, suit: COLOUR_OF_LETTER[code[0]], rank: parseInt(code.slice(1), 10) };
+}
+
+// Index of the card winning (so far) a trick given as card codes in play order.
+function classicWinner(codes, trump) {
+  let lead = null;
+  for (const code of codes) {
+    const c = parseCard(code);
+    if (c.wizard) break;              // a Wizard first: no lead suit
+    if (!c.jester) { lead = c.suit; break; }
+  }
+  let best = 0;
+  let bestKey = -1;
+  for (let i = 0; i < codes.length; i++) {
+    const c = parseCard(codes[i]);
+    if (c.wizard) return i;           // the first Wizard wins
+    const key = c.jester ? 0 : c.suit === trump ? 200 + c.rank : c.suit === lead ? 100 + c.rank : 0;
+    if (key > bestKey) { best = i; bestKey = key; }
+  }
+  return best;
+}
+
+function extremeWinner(codes) {
+  const lead = parseCard(codes[0]).suit;
+  let best = 0;
+  let bestKey = -1;
+  for (let i = 0; i < codes.length; i++) {
+    const c = parseCard(codes[i]);
+    const key = c.suit === 'red' ? 100 + c.rank : c.suit === lead ? c.rank : -1;
+    if (key > bestKey) { best = i; bestKey = key; }
+  }
+  return best;
+}
+
+function winsNow(obs, code) {
+  const codes = obs.trick.map((t) => t.card).concat([code]);
+  const w = obs.variant === 'classic' ? classicWinner(codes, obs.trump) : extremeWinner(codes);
+  return w === codes.length - 1;
+}
+
+// How strong a card is, to order cards: Wizards, then trumps, then by rank; Jesters last.
+function strength(code, trump) {
+  const c = parseCard(code);
+  if (c.wizard) return 100;
+  if (c.jester) return 0;
+  return (c.suit === trump ? 50 : 0) + c.rank;
+}
+
+// ------------------------------------------------------------------ strategy
+
+// A simple heuristic: count likely winners to bid or predict; then win cheaply while
+// tricks are wanted and throw the strongest losing card when they are not.
+const strategy = {
+  bid(obs, options) {
+    const hand = obs.hand.map(parseCard);
+    let expected = 0;
+    for (const c of hand) {
+      if (c.wizard) expected += 0.9;
+      else if (c.jester) expected += 0;
+      else if (obs.trump && c.suit === obs.trump) expected += c.rank >= 11 ? 0.8 : c.rank >= 8 ? 0.45 : 0.2;
+      else if (c.rank === 13) expected += obs.players <= 4 ? 0.6 : 0.4;
+      else if (c.rank === 12) expected += obs.players <= 4 ? 0.25 : 0.1;
+    }
+    const target = Math.round(expected);
+    return nearest(options, target);
+  },
+
+  trump(obs, options) {
+    const score = Object.fromEntries(options.map((s) => [s, 0]));
+    for (const c of obs.hand.map(parseCard)) if (c.suit in score) score[c.suit] += 10 + c.rank;
+    return options.reduce((a, b) => (score[b] > score[a] ? b : a));
+  },
+
+  play(obs, options, seatState) {
+    const seat = obs.seat;
+    const trump = obs.variant === 'classic' ? obs.trump : 'red';
+    let wantWin;
+    if (obs.variant === 'classic') {
+      const bid = obs.bids[seat];
+      wantWin = bid === null || bid === undefined || bid > obs.tricks_won[seat];
+    } else if (obs.destroyer === seat) {
+      wantWin = false;
+    } else {
+      const held = obs.tokens[seat];
+      const lead = obs.lead_suit;
+      // Win only what we can pay for: a token of the lead colour (or, leading, of the
+      // card's own colour), a red token for a red card, or a white joker token.
+      wantWin = (code) => {
+        const c = parseCard(code);
+        const colour = lead || c.suit;
+        return (held.white || 0) > 0 || (held[colour] || 0) > 0 || (c.suit === 'red' && (held.red || 0) > 0);
+      };
+    }
+    const byStrength = [...options].sort((a, b) => strength(a, trump) - strength(b, trump));
+    const winners = byStrength.filter((code) => winsNow(obs, code));
+    const losers = byStrength.filter((code) => !winsNow(obs, code));
+    const leading = obs.trick.length === 0;
+    const wants = (code) => (typeof wantWin === 'function' ? wantWin(code) : wantWin);
+    if (leading) {
+      // Lead our strongest card if we want the trick, else one of our weakest (the
+      // seat's seeded generator breaks ties, so a match replays exactly).
+      const top = byStrength[byStrength.length - 1];
+      if (wants(top)) return top;
+      const weakest = byStrength.filter((code) => strength(code, trump) === strength(byStrength[0], trump));
+      return weakest[Math.floor(seatState.rng() * weakest.length)];
+    }
+    const wantedWinners = winners.filter(wants);
+    if (wantedWinners.length) {
+      // Last to play: the cheapest winner is enough; otherwise the strongest one.
+      const last = obs.trick.length === obs.players - 1;
+      return last ? wantedWinners[0] : wantedWinners[wantedWinners.length - 1];
+    }
+    if (losers.length) return losers[losers.length - 1];   // duck with the strongest loser
+    return byStrength[0];
+  },
+
+  predict(obs) {
+    const hand = obs.hand.map(parseCard);
+    const top = EXTREME_MAX_RANK[obs.players] || 15;
+    const tokens = {};
+    for (const colour of EXTREME_COLOURS) {
+      const ranks = new Set(hand.filter((c) => c.suit === colour).map((c) => c.rank));
+      // Count our cards that no higher card of the colour held by others can beat
+      // (for red, also the next one down): those are near-certain winners.
+      let wins = 0;
+      let higherElsewhere = 0;
+      for (let r = top; r >= 1; r--) {
+        if (ranks.has(r)) {
+          if (higherElsewhere === 0 || (colour === 'red' && higherElsewhere === 1)) wins += 1;
+        } else {
+          higherElsewhere += 1;
+        }
+      }
+      const n = Math.min(wins, obs.supply[colour] || 0);
+      if (n > 0) tokens[colour] = n;
+    }
+    // The destroyer is a good deal with the default penalty: take it when free and
+    // the hand has few sure winners to predict.
+    const sure = Object.values(tokens).reduce((a, b) => a + b, 0);
+    if (obs.destroyer_free && sure <= 2) return { destroyer: true, tokens: {}, take_from: [] };
+    return { destroyer: false, tokens, take_from: [] };
+  },
+
+  pay(obs, options) {
+    return options.includes('white') ? 'white' : options[0];
+  },
+};
+
+function nearest(options, target) {
+  return options.reduce((a, b) => (Math.abs(b - target) < Math.abs(a - target) ? b : a));
+}
+
+// ------------------------------------------------------------------ answering requests
+
+const KINDS = { BID: 'bid', PLAY: 'play', TRUMP: 'trump', PREDICT: 'predict', PAY: 'pay' };
+
+// One answer per request. A bug in the strategy must not end the bot: log it and send
+// the first option (or an empty prediction).
+function answer(request, seatState) {
+  const kind = KINDS[request.kind];
+  const options = request.options;
+  const action = { request_id: request.request_id };
+  try {
+    const obs = JSON.parse(request.observation_json);
+    if (kind === 'predict') {
+      action.prediction = strategy.predict(obs, seatState);
+      return action;
+    }
+    let choice;
+    if (kind === 'bid') choice = String(strategy.bid(obs, options.map(Number), seatState));
+    else if (kind === 'play' || kind === 'trump' || kind === 'pay') choice = strategy[kind](obs, options, seatState);
+    else throw new Error(`unknown decision kind ${request.kind}`);
+    if (!options.includes(choice)) throw new Error(`${kind} answer ${choice} is not among the options`);
+    action.option = choice;
+  } catch (err) {
+    log(`${kind || request.kind} decision failed, sending the fallback: ${err.stack || err}`);
+    if (kind === 'predict' || options.length === 0) action.prediction = { destroyer: false, tokens: {}, take_from: [] };
+    else action.option = options[0];
+  }
+  return action;
+}
+
+// ------------------------------------------------------------------ the connection
+
+const FATAL = new Set([
+  grpc.status.UNAUTHENTICATED, grpc.status.PERMISSION_DENIED, grpc.status.INVALID_ARGUMENT,
+  grpc.status.FAILED_PRECONDITION, grpc.status.UNIMPLEMENTED,
+]);
+
+// Keepalive: the arena refuses pings more often than every few seconds without data,
+// so ping every 20 s; the arena may send large messages (records), so allow 32 MiB.
+const CHANNEL_OPTIONS = {
+  'grpc.keepalive_time_ms': 20000,
+  'grpc.keepalive_timeout_ms': 10000,
+  'grpc.keepalive_permit_without_calls': 0,
+  'grpc.max_receive_message_length': 32 * 1024 * 1024,
+  'grpc.max_send_message_length': 32 * 1024 * 1024,
+};
+
+function main() {
+  const args = parseArgs(process.argv.slice(2));
+  const definition = protoLoader.loadSync(args.proto, {
+    keepCase: true, longs: String, enums: String, defaults: true, oneofs: true,
+  });
+  const ArenaClient = grpc.loadPackageDefinition(definition).wizard_arena.v1.Arena;
+
+  const seats = new Map();        // "matchId/seat" -> { rng, info }
+  let client = null;
+  let call = null;
+  let stopping = false;
+  let delay = 100;                // ms, doubles up to 5 s
+  let disconnectedSince = Date.now();
+  let retryTimer = null;
+
+  function seatFor(matchId, seat, seed) {
+    const key = `${matchId}/${seat}`;
+    if (!seats.has(key)) {
+      const seedText = `${args.seed === null ? '' : args.seed + '/'}${seed === undefined ? matchId : seed}`;
+      seats.set(key, { rng: makeRng(seedText) });
+    }
+    return seats.get(key);
+  }
+
+  function onMessage(message) {
+    switch (message.msg) {
+      case 'welcome':
+        delay = 100;
+        log(`${args.name}: connected to ${args.arena} as ${message.welcome.bot_id}`);
+        break;
+      case 'match_started': {
+        const m = message.match_started;
+        seatFor(m.match_id, m.seat, m.seed);
+        break;
+      }
+      case 'request': {
+        const r = message.request;
+        const action = answer(r, seatFor(r.match_id, r.seat));
+        call.write({ action });
+        break;
+      }
+      case 'fault': {
+        const f = message.fault;
+        log(`${args.name}: fault in match ${f.match_id}: ${f.kind}: ${f.message}${f.forfeited ? ' (forfeited)' : ''}`);
+        break;
+      }
+      case 'match_ended': {
+        const e = message.match_ended;
+        seats.delete(`${e.match_id}/${e.seat}`);
+        log(`${args.name}: match ${e.match_id} ended (${e.reason}): place ${e.places[e.seat]}, totals ${e.totals.join(' ')}`);
+        break;
+      }
+      default:
+        break;
+    }
+  }
+
+  function connect() {
+    retryTimer = null;
+    if (stopping) return;
+    client = new ArenaClient(args.arena, grpc.credentials.createInsecure(), CHANNEL_OPTIONS);
+    const metadata = new grpc.Metadata();
+    metadata.add('authorization', `Bearer ${args.token}`);
+    let welcomed = false;
+    let ended = false;
+    call = client.Play(metadata);
+    call.on('data', (message) => {
+      if (message.msg === 'welcome') welcomed = true;
+      onMessage(message);
+    });
+    // 'error' comes with every non-OK status; the 'status' event handles both.
+    call.on('error', () => {});
+    call.on('status', (status) => {
+      if (ended) return;
+      ended = true;
+      client.close();
+      if (stopping) return;
+      if (status.code === grpc.status.OK) {
+        log(`${args.name}: the arena closed the connection; exiting`);
+        process.exit(0);
+      }
+      if (FATAL.has(status.code)) {
+        log(`${args.name}: refused by the arena: ${status.details}`);
+        process.exit(2);
+      }
+      if (welcomed) disconnectedSince = Date.now();
+      else if (Date.now() - disconnectedSince > args.giveUpAfter * 1000) {
+        log(`${args.name}: no connection to ${args.arena} for ${args.giveUpAfter} s; giving up`);
+        process.exit(1);
+      }
+      const wait = delay * (0.5 + Math.random());
+      log(`${args.name}: connection lost (${status.details || status.code}); reconnecting in ${(wait / 1000).toFixed(1)} s`);
+      retryTimer = setTimeout(connect, wait);
+      delay = Math.min(delay * 2, 5000);
+    });
+    call.write({ hello: { name: args.name, version: '1.0.0-node', variants: ['classic', 'extreme'],
+                          max_matches: args.maxMatches } });
+  }
+
+  function stop(signal) {
+    if (stopping) return;
+    stopping = true;
+    log(`${args.name}: ${signal}, stopping`);
+    if (retryTimer) clearTimeout(retryTimer);
+    if (call) call.cancel();
+    if (client) client.close();
+    // Give the cancellation a moment to reach the arena, then leave.
+    setTimeout(() => process.exit(0), 100).unref();
+  }
+
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  connect();
+}
+
+if (require.main === module) main();
+
+module.exports = { strategy, answer, classicWinner, extremeWinner, makeRng };
