@@ -175,6 +175,10 @@ class Prediction:
             return data
         if not isinstance(data, Mapping):
             raise ValueError("a prediction is an object with destroyer, tokens, take_from")
+        unknown = set(data) - {"destroyer", "tokens", "take_from"}
+        if unknown:
+            raise ValueError(f"prediction: unknown field(s) {', '.join(sorted(map(str, unknown)))}; "
+                             "expected destroyer, tokens, take_from")
         destroyer = data.get("destroyer", False)
         tokens = data.get("tokens", {}) or {}
         take_from = data.get("take_from", []) or []
