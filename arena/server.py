@@ -450,9 +450,13 @@ class ArenaServer:
         health_pb2_grpc.add_HealthServicer_to_server(health, server)
         reflection.enable_server_reflection(
             [SERVICE, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME], server)
-        bound = server.add_insecure_port(f"{host}:{port}")
+        try:
+            bound = server.add_insecure_port(f"{host}:{port}")
+        except RuntimeError:   # grpc's way of saying the bind failed
+            bound = 0
         if bound == 0:
-            raise OSError(f"cannot listen on {host}:{port}")
+            await server.stop(None)
+            raise OSError(f"cannot listen on {host}:{port} (is the port taken?)")
         await server.start()
         await health.set("", health_pb2.HealthCheckResponse.SERVING)
         await health.set(SERVICE, health_pb2.HealthCheckResponse.SERVING)
