@@ -1,0 +1,159 @@
+"""Which bots play, and starting them as their own processes.
+
+A bot in the lineup is a name and the command that starts it. The arena appends
+``--arena HOST:PORT --token TOKEN`` to the command (and sets ``ARENA_ADDRESS``,
+``ARENA_TOKEN``, ``ARENA_BOT_NAME``, ``ARENA_MAX_MATCHES`` in its environment), so
+any program that reads either can play. Bots are started with exec, never fork
+(a forked child of a running grpc process hangs; see GRPC-NOTES).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import sample_bots
+
+SAMPLE_DIR = Path(sample_bots.__file__).resolve().parent
+NODE_BOT_DIR = SAMPLE_DIR / "node_bot"
+PROTO_FILE = Path(__file__).resolve().parent.parent / "proto" / "wizard_arena" / "v1" / "arena.proto"
+
+# The Python sample bots, by the name they play under and their module.
+PYTHON_SAMPLE_BOTS = {
+    "random": "sample_bots.random_bot",
+    "heuristic": "sample_bots.heuristic_bot",
+    "greedy": "sample_bots.greedy_bot",
+    "cautious": "sample_bots.cautious_bot",
+}
+NODE_BOT_NAME = "node-heuristic"
+BOT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
+
+
+class LineupError(ValueError):
+    """A bot option that cannot work: bad name, missing program."""
+
+
+@dataclass
+class BotEntry:
+    """A bot the arena starts: its name and its command (before the arena's own arguments)."""
+
+    name: str
+    command: list[str]
+    cwd: Path | None = None
+    # Sample bots understand these; foreign commands get them only through the environment.
+    extra_args: bool = False
+
+
+def check_name(name: str) -> str:
+    if not BOT_NAME.match(name):
+        raise LineupError(f"bad bot name {name!r}: use 1-40 letters, digits, '-', '_' or '.'")
+    return name
+
+
+def parse_bot_option(text: str) -> BotEntry:
+    """``NAME=COMMAND`` from ``--bot``; the command's program must exist.
+
+    >>> parse_bot_option("mine=python3 -c pass").command
+    ['python3', '-c', 'pass']
+    """
+    name, sep, command = text.partition("=")
+    if not sep or not command.strip():
+        raise LineupError(f"--bot takes NAME=COMMAND (got {text!r})")
+    argv = shlex.split(command)
+    program = argv[0]
+    if shutil.which(program) is None and not Path(program).is_file():
+        raise LineupError(f"bot {name!r}: program {program!r} not found")
+    return BotEntry(check_name(name.strip()), argv)
+
+
+def node_ready(notice: Callable[[str], None]) -> bool:
+    """True when the Node bot can run: node is installed and its packages are (installing
+    them with npm on first use). Otherwise say why in one line and return False."""
+    if shutil.which("node") is None:
+        notice("node is not installed: the Node.js sample bot is left out")
+        return False
+    if (NODE_BOT_DIR / "node_modules" / "@grpc" / "grpc-js").is_dir():
+        return True
+    npm = shutil.which("npm")
+    if npm is None:
+        notice("npm is not installed: the Node.js sample bot is left out")
+        return False
+    notice("installing the Node.js sample bot's packages (first use only)...")
+    lock = NODE_BOT_DIR / "package-lock.json"
+    args = [npm, "ci" if lock.exists() else "install", "--no-audit", "--no-fund", "--silent"]
+    try:
+        done = subprocess.run(args, cwd=NODE_BOT_DIR, capture_output=True, text=True, timeout=300)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        notice(f"npm failed ({exc}): the Node.js sample bot is left out")
+        return False
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        notice(f"npm failed ({last}): the Node.js sample bot is left out")
+        return False
+    return True
+
+
+def sample_lineup(notice: Callable[[str], None], with_node: bool = True) -> list[BotEntry]:
+    """The sample bots: the Python ones always, the Node.js one when its runtime is here."""
+    entries = [BotEntry(name, [sys.executable, "-m", module], extra_args=True)
+               for name, module in PYTHON_SAMPLE_BOTS.items()]
+    if with_node and (NODE_BOT_DIR / "bot.js").exists() and node_ready(notice):
+        entries.append(BotEntry(NODE_BOT_NAME, ["node", str(NODE_BOT_DIR / "bot.js"), "--proto", str(PROTO_FILE)],
+                                extra_args=True))
+    return entries
+
+
+@dataclass
+class BotProcesses:
+    """The running bot processes of one tournament; their output goes to ``log_dir``."""
+
+    log_dir: Path
+    processes: dict[str, asyncio.subprocess.Process] = field(default_factory=dict)
+
+    async def start(self, entry: BotEntry, address: str, token: str, max_matches: int) -> None:
+        self.log_dir.mkdir(parents=True, exist_ok=True)
+        argv = [*entry.command, "--arena", address, "--token", token]
+        if entry.extra_args:
+            argv += ["--name", entry.name, "--max-matches", str(max_matches)]
+        env = {**os.environ, "ARENA_ADDRESS": address, "ARENA_TOKEN": token,
+               "ARENA_BOT_NAME": entry.name, "ARENA_MAX_MATCHES": str(max_matches),
+               "PYTHONUNBUFFERED": "1"}
+        log = open(self.log_dir / f"{entry.name}.log", "ab")
+        try:
+            self.processes[entry.name] = await asyncio.create_subprocess_exec(
+                *argv, cwd=entry.cwd, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                start_new_session=True,  # a Ctrl-C in the terminal is the arena's to handle, not the bots'
+            )
+        finally:
+            log.close()
+
+    def exited(self) -> dict[str, int]:
+        """Bots whose process has ended, with their exit codes."""
+        return {name: p.returncode for name, p in self.processes.items() if p.returncode is not None}
+
+    async def stop(self, timeout: float = 3.0) -> None:
+        """SIGTERM every bot, then SIGKILL those still running after ``timeout``."""
+        for proc in self.processes.values():
+            if proc.returncode is None:
+                try:
+                    proc.send_signal(signal.SIGTERM)
+                except ProcessLookupError:
+                    pass
+        for proc in self.processes.values():
+            try:
+                await asyncio.wait_for(proc.wait(), timeout)
+            except asyncio.TimeoutError:
+                try:
+                    proc.kill()
+                except ProcessLookupError:
+                    pass
+                await proc.wait()
