@@ -1,0 +1,255 @@
+"""Running a tournament: settings, the match runners (local or remote), resume.
+
+A tournament is its settings plus a master seed. The schedule (arena.schedule) is
+recomputed from them, so resuming one is simply running every scheduled game whose
+index the store does not have yet; each match is stored in one transaction, so a
+game is either wholly stored or played again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import secrets
+import time
+from collections import defaultdict
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any, Awaitable, Callable, Protocol
+
+import grpc
+
+from arena.lineup import BotEntry, BotProcesses
+from arena.records import MatchRecord, MatchSpec
+from arena.schedule import ScheduledGame, make_schedule
+from engine import GameConfig
+
+
+@dataclass
+class TournamentSettings:
+    """Every setting of a tournament; stored with it so ``--resume`` needs nothing else."""
+
+    variant: str = "classic"
+    players: int = 4
+    games: int = 40
+    seed: int = 0
+    rounds: int | None = None
+    length: str = "standard"
+    bidding: str = "open"
+    plus_minus_one: bool = False
+    destroyer_penalty: int = 4
+    move_time: float = 1.0
+    time_bank: float = 10.0
+    max_faults: int = 3
+    concurrency: int = 4
+    server: str | None = None
+    bots: list[dict[str, Any]] = field(default_factory=list)   # BotEntry fields, for local runs
+
+    def game_config(self, seed: int) -> GameConfig:
+        return GameConfig(
+            variant=self.variant, players=self.players, seed=seed, rounds=self.rounds, length=self.length,
+            bidding=self.bidding, plus_minus_one=self.plus_minus_one, destroyer_penalty=self.destroyer_penalty,
+        )
+
+    def bot_names(self) -> list[str]:
+        return [b["name"] for b in self.bots]
+
+    def entries(self) -> list[BotEntry]:
+        return [BotEntry(b["name"], list(b["command"]), Path(b["cwd"]) if b.get("cwd") else None,
+                         bool(b.get("extra_args"))) for b in self.bots]
+
+    def schedule(self) -> list[ScheduledGame]:
+        return make_schedule(self.bot_names(), self.players, self.games, self.seed)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "TournamentSettings":
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+    @staticmethod
+    def entry_dict(entry: BotEntry) -> dict[str, Any]:
+        return {"name": entry.name, "command": entry.command,
+                "cwd": str(entry.cwd) if entry.cwd else None, "extra_args": entry.extra_args}
+
+
+class MatchRunner(Protocol):
+    async def run_match(self, spec: MatchSpec) -> MatchRecord: ...
+
+
+def match_spec(settings: TournamentSettings, tournament_id: str, game: ScheduledGame) -> MatchSpec:
+    return MatchSpec(
+        config=settings.game_config(game.seed).to_dict(),
+        bots=list(game.bots),
+        match_id=f"{tournament_id}-{game.index:05d}",
+        bot_seeds=list(game.bot_seeds),
+        move_time=settings.move_time,
+        time_bank=settings.time_bank,
+        max_faults=settings.max_faults,
+        tournament_id=tournament_id,
+        game_index=game.index,
+    )
+
+
+@dataclass
+class Standing:
+    """A running tally for the progress display."""
+
+    games: int = 0
+    place_sum: int = 0
+
+    @property
+    def average_place(self) -> float:
+        return self.place_sum / self.games if self.games else float("inf")
+
+
+@dataclass
+class RunSummary:
+    played: int
+    skipped: int
+    faults: int
+    seconds: float
+    standings: dict[str, Standing]
+
+    def leader(self) -> str | None:
+        played = {n: s for n, s in self.standings.items() if s.games}
+        return min(played, key=lambda n: played[n].average_place) if played else None
+
+
+async def play_games(
+    runner: MatchRunner,
+    save: Callable[[MatchRecord], Awaitable[None]],
+    settings: TournamentSettings,
+    tournament_id: str,
+    done_indexes: set[int],
+    on_game: Callable[[MatchRecord, RunSummary], None] = lambda record, summary: None,
+) -> RunSummary:
+    """Play every scheduled game not in ``done_indexes``, ``settings.concurrency`` at a time.
+
+    Each record is saved as soon as its match ends, so an interruption loses at most the
+    matches that were still running. Cancelling this coroutine cancels those matches.
+    """
+    schedule = settings.schedule()
+    todo = [g for g in schedule if g.index not in done_indexes]
+    summary = RunSummary(0, len(schedule) - len(todo), 0, 0.0, defaultdict(Standing))
+    for name in settings.bot_names():
+        summary.standings[name]  # every bot shows in the standings from the start
+    started = time.monotonic()
+    queue: asyncio.Queue[ScheduledGame] = asyncio.Queue()
+    for game in todo:
+        queue.put_nowait(game)
+
+    async def worker() -> None:
+        while not queue.empty():
+            game = queue.get_nowait()
+            record = await runner.run_match(match_spec(settings, tournament_id, game))
+            await save(record)
+            summary.played += 1
+            summary.faults += len(record.faults)
+            for name, place in zip(record.bots, record.places):
+                summary.standings[name].games += 1
+                summary.standings[name].place_sum += place
+            summary.seconds = time.monotonic() - started
+            on_game(record, summary)
+
+    workers = [asyncio.create_task(worker()) for _ in range(max(1, min(settings.concurrency, len(todo))))]
+    try:
+        await asyncio.gather(*workers)
+    finally:
+        for task in workers:
+            task.cancel()
+        await asyncio.gather(*workers, return_exceptions=True)
+    summary.seconds = time.monotonic() - started
+    return summary
+
+
+class LocalArena:
+    """A referee in this process plus the lineup's bots as child processes."""
+
+    def __init__(self, settings: TournamentSettings, log_dir: Path, grace: float = 5.0):
+        from arena.server import ArenaServer
+
+        self.settings = settings
+        self.server = ArenaServer(store=None, move_time=settings.move_time, time_bank=settings.time_bank,
+                                  max_faults=settings.max_faults, grace=grace)
+        self.bots = BotProcesses(log_dir)
+        self.log_dir = log_dir
+
+    async def __aenter__(self) -> "LocalArena":
+        port = await self.server.start("127.0.0.1", 0)
+        address = f"127.0.0.1:{port}"
+        try:
+            for entry in self.settings.entries():
+                token = secrets.token_urlsafe(24)
+                self.server.add_local_bot(entry.name, token)
+                await self.bots.start(entry, address, token, max_matches=self.settings.concurrency)
+            await self._wait_for_bots()
+        except BaseException:
+            await self.close()
+            raise
+        return self
+
+    async def _wait_for_bots(self, timeout: float = 30.0) -> None:
+        names = self.settings.bot_names()
+        waiting = asyncio.create_task(self.server.wait_connected(names, timeout))
+        while not waiting.done():
+            dead = self.bots.exited()
+            if dead:
+                waiting.cancel()
+                name, code = next(iter(dead.items()))
+                raise RuntimeError(f"bot {name!r} exited with code {code} before connecting "
+                                   f"(its output: {self.log_dir / (name + '.log')})")
+            await asyncio.wait({waiting}, timeout=0.1)
+        try:
+            waiting.result()
+        except (TimeoutError, asyncio.TimeoutError) as exc:
+            raise RuntimeError(f"{exc} (bot output is in {self.log_dir})") from None
+
+    async def run_match(self, spec: MatchSpec) -> MatchRecord:
+        return await self.server.run_match(spec)
+
+    async def close(self) -> None:
+        await self.bots.stop()
+        await self.server.stop()
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+
+class RemoteArena:
+    """Matches run by a running ``arena serve`` through its organiser calls."""
+
+    def __init__(self, address: str, admin_token: str):
+        from arena.pb.wizard_arena.v1 import arena_pb2_grpc
+
+        self.address = address
+        self.metadata = (("authorization", f"Bearer {admin_token}"),)
+        self.channel = grpc.aio.insecure_channel(address, options=[("grpc.max_receive_message_length", 64 << 20)])
+        self.stub = arena_pb2_grpc.ArenaStub(self.channel)
+
+    async def connected_bots(self, variant: str) -> list[str]:
+        from arena.pb.wizard_arena.v1 import arena_pb2
+
+        reply = await self.stub.ListBots(arena_pb2.ListBotsRequest(), metadata=self.metadata, timeout=10)
+        return sorted(b.name for b in reply.bots if not b.variants or variant in b.variants)
+
+    async def run_match(self, spec: MatchSpec) -> MatchRecord:
+        from arena.pb.wizard_arena.v1 import arena_pb2
+
+        request = arena_pb2.RunMatchRequest(
+            match_id=spec.match_id, config_json=json.dumps(spec.config), bots=spec.bots,
+            bot_seeds=spec.bot_seeds or [], move_time_ms=round((spec.move_time or 0) * 1000),
+            time_bank_ms=round((spec.time_bank or 0) * 1000), max_faults=spec.max_faults or 0,
+            tournament_id=spec.tournament_id or "",
+            game_index=-1 if spec.game_index is None else spec.game_index,
+        )
+        reply = await self.stub.RunMatch(request, metadata=self.metadata)
+        return MatchRecord.from_json(json.loads(reply.record_json))
+
+    async def __aenter__(self) -> "RemoteArena":
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.channel.close()

@@ -1,0 +1,220 @@
+"""``arena tournament``: validate everything, then start, play, store and show.
+
+Nothing is written before every argument has been checked: a bad option leaves no
+database behind. The run itself is resumable at any point (see arena.tournament).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any, Optional
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+from arena.lineup import LineupError, parse_bot_option, sample_lineup
+from arena.records import MatchRecord
+from arena.schedule import ScheduleError, round_games
+from arena.tournament import LocalArena, RemoteArena, RunSummary, TournamentSettings, play_games
+from engine import ConfigError
+
+DEFAULTS = TournamentSettings()
+
+
+@dataclass
+class TournamentRequest:
+    """The command line as given; ``None`` means "not given"."""
+
+    db: str
+    variant: Optional[str] = None
+    rounds: Optional[int] = None
+    players: Optional[int] = None
+    games: Optional[int] = None
+    seed: Optional[int] = None
+    move_time: Optional[float] = None
+    time_bank: Optional[float] = None
+    max_faults: Optional[int] = None
+    concurrency: Optional[int] = None
+    bidding: Optional[str] = None
+    plus_minus_one: Optional[bool] = None
+    length: Optional[str] = None
+    destroyer_penalty: Optional[int] = None
+    bots: list[str] = field(default_factory=list)
+    no_samples: bool = False
+    server: Optional[str] = None
+    admin_token: Optional[str] = None
+    resume: Optional[str] = None
+
+    def given_game_options(self) -> list[str]:
+        skip = {"db", "admin_token", "resume", "no_samples", "bots"}
+        named = [f"--{f.name.replace('_', '-')}" for f in fields(self)
+                 if f.name not in skip and getattr(self, f.name) is not None]
+        if self.bots:
+            named.append("--bot")
+        if self.no_samples:
+            named.append("--no-samples")
+        return named
+
+
+def check_numbers(req: TournamentRequest) -> None:
+    checks = [
+        ("--games", req.games, 1), ("--concurrency", req.concurrency, 1), ("--max-faults", req.max_faults, 1),
+        ("--move-time", req.move_time, 0.001), ("--time-bank", req.time_bank, 0.0),
+    ]
+    for option, value, minimum in checks:
+        if value is not None and value < minimum:
+            raise ConfigError(f"{option} must be at least {minimum} (got {value})")
+    if req.variant is not None and req.variant not in ("classic", "extreme"):
+        raise ConfigError(f"unknown variant {req.variant!r}; allowed: classic, extreme")
+    if req.server is not None and (":" not in req.server or not req.server.rsplit(":", 1)[1].isdigit()):
+        raise ConfigError(f"--server takes HOST:PORT (got {req.server!r})")
+
+
+def build_settings(req: TournamentRequest, notice) -> TournamentSettings:
+    """Settings for a new tournament, validated through the engine's own config checks."""
+    check_numbers(req)
+    variant = req.variant or DEFAULTS.variant
+    settings = TournamentSettings(
+        variant=variant,
+        players=req.players if req.players is not None else DEFAULTS.players,
+        seed=req.seed if req.seed is not None else secrets.randbits(32),
+        rounds=req.rounds,
+        length=req.length or DEFAULTS.length,
+        bidding=req.bidding or DEFAULTS.bidding,
+        plus_minus_one=bool(req.plus_minus_one),
+        destroyer_penalty=req.destroyer_penalty if req.destroyer_penalty is not None else DEFAULTS.destroyer_penalty,
+        move_time=req.move_time if req.move_time is not None else DEFAULTS.move_time,
+        time_bank=req.time_bank if req.time_bank is not None else DEFAULTS.time_bank,
+        max_faults=req.max_faults if req.max_faults is not None else DEFAULTS.max_faults,
+        concurrency=req.concurrency if req.concurrency is not None else DEFAULTS.concurrency,
+        server=req.server,
+    )
+    settings.game_config(0).validate()  # the engine's clear errors: rounds too large, bad options...
+    if req.server is None:
+        own = [parse_bot_option(text) for text in req.bots]  # check these before any npm install
+        entries = ([] if req.no_samples else sample_lineup(notice)) + own
+        names = [e.name for e in entries]
+        duplicate = next((n for n in names if names.count(n) > 1), None)
+        if duplicate:
+            raise LineupError(f"two bots are named {duplicate!r}")
+        settings.bots = [TournamentSettings.entry_dict(e) for e in entries]
+    elif req.bots or req.no_samples:
+        raise LineupError("with --server the lineup is the bots connected to that server; drop --bot/--no-samples")
+    return settings
+
+
+def finalize_games(settings: TournamentSettings, requested: int | None, notice) -> None:
+    wanted = requested if requested is not None else DEFAULTS.games
+    bots = len(settings.bots)
+    if bots < settings.players:
+        raise ScheduleError(f"{settings.players}-player tables need at least {settings.players} bots "
+                            f"(the lineup has {bots})")
+    settings.games = round_games(wanted, bots, settings.players)
+    if settings.games != wanted:
+        notice(f"games rounded up from {wanted} to {settings.games} so that every bot plays every seat "
+               f"equally often ({bots} bots, {settings.players} seats)")
+    settings.schedule()  # raises ScheduleError for an impossible lineup
+
+
+def progress_bar(console: Console) -> Progress:
+    return Progress(
+        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("games"),
+        TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(), TextColumn("{task.fields[status]}"),
+        console=console, transient=False,
+    )
+
+
+def status_text(summary: RunSummary) -> str:
+    leader = summary.leader()
+    text = f"leader: {leader} ({summary.standings[leader].average_place:.2f} avg place)" if leader else ""
+    if summary.faults:
+        text += f"  faults: {summary.faults}"
+    return text
+
+
+async def run_local_or_remote(store: Any, settings: TournamentSettings, tournament_id: str, log_dir: Path,
+                              admin_token: str | None, console: Console) -> RunSummary:
+    done = store.finished_game_indexes(tournament_id)
+    total = settings.games
+    writer = asyncio.Lock()
+
+    async def save(record: MatchRecord) -> None:
+        async with writer:  # one writer at a time, off the event loop
+            await asyncio.to_thread(store.save_match, record)
+
+    with progress_bar(console) as progress:
+        task = progress.add_task(f"{settings.variant} {tournament_id}", total=total, completed=len(done), status="")
+
+        def on_game(record: MatchRecord, summary: RunSummary) -> None:
+            progress.update(task, advance=1, status=status_text(summary))
+
+        if settings.server:
+            async with RemoteArena(settings.server, admin_token or "") as remote:
+                return await play_games(remote, save, settings, tournament_id, done, on_game)
+        async with LocalArena(settings, log_dir) as local:
+            return await play_games(local, save, settings, tournament_id, done, on_game)
+
+
+def run_tournament_command(req: TournamentRequest, console: Console, err_console: Console) -> None:
+    from arena import leaderboard as lb
+    from arena.store import Store
+
+    def notice(message: str) -> None:
+        err_console.print(f"[yellow]note:[/] {message}", highlight=False)
+
+    if req.resume is not None:
+        given = req.given_game_options()
+        if given:
+            raise ConfigError(f"--resume continues a stored tournament with its own settings; drop {', '.join(given)}")
+        if "://" not in req.db and not Path(req.db).exists():
+            raise ConfigError(f"no arena database at {req.db} (pass the --db the tournament used)")
+        store = Store(req.db)
+        stored = store.get_tournament(req.resume)
+        settings = TournamentSettings.from_dict(stored["settings"])
+        tournament_id = req.resume
+        if stored["status"] == "finished":
+            notice(f"tournament {tournament_id} is already complete; showing its leaderboard")
+    else:
+        settings = build_settings(req, notice)
+        admin_token = req.admin_token
+        if settings.server:
+            if not admin_token:
+                raise ConfigError("--server needs the organiser token: --admin-token or ARENA_ADMIN_TOKEN")
+            settings.bots = [{"name": n} for n in asyncio.run(_remote_bots(settings, admin_token))]
+        finalize_games(settings, req.games, notice)
+        store = Store(req.db)
+        tournament_id = store.create_tournament(settings.to_dict(), settings.seed)
+        console.print(f"Tournament [bold]{tournament_id}[/]: {settings.variant}, {len(settings.bots)} bots "
+                      f"({', '.join(settings.bot_names())}), {settings.games} games, seed {settings.seed}. "
+                      f"Resume with: arena tournament --resume {tournament_id}", highlight=False)
+
+    log_dir = Path(req.db).resolve().parent / "arena-logs" / tournament_id if "://" not in req.db \
+        else Path("arena-logs") / tournament_id
+    store.set_tournament_status(tournament_id, "running")
+    try:
+        summary = asyncio.run(run_local_or_remote(store, settings, tournament_id, log_dir, req.admin_token, console))
+    except KeyboardInterrupt:
+        store.set_tournament_status(tournament_id, "interrupted")
+        left = settings.games - len(store.finished_game_indexes(tournament_id))
+        err_console.print(f"Interrupted: every finished game is stored, {left} left. "
+                          f"Resume with: arena tournament --resume {tournament_id}"
+                          + (f" --db {req.db}" if req.db != "arena.db" else ""), highlight=False)
+        raise SystemExit(130)
+    except RuntimeError as exc:
+        store.set_tournament_status(tournament_id, "interrupted")
+        raise ConfigError(str(exc)) from None
+    if len(store.finished_game_indexes(tournament_id)) >= settings.games:
+        store.set_tournament_status(tournament_id, "finished")
+    rows = lb.leaderboard(store, settings.variant, tournament_id=tournament_id)
+    console.print(lb.render(rows, "table", settings.variant))
+    console.print(f"{summary.played} games played in {summary.seconds:.1f} s"
+                  + (f" ({summary.skipped} already stored)" if summary.skipped else "")
+                  + f", {summary.faults} faults. Stored in {req.db}.", highlight=False)
+
+
+async def _remote_bots(settings: TournamentSettings, admin_token: str) -> list[str]:
+    async with RemoteArena(settings.server or "", admin_token) as remote:
+        return await remote.connected_bots(settings.variant)
