@@ -1,0 +1,368 @@
+"""The ``arena`` command line.
+
+Every command fails the same way on bad input: one line on stderr naming the
+problem, exit code 2, no traceback, nothing written.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import secrets
+import sys
+from pathlib import Path
+from typing import Any, NoReturn, Optional
+
+import click
+import typer
+from rich.console import Console
+
+app = typer.Typer(
+    name="arena",
+    help="Wizard Arena: tournaments, ratings and match logs for Wizard and Wizard Extreme bots.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+bot_app = typer.Typer(help="Register and list bots.", no_args_is_help=True)
+bench_app = typer.Typer(help="Benchmarks that print their figures.", no_args_is_help=True)
+app.add_typer(bot_app, name="bot")
+app.add_typer(bench_app, name="bench")
+
+console = Console()
+err_console = Console(stderr=True)
+
+VARIANTS = ("classic", "extreme")
+FORMATS = ("table", "md", "csv", "json", "html")
+DEFAULT_DB = "arena.db"
+
+DbOption = typer.Option(None, "--db", help="Database path or URL [env ARENA_DB; default ./arena.db].",
+                        show_default=False)
+
+
+class CliError(Exception):
+    """A problem with what the user asked for; shown as one line, exit code 2."""
+
+
+def fail(message: str) -> NoReturn:
+    raise CliError(message)
+
+
+def db_location(db: Optional[str]) -> str:
+    return db or os.environ.get("ARENA_DB") or DEFAULT_DB
+
+
+def open_store(db: Optional[str], *, must_exist: bool) -> Any:
+    """The store at ``--db``; for read-only commands a missing file is an error, not a new database."""
+    from arena.store import Store
+
+    location = db_location(db)
+    if must_exist and "://" not in location and not Path(location).exists():
+        fail(f"no arena database at {location} (run a tournament first, or pass --db)")
+    return Store(location)
+
+
+def check_choice(value: Optional[str], allowed: tuple[str, ...], option: str) -> None:
+    if value is not None and value not in allowed:
+        raise typer.BadParameter(f"{value!r} is not one of {', '.join(allowed)}", param_hint=option)
+
+
+# --------------------------------------------------------------------------- tournament
+
+@app.command()
+def tournament(
+    variant: Optional[str] = typer.Option(None, help="classic or extreme [default: classic]", show_default=False),
+    rounds: Optional[int] = typer.Option(None, help="Wizard rounds per game [default: the variant's standard length]",
+                                         show_default=False),
+    players: Optional[int] = typer.Option(None, help="Table size [default: 4]", show_default=False),
+    games: Optional[int] = typer.Option(None, help="Games to play, rounded up to whole duplicate sets [default: 40]",
+                                        show_default=False),
+    seed: Optional[int] = typer.Option(None, help="Master seed; the whole tournament reproduces from it "
+                                                  "[default: random]", show_default=False),
+    move_time: Optional[float] = typer.Option(None, help="Seconds per decision [default: 1.0]", show_default=False),
+    time_bank: Optional[float] = typer.Option(None, help="Extra seconds per match [default: 10.0]",
+                                              show_default=False),
+    max_faults: Optional[int] = typer.Option(None, help="Faults before a bot forfeits a match [default: 3]",
+                                             show_default=False),
+    concurrency: Optional[int] = typer.Option(None, help="Matches at once [default: 4]", show_default=False),
+    bidding: Optional[str] = typer.Option(None, help="classic: open, hidden or secret [default: open]",
+                                          show_default=False),
+    plus_minus_one: Optional[bool] = typer.Option(None, "--plus-minus-one", help="classic: the last bidder may not "
+                                                  "make the bids add up to the round", show_default=False),
+    length: Optional[str] = typer.Option(None, help="classic: standard or amigo [default: standard]",
+                                         show_default=False),
+    destroyer_penalty: Optional[int] = typer.Option(None, help="extreme: the destroyer's base penalty [default: 4]",
+                                                    show_default=False),
+    bot: list[str] = typer.Option([], "--bot", help="Add a local bot: NAME=COMMAND (repeatable); the arena "
+                                  "appends --arena HOST:PORT --token T", show_default=False),
+    no_samples: bool = typer.Option(False, "--no-samples", help="Leave the sample bots out of the lineup."),
+    server: Optional[str] = typer.Option(None, help="HOST:PORT of a running `arena serve`: play its connected "
+                                         "bots there", show_default=False),
+    admin_token: Optional[str] = typer.Option(None, envvar="ARENA_ADMIN_TOKEN", help="With --server: the "
+                                              "organiser token `arena serve` printed", show_default=False),
+    resume: Optional[str] = typer.Option(None, help="Finish the tournament with this ID", show_default=False),
+    db: Optional[str] = DbOption,
+) -> None:
+    """Run a whole tournament: start a referee and the bots, play, store, print the leaderboard."""
+    from arena.tournament_cli import TournamentRequest, run_tournament_command
+
+    request = TournamentRequest(
+        variant=variant, rounds=rounds, players=players, games=games, seed=seed, move_time=move_time,
+        time_bank=time_bank, max_faults=max_faults, concurrency=concurrency, bidding=bidding,
+        plus_minus_one=plus_minus_one, length=length, destroyer_penalty=destroyer_penalty, bots=bot,
+        no_samples=no_samples, server=server, admin_token=admin_token, resume=resume, db=db_location(db),
+    )
+    run_tournament_command(request, console, err_console)
+
+
+@app.command()
+def tournaments(db: Optional[str] = DbOption) -> None:
+    """List stored tournaments."""
+    from rich.table import Table
+
+    store = open_store(db, must_exist=True)
+    table = Table("id", "created", "variant", "games", "status")
+    for t in store.list_tournaments():
+        table.add_row(str(t["id"]), str(t["created"])[:19], t["settings"].get("variant", ""),
+                      str(t["settings"].get("games", "")), t["status"])
+    console.print(table)
+
+
+# --------------------------------------------------------------------------- serving
+
+@app.command()
+def serve(
+    host: str = typer.Option("127.0.0.1", help="Address to listen on."),
+    port: int = typer.Option(50051, help="Port to listen on (0: any free port)."),
+    db: Optional[str] = DbOption,
+    move_time: float = typer.Option(1.0, help="Seconds per decision."),
+    time_bank: float = typer.Option(10.0, help="Extra seconds per match."),
+    max_faults: int = typer.Option(3, help="Faults before a bot forfeits a match."),
+    grace: float = typer.Option(5.0, help="Seconds a disconnected bot has to reconnect."),
+    ladder: Optional[str] = typer.Option(None, help="Keep seating idle connected bots in matches of this variant."),
+) -> None:
+    """Run the referee: bots connect, organisers run matches on it."""
+    from arena.server import serve as serve_forever
+
+    check_choice(ladder, VARIANTS, "--ladder")
+    if not 0 <= port <= 65535:
+        raise typer.BadParameter("must be between 0 and 65535", param_hint="--port")
+    for name, value in (("--move-time", move_time), ("--time-bank", time_bank), ("--grace", grace)):
+        if value < 0:
+            raise typer.BadParameter("must not be negative", param_hint=name)
+    open_store(db, must_exist=False)  # refuse a foreign database before binding the port
+    asyncio.run(serve_forever(host=host, port=port, db_path=db_location(db), move_time=move_time,
+                              time_bank=time_bank, max_faults=max_faults, grace=grace, ladder_variant=ladder))
+
+
+# --------------------------------------------------------------------------- bots
+
+@bot_app.command("register")
+def bot_register(name: str, rotate: bool = typer.Option(False, help="Issue a new token for an existing bot."),
+                 db: Optional[str] = DbOption) -> None:
+    """Register a bot and print its token (shown once; only a hash is stored)."""
+    from arena.lineup import check_name
+
+    check_name(name)
+    token = open_store(db, must_exist=False).register_bot(name, rotate=rotate)
+    console.print(f"Registered bot [bold]{name}[/]. Its token (shown only now):")
+    print(token)
+
+
+@bot_app.command("list")
+def bot_list(db: Optional[str] = DbOption) -> None:
+    """List registered bots."""
+    from rich.table import Table
+
+    table = Table("bot", "registered", "has token")
+    for b in open_store(db, must_exist=True).list_bots():
+        table.add_row(b["name"], str(b["created"])[:19], "yes" if b["has_token"] else "no (local)")
+    console.print(table)
+
+
+# --------------------------------------------------------------------------- browsing
+
+@app.command()
+def leaderboard(
+    variant: str = typer.Option("classic", help="classic or extreme"),
+    tournament: Optional[str] = typer.Option(None, help="Only this tournament's games."),
+    min_games: int = typer.Option(0, help="Leave out bots with fewer games."),
+    format: str = typer.Option("table", "--format", help="table, md, csv, json or html"),
+    export: Optional[Path] = typer.Option(None, help="Write Markdown, HTML and JSON files per variant here."),
+    db: Optional[str] = DbOption,
+) -> None:
+    """Show the leaderboard, sorted by the maximum-likelihood rating."""
+    from arena import leaderboard as lb
+
+    check_choice(variant, VARIANTS, "--variant")
+    check_choice(format, FORMATS, "--format")
+    if min_games < 0:
+        raise typer.BadParameter("must not be negative", param_hint="--min-games")
+    store = open_store(db, must_exist=True)
+    if tournament is not None:
+        store.get_tournament(tournament)
+    if export is not None:
+        for path in lb.export(store, export):
+            console.print(f"wrote {path}")
+        return
+    rows = lb.leaderboard(store, variant, tournament_id=tournament, min_games=min_games)
+    if format == "table":
+        console.print(lb.render(rows, "table", variant))
+    else:
+        print(lb.render(rows, format, variant))
+
+
+@app.command()
+def matches(
+    variant: Optional[str] = typer.Option(None, help="classic or extreme"),
+    tournament: Optional[str] = typer.Option(None, help="Only this tournament."),
+    bot: Optional[str] = typer.Option(None, help="Only matches this bot played."),
+    limit: int = typer.Option(50, help="At most this many, newest first."),
+    db: Optional[str] = DbOption,
+) -> None:
+    """List stored matches."""
+    from arena import browse
+
+    check_choice(variant, VARIANTS, "--variant")
+    if limit < 1:
+        raise typer.BadParameter("must be at least 1", param_hint="--limit")
+    store = open_store(db, must_exist=True)
+    if tournament is not None:
+        store.get_tournament(tournament)
+    console.print(browse.match_table(store, variant=variant, tournament_id=tournament, bot=bot, limit=limit))
+
+
+@app.command()
+def show(match: str, db: Optional[str] = DbOption) -> None:
+    """Show a match round by round and trick by trick."""
+    from arena import browse
+
+    console.print(browse.show_match(open_store(db, must_exist=True), match))
+
+
+@app.command()
+def replay(match: str, verify: bool = typer.Option(False, "--verify", help="Confirm the stored result."),
+           db: Optional[str] = DbOption) -> None:
+    """Re-run a stored match log through the engine."""
+    from arena import browse
+
+    ok, message = browse.verify_match(open_store(db, must_exist=True), match)
+    if ok:
+        console.print(f"[green]ok[/] {message}")
+        return
+    err_console.print(f"[red]MISMATCH[/] {message}")
+    raise typer.Exit(1)
+
+
+@app.command()
+def export(match: str, db: Optional[str] = DbOption) -> None:
+    """Print a stored match as JSON."""
+    from arena import browse
+
+    print(json.dumps(browse.export_match(open_store(db, must_exist=True), match), indent=1))
+
+
+# --------------------------------------------------------------------------- benchmarks
+
+def print_figures(figures: dict[str, Any], as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(figures))
+        return
+    width = max(map(len, figures))
+    for key, value in figures.items():
+        shown = f"{value:,.1f}" if isinstance(value, float) else f"{value:,}" if isinstance(value, int) else value
+        console.print(f"{key:<{width}}  {shown}")
+
+
+@bench_app.command("engine")
+def bench_engine(
+    variant: str = typer.Option("classic", help="classic or extreme"),
+    players: int = typer.Option(4, help="Table size."),
+    games: int = typer.Option(1000, help="Full games to play."),
+    seed: int = typer.Option(0, help="Seed of the first game."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+) -> None:
+    """Random full games in-process on one core: games/s and decisions/s."""
+    from arena.bench_engine import bench_engine as run
+    from engine import GameConfig
+
+    check_choice(variant, VARIANTS, "--variant")
+    if games < 1:
+        raise typer.BadParameter("must be at least 1", param_hint="--games")
+    GameConfig(variant=variant, players=players).validate()
+    print_figures(run(variant=variant, players=players, games=games, seed=seed), as_json)
+
+
+@bench_app.command("referee")
+def bench_referee(
+    games: int = typer.Option(20, help="Games for the round-trip measurement."),
+    concurrent_matches: int = typer.Option(64, help="Matches at once for the load measurement."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+) -> None:
+    """Bare gRPC ping-pong vs the real referee; then many matches at once."""
+    from arena.bench_referee import bench_referee as run
+
+    if games < 1 or concurrent_matches < 1:
+        raise typer.BadParameter("must be at least 1", param_hint="--games/--concurrent-matches")
+    print_figures(run(games=games, concurrent_matches=concurrent_matches), as_json)
+
+
+@bench_app.command("store")
+def bench_store(
+    matches: int = typer.Option(2000, help="Matches to record one transaction at a time."),
+    leaderboard_matches: int = typer.Option(100_000, help="Stored matches for the leaderboard timing."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+) -> None:
+    """Recording speed and leaderboard time over many stored matches."""
+    from arena.bench_store import bench_store as run
+
+    if matches < 1 or leaderboard_matches < 1:
+        raise typer.BadParameter("must be at least 1", param_hint="--matches/--leaderboard-matches")
+    print_figures(run(matches=matches, leaderboard_matches=leaderboard_matches), as_json)
+
+
+# --------------------------------------------------------------------------- entry point
+
+def user_errors() -> tuple[type[BaseException], ...]:
+    """The exception types that mean "bad input", shown as one line with exit code 2."""
+    from arena.lineup import LineupError
+    from arena.schedule import ScheduleError
+    from engine import ConfigError
+
+    errors: list[type[BaseException]] = [CliError, ConfigError, LineupError, ScheduleError]
+    try:
+        from arena.store import StoreError
+        errors.append(StoreError)
+    except ImportError:
+        pass
+    return tuple(errors)
+
+
+def main(argv: Optional[list[str]] = None) -> NoReturn:
+    """Entry point of the ``arena`` script."""
+    command = typer.main.get_command(app)
+    args = sys.argv[1:] if argv is None else argv
+    try:
+        result = command.main(args=args, prog_name="arena", standalone_mode=False)
+    except click.exceptions.UsageError as exc:
+        where = f"{exc.ctx.command_path}: " if exc.ctx is not None else "arena: "
+        print(f"{where}error: {exc.format_message()}", file=sys.stderr)
+        sys.exit(2)
+    except click.exceptions.Abort:
+        print("arena: interrupted", file=sys.stderr)
+        sys.exit(130)
+    except click.exceptions.ClickException as exc:
+        print(f"arena: error: {exc.format_message()}", file=sys.stderr)
+        sys.exit(exc.exit_code)
+    except user_errors() as exc:
+        print(f"arena: error: {exc}", file=sys.stderr)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        print("arena: interrupted", file=sys.stderr)
+        sys.exit(130)
+    sys.exit(result if isinstance(result, int) else 0)
+
+
+if __name__ == "__main__":
+    main()

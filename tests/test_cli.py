@@ -1,0 +1,79 @@
+"""Bad input on the command line: one line on stderr, exit code 2, no traceback, nothing written."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+def arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "arena.cli", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=120, env={"PATH": "/usr/bin:/bin", "HOME": str(cwd)})
+
+
+BAD = [
+    (["tournament", "--variant", "chess"], "unknown variant"),
+    (["tournament", "--rounds", "16"], "classic with 4 players allows at most 15 rounds"),
+    (["tournament", "--players", "7"], "3 to 6 players"),
+    (["tournament", "--variant", "extreme", "--players", "6"], "3 to 5 players"),
+    (["tournament", "--rounds", "abc"], "not a valid integer"),
+    (["tournament", "--bidding", "hidden", "--plus-minus-one"], "plus-minus-one needs open bidding"),
+    (["tournament", "--length", "amigo", "--rounds", "3"], "not both"),
+    (["tournament", "--variant", "extreme", "--bidding", "secret"], "classic options"),
+    (["tournament", "--bot", "nocommand"], "NAME=COMMAND"),
+    (["tournament", "--bot", "x=/no/such/program"], "not found"),
+    (["tournament", "--games", "0"], "at least 1"),
+    (["tournament", "--no-samples"], "need at least 4 bots"),
+    (["tournament", "--resume", "nope"], "no arena database"),
+    (["tournament", "--nonsense"], "No such option"),
+    (["leaderboard", "--format", "pdf"], "not one of"),
+    (["leaderboard"], "no arena database"),
+    (["show", "m1"], "no arena database"),
+    (["bench", "engine", "--variant", "x"], "not one of"),
+    (["frobnicate"], "No such command"),
+]
+
+
+@pytest.mark.parametrize("args,message", BAD, ids=[" ".join(a) for a, _ in BAD])
+def test_bad_input_is_one_line_exit_2_and_writes_nothing(tmp_path: Path, args: list[str], message: str) -> None:
+    done = arena(*args, cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert message in lines[0]
+    assert "Traceback" not in done.stderr
+    assert list(tmp_path.iterdir()) == [], "nothing may be written on bad input"
+
+
+def test_foreign_database_is_refused_in_one_line(tmp_path: Path) -> None:
+    garbage = tmp_path / "arena.db"
+    garbage.write_bytes(b"this is not a database at all" * 100)
+    for args in (["leaderboard"], ["tournament", "--rounds", "1"], ["bot", "list"]):
+        done = arena(*args, cwd=tmp_path)
+        assert done.returncode == 2, done.stderr
+        assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+    assert garbage.read_bytes() == b"this is not a database at all" * 100
+
+
+def test_unknown_ids_are_one_line_errors(tmp_path: Path) -> None:
+    assert arena("bot", "register", "somebot", cwd=tmp_path).returncode == 0
+    for args in (["show", "no-such-match"], ["replay", "no-such-match", "--verify"], ["export", "no-such-match"],
+                 ["tournament", "--resume", "no-such-tournament"], ["leaderboard", "--tournament", "zzz"]):
+        done = arena(*args, cwd=tmp_path)
+        assert done.returncode == 2, (args, done.stderr)
+        assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+
+
+def test_bot_register_prints_a_token_once_and_stores_only_its_hash(tmp_path: Path) -> None:
+    done = arena("bot", "register", "alpha", cwd=tmp_path)
+    assert done.returncode == 0
+    token = done.stdout.strip().splitlines()[-1]
+    assert len(token) >= 20
+    assert token.encode() not in (tmp_path / "arena.db").read_bytes()
+    again = arena("bot", "register", "alpha", cwd=tmp_path)
+    assert again.returncode == 2 and len(again.stderr.strip().splitlines()) == 1
+    listed = arena("bot", "list", cwd=tmp_path)
+    assert "alpha" in listed.stdout
