@@ -1,0 +1,136 @@
+"""The sample bots: legal, fast, better than random, and playing real matches as processes.
+
+* in-process (straight on the engine, no network): every Python sample bot plays legal
+  moves in both variants and several table sizes, stays far below the 50 ms per
+  decision budget, and the heuristic bot beats random by a clear margin;
+* over loopback: full matches of both variants on a real ``ArenaServer`` between all the
+  sample bots as separate processes, the Node.js bot included.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.records import MatchRecord, MatchSpec
+from sample_bots.evaluate import bot_factory, play_series
+
+ROOT = Path(__file__).resolve().parents[1]
+NODE_BOT = ROOT / "sample_bots" / "node_bot"
+PYTHON_BOTS = ("random", "heuristic", "greedy", "cautious")
+
+
+# ---------------------------------------------------------------- in-process
+
+
+def test_random_bot_is_under_30_lines() -> None:
+    assert len((ROOT / "sample_bots" / "random_bot.py").read_text().splitlines()) < 30
+
+
+@pytest.mark.parametrize("variant,players", [("classic", 3), ("classic", 6), ("extreme", 3), ("extreme", 5)])
+def test_python_bots_play_legally_and_quickly(variant: str, players: int) -> None:
+    """The engine raises IllegalAction on any illegal move, so finishing is the check."""
+    names = [PYTHON_BOTS[i % len(PYTHON_BOTS)] for i in range(players)]
+    series = play_series([bot_factory(n) for n in names], variant, games=players, seed=7, rounds=3)
+    for standing in series.standings:
+        assert standing.games == players
+        assert standing.ms_per_decision < 50, f"{standing.name} is too slow: {standing.ms_per_decision:.1f} ms"
+
+
+@pytest.mark.parametrize("variant", ["classic", "extreme"])
+def test_heuristic_beats_random_clearly(variant: str) -> None:
+    """100 short 4-player games, seats rotating: heuristic against three random bots."""
+    series = play_series([bot_factory("heuristic")] + [bot_factory("random")] * 3, variant, games=100,
+                         seed=2024, rounds=5 if variant == "classic" else 2)
+    heuristic, *randoms = series.standings
+    best_random = (max if variant == "classic" else min)(r.average_score for r in randoms)
+    print("\n" + series.table())
+    assert heuristic.average_place < 1.5
+    if variant == "classic":   # points: higher is better
+        assert heuristic.average_score > best_random + 50
+    else:                      # penalties: lower is better
+        assert heuristic.average_score < best_random - 5
+
+
+# ---------------------------------------------------------------- real processes, real arena
+
+
+def node_available() -> str | None:
+    """Why the Node.js bot cannot run here, or None when it can (installing its packages
+    with ``npm ci`` first if they are missing)."""
+    if shutil.which("node") is None:
+        return "node is not installed"
+    if not (NODE_BOT / "node_modules" / "@grpc" / "grpc-js").is_dir():
+        if shutil.which("npm") is None:
+            return "npm is not installed, so the Node bot's packages cannot be installed"
+        done = subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=NODE_BOT,
+                              capture_output=True, text=True, timeout=180)
+        if done.returncode != 0:
+            pytest.fail(f"npm ci failed in {NODE_BOT}:\n{done.stderr[-2000:]}")
+    return None
+
+
+def bot_command(name: str) -> list[str]:
+    """How a sample bot is started; two bots use the ``python -m`` form so both forms run."""
+    if name == "node-heuristic":
+        return ["node", str(NODE_BOT / "bot.js")]
+    if name in ("greedy", "cautious"):
+        return [sys.executable, "-m", f"sample_bots.{name}_bot"]
+    return [sys.executable, str(ROOT / "sample_bots" / f"{name}_bot.py")]
+
+
+async def play_matches(names: list[str], configs: list[dict[str, Any]]) -> list[MatchRecord]:
+    """Start an arena and one process per bot, play the matches, stop everything."""
+    from arena.server import ArenaServer
+
+    server = ArenaServer()
+    port = await server.start(port=0)
+    procs: list[subprocess.Popen[str]] = []
+    try:
+        for name in names:
+            token = f"token-{name}"
+            server.add_local_bot(name, token)
+            procs.append(subprocess.Popen(
+                bot_command(name) + ["--arena", f"127.0.0.1:{port}", "--token", token, "--name", name],
+                cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True))
+        await server.wait_connected(names, timeout=30)
+        records = []
+        for i, config in enumerate(configs):
+            spec = MatchSpec(config=config, bots=names, bot_seeds=[100 * i + s for s in range(len(names))])
+            records.append(await asyncio.wait_for(server.run_match(spec), 60))
+        return records
+    finally:
+        for proc in procs:
+            proc.terminate()
+        for name, proc in zip(names, procs):
+            code = proc.wait(10)
+            stderr = proc.stderr.read() if proc.stderr else ""
+            assert code == 0, f"{name} exited with {code} after SIGTERM:\n{stderr[-2000:]}"
+            assert "Traceback" not in stderr and "decision failed" not in stderr, f"{name} logged errors:\n{stderr}"
+        await server.stop()
+
+
+def test_full_matches_between_all_sample_bots_as_processes() -> None:
+    """Every sample bot, the Node.js one included, in one 5-player match of each variant."""
+    reason = node_available()
+    if reason:
+        pytest.skip(f"Node.js bot not playable: {reason}")
+    names = ["node-heuristic", "random", "heuristic", "greedy", "cautious"]
+    configs = [{"variant": "classic", "players": 5, "seed": 31},
+               {"variant": "extreme", "players": 5, "seed": 32}]
+    records = asyncio.run(play_matches(names, configs))
+    for record, config in zip(records, configs):
+        assert record.status == "completed"
+        assert record.variant == config["variant"]
+        assert record.faults == [], [f"{f.bot}: {f.kind}: {f.message}" for f in record.faults]
+        assert not any(record.forfeited)
+        assert record.bots == names
+        assert all(latency is not None for latency in record.latencies_ms)
+        assert len(record.totals) == 5 and sorted(record.places)[0] == 1
