@@ -191,7 +191,7 @@ class ClassicGame:
         self._bids_public = True
         self._tricks: list[int] = [0] * p
         self._leader = 0
-        self._current = 0
+        self._current = -1  # the seat to play a card; -1 outside the play phase
         self._lead = NO_SUIT  # NO_SUIT until a numbered card or Wizard decides it; _FREE for "none"
         self._follow = 0  # the lead suit's mask, 0 when there is no lead suit
         self._trick: list[int] = []  # cards in play order, the first one played by _leader
@@ -236,7 +236,7 @@ class ClassicGame:
 
     def random_action(self, seat: int, rng: random.Random) -> Any:
         """A uniformly random legal action of ``seat`` (``IllegalAction`` if it has none)."""
-        if seat == self._current and self._phase == PLAY:
+        if seat == self._current:
             # The hot path of every random playout: pick the k-th legal card straight
             # from the bit mask (same order and distribution as legal_actions()).
             legal = self._hands[seat]
@@ -256,7 +256,7 @@ class ClassicGame:
     def apply(self, seat: int, action: Any) -> None:
         """Play ``action`` for ``seat``. An illegal action raises :class:`IllegalAction`
         naming the decision kind and the legal options, and changes nothing."""
-        if seat == self._current and self._phase == PLAY:
+        if seat == self._current:
             # Playing a card: the hot path, written out flat for speed.
             try:
                 card = INDEX.get(action)  # None for anything that is not a card code
@@ -408,7 +408,8 @@ class ClassicGame:
         self._bids = [None] * p
         self._bids_public = self.config.bidding == "open"
         self._tricks = [0] * p
-        self._leader = self._current = (dealer + 1) % p
+        self._leader = (dealer + 1) % p
+        self._current = -1
         self._lead, self._follow = NO_SUIT, 0
         self._trick = []
         self._last_trick = None
@@ -475,7 +476,8 @@ class ClassicGame:
                 self._log.append((_PUBLIC, "bids_revealed", tuple(self._bids)))
         if done:
             self._phase = PLAY
-            self._to_act = (self._current,)
+            self._current = self._leader
+            self._to_act = _ALONE[self._leader]
 
     def _end_trick(self) -> None:
         trick = tuple(self._trick)
@@ -504,7 +506,7 @@ class ClassicGame:
             self._log.append((_PUBLIC, "bids_revealed", bids))
         self._log.append((_PUBLIC, "round_end", self._round + 1, bids, tricks, points, tuple(self._totals)))
         if self._round + 1 == len(self.hand_sizes):
-            self._phase, self._to_act = OVER, ()
+            self._phase, self._to_act, self._current = OVER, (), -1
             totals = tuple(self._totals)
             self._log.append((_PUBLIC, "game_over", totals, places_from_totals(totals, higher_is_better=True)))
         else:
