@@ -134,3 +134,54 @@ def test_full_matches_between_all_sample_bots_as_processes() -> None:
         assert record.bots == names
         assert all(latency is not None for latency in record.latencies_ms)
         assert len(record.totals) == 5 and sorted(record.places)[0] == 1
+
+
+def test_node_bot_reconnects_into_its_seat() -> None:
+    """The network under the Node.js bot drops mid-match; it reconnects within the grace
+    period and the match completes with the bot still in its seat."""
+    reason = node_available()
+    if reason:
+        pytest.skip(f"Node.js bot not playable: {reason}")
+    from arena.server import ArenaServer
+    from test_sdk import DroppingProxy  # tests/ is on sys.path under pytest
+
+    async def go() -> tuple[MatchRecord, int, int]:
+        server = ArenaServer(grace=10.0)
+        port = await server.start(port=0)
+        proxy = DroppingProxy(port)
+        proxy_port = await proxy.start()
+        names = ["node-heuristic", "random", "random2"]
+        procs = []
+        for name in names:
+            server.add_local_bot(name, f"token-{name}")
+        procs.append(subprocess.Popen(bot_command("node-heuristic") + [
+            "--arena", f"127.0.0.1:{proxy_port}", "--token", "token-node-heuristic"],
+            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True))
+        for name in names[1:]:
+            procs.append(subprocess.Popen(bot_command("random") + [
+                "--arena", f"127.0.0.1:{port}", "--token", f"token-{name}", "--name", name],
+                cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        try:
+            await server.wait_connected(names, timeout=30)
+            spec = MatchSpec(config={"variant": "extreme", "players": 3, "seed": 9, "rounds": 6}, bots=names)
+            match = asyncio.create_task(server.run_match(spec))
+            while not server.running or len(next(iter(server.running.values())).game.actions) < 20:
+                await asyncio.sleep(0.005)  # drop only once the match is well under way
+            assert not match.done(), "the match ended before the drop; make it longer"
+            proxy.drop()
+            record = await asyncio.wait_for(match, 60)
+            return record, proxy.accepted, procs[0].poll() is None
+        finally:
+            for proc in procs:
+                proc.terminate()
+            codes = [proc.wait(10) for proc in procs]
+            await proxy.stop()
+            await server.stop()
+            assert codes[0] == 0, procs[0].stderr.read() if procs[0].stderr else ""
+
+    record, connections, still_running = asyncio.run(go())
+    assert record.status == "completed"
+    assert connections >= 2
+    assert still_running
+    assert not any(record.forfeited)
+    assert {f.kind for f in record.faults} == {"disconnect"}

@@ -444,9 +444,8 @@ def test_sdk_bot_reconnects_into_its_seat_on_the_real_arena() -> None:
             spec = MatchSpec(config={"variant": "classic", "players": 3, "seed": 5, "rounds": 12},
                              bots=["flaky"] * 3)
             match = asyncio.create_task(server.run_match(spec))
-            while not server.running:
-                await asyncio.sleep(0.01)
-            await asyncio.sleep(0.3)
+            while not server.running or len(next(iter(server.running.values())).game.actions) < 20:
+                await asyncio.sleep(0.005)  # drop only once the match is well under way
             assert not match.done(), "the match ended before the drop; make it longer"
             proxy.drop()
             record = await asyncio.wait_for(match, 60)
