@@ -56,7 +56,7 @@ import sys
 import time
 import traceback
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any, Mapping
 
 import grpc
 
@@ -339,11 +339,14 @@ class BotClient:
                 log.error("%s: no connection to %s for %.0f s; giving up (%s)",
                           self.name, self.arena, self.give_up_after, end.details)
                 return 1
-            code_name = end.code.name if end.code else "no connection"
-            log.warning("%s: connection lost (%s: %s); reconnecting in %.1f s",
-                        self.name, code_name, end.details, delay)
+            # Jitter spreads the reconnects of many bots after an arena restart.
+            wait = delay * (0.5 + self._jitter.random())
+            code_name = end.code.name if end.code else "no status"
+            log.warning("%s: %s (%s: %s); retrying in %.1f s", self.name,
+                        "connection lost" if end.welcomed else "cannot connect to " + self.arena,
+                        code_name, end.details, wait)
             try:
-                await asyncio.wait_for(self._wake.wait(), delay * (0.5 + self._jitter.random()))
+                await asyncio.wait_for(self._wake.wait(), wait)
             except asyncio.TimeoutError:
                 pass
             delay = min(delay * 2, 5.0)
@@ -360,7 +363,7 @@ class BotClient:
             try:
                 await call.write(arena_pb2.BotMessage(hello=arena_pb2.Hello(
                     name=self.name, version=self.version,
-                    variants=list(self._variants()), max_matches=max(1, self.max_matches),
+                    variants=list(self.bot.variants), max_matches=max(1, self.max_matches),
                 )))
                 while True:
                     message = await call.read()
@@ -381,9 +384,6 @@ class BotClient:
             return _SessionEnd(code, await call.details() or "", welcomed)
         finally:
             await channel.close()
-
-    def _variants(self) -> tuple[str, ...]:
-        return tuple(self.bot.variants)
 
     # -- messages
 

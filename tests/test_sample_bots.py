@@ -10,7 +10,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import shutil
 import subprocess
 import sys
@@ -42,6 +41,19 @@ def test_python_bots_play_legally_and_quickly(variant: str, players: int) -> Non
     for standing in series.standings:
         assert standing.games == players
         assert standing.ms_per_decision < 50, f"{standing.name} is too slow: {standing.ms_per_decision:.1f} ms"
+
+
+@pytest.mark.parametrize("options", [{"bidding": "hidden"}, {"bidding": "secret"}, {"plus_minus_one": True},
+                                     {"length": "amigo"}])
+def test_python_bots_handle_every_classic_option(options: dict[str, Any]) -> None:
+    """Hidden/secret bids (others' bids are None), a forbidden last bid, amigo hand sizes."""
+    from engine import GameConfig
+    from sample_bots.evaluate import play_game
+
+    bots = [bot_factory(name)() for name in PYTHON_BOTS]
+    config = GameConfig(variant="classic", players=4, seed=3, **options)
+    totals, places, _, _ = play_game(bots, config, [1, 2, 3, 4])
+    assert len(totals) == 4 and min(places) == 1
 
 
 @pytest.mark.parametrize("variant", ["classic", "extreme"])
