@@ -92,6 +92,48 @@ def hand_sizes(config: GameConfig) -> tuple[int, ...]:
     return tuple(range(1, last + 1))
 
 
+def _strengths(trump: int, lead: int) -> tuple[int, ...]:
+    """How strongly every card competes for a trick with this trump and lead suit.
+    The first of the strongest cards in a trick wins it."""
+
+    def strength(card: int) -> int:
+        suit = SUIT_OF[card]
+        if suit == WIZARD:
+            return 300  # all equal, so the first Wizard played wins
+        if suit == trump:
+            return 200 + RANK_OF[card]
+        if suit == lead:
+            return 100 + RANK_OF[card]
+        # Jesters and other suits never beat a card of the lead suit, which must be
+        # in the trick if they are; with only Jesters the first one wins.
+        return 0
+
+    return tuple(strength(c) for c in range(NUM_CARDS))
+
+
+# _STRENGTHS[trump + 1][lead + 1], for trump NO_SUIT or 0..3 and lead NO_SUIT, 0..3 or _FREE.
+_STRENGTHS: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
+    tuple(_strengths(trump, lead) for lead in range(NO_SUIT, _FREE + 1)) for trump in range(NO_SUIT, 4)
+)
+
+
+def lead_suit(cards: Sequence[int]) -> int:
+    """The lead suit of a (partial) trick: the suit of its first numbered card, or
+    :data:`NO_SUIT` if there is none or a Wizard came first.
+
+    >>> from engine.classic_cards import INDEX as I
+    >>> lead_suit([I["J1"], I["J2"], I["r4"]]), lead_suit([I["J1"], I["W1"], I["r4"]])
+    (2, -1)
+    """
+    for card in cards:
+        suit = SUIT_OF[card]
+        if suit < 4:
+            return suit
+        if suit == WIZARD:
+            return NO_SUIT
+    return NO_SUIT
+
+
 def trick_winner(cards: Sequence[int], trump: int) -> int:
     """The index (play order) of the card that wins a complete trick.
 
@@ -109,23 +151,9 @@ def trick_winner(cards: Sequence[int], trump: int) -> int:
     >>> trick_winner([I["J3"], I["J1"], I["J2"]], trump=0)
     0
     """
-    best, best_key = 0, -1
-    lead = NO_SUIT
-    for i, c in enumerate(cards):
-        suit = SUIT_OF[c]
-        if suit == WIZARD:
-            return i
-        if suit == JESTER:
-            key = 0
-        elif suit == trump:
-            key = 200 + RANK_OF[c]
-        else:
-            if lead == NO_SUIT:
-                lead = suit
-            key = 100 + RANK_OF[c] if suit == lead else 0
-        if key > best_key:  # strict: among equal keys (Jesters) the first one stays
-            best, best_key = i, key
-    return best
+    strengths = _STRENGTHS[trump + 1][lead_suit(cards) + 1]
+    keys = list(map(strengths.__getitem__, cards))
+    return keys.index(max(keys))
 
 
 def legal_plays(hand: int, lead: int) -> int:
@@ -481,14 +509,17 @@ class ClassicGame:
 
     def _end_trick(self) -> None:
         trick = tuple(self._trick)
+        # The lead suit is already known (_lead), so the winner is one table away.
+        strengths = _STRENGTHS[self._trump + 1][self._lead + 1]
+        keys = list(map(strengths.__getitem__, trick))
         leader = self._leader
-        winner = (leader + trick_winner(trick, self._trump)) % self.players
+        winner = self._leader = self._current = (leader + keys.index(max(keys))) % self.players
         self._tricks[winner] += 1
         self._log.append((_PUBLIC, "trick", winner, leader, trick, self._lead))
         self._last_trick = (leader, trick, winner)
         self._trick = []
-        self._lead, self._follow = NO_SUIT, 0
-        self._leader = self._current = winner
+        self._lead = NO_SUIT
+        self._follow = 0
         self._to_act = _ALONE[winner]
         self._tricks_done += 1
         if self._tricks_done == self._hand_size:
