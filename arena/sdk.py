@@ -505,8 +505,10 @@ def parse_args(argv: list[str] | None = None, *, default_name: str = "bot") -> a
                         help="the arena's HOST:PORT (default: $ARENA_ADDRESS or 127.0.0.1:50051)")
     parser.add_argument("--token", default=os.environ.get("ARENA_TOKEN"),
                         help="the bot's token (default: $ARENA_TOKEN)")
-    parser.add_argument("--name", default=None, help=f"the registered bot name (default: {default_name})")
-    parser.add_argument("--max-matches", type=int, default=1, help="matches to play at once (default 1)")
+    parser.add_argument("--name", default=os.environ.get("ARENA_BOT_NAME"),
+                        help=f"the registered bot name (default: $ARENA_BOT_NAME or {default_name})")
+    parser.add_argument("--max-matches", type=int, default=int(os.environ.get("ARENA_MAX_MATCHES") or 1),
+                        help="matches to play at once (default: $ARENA_MAX_MATCHES or 1)")
     parser.add_argument("--seed", type=int, default=None,
                         help="mixed into every match's seed (default: the arena's seeds only)")
     parser.add_argument("--give-up-after", type=float, default=60.0,

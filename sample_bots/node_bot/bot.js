@@ -23,9 +23,9 @@ function parseArgs(argv) {
   const args = {
     arena: process.env.ARENA_ADDRESS || '127.0.0.1:50051',
     token: process.env.ARENA_TOKEN || '',
-    name: 'node-heuristic',
+    name: process.env.ARENA_BOT_NAME || 'node-heuristic',
     seed: null,
-    maxMatches: 1,
+    maxMatches: Math.max(1, parseInt(process.env.ARENA_MAX_MATCHES, 10) || 1),
     proto: path.resolve(__dirname, '..', '..', 'proto', 'wizard_arena', 'v1', 'arena.proto'),
     giveUpAfter: 60,
   };
