@@ -195,6 +195,9 @@ class ClassicGame:
         self._next_seat = _NEXT[config.players]
         self.hand_sizes: tuple[int, ...] = hand_sizes(config)
         self.actions: list[list[Any]] = []
+        # True once the last round is scored. A plain attribute (read-only by convention)
+        # rather than a property: every playout loop reads it once per decision.
+        self.is_over: bool = False
         self._decks: dict[int, list[int]] = {r: _stacked_deck(codes) for r, codes in (decks or {}).items()}
         # One generator per game, seeded from a string (stable on every machine and
         # Python version); each round draws the same number of values whatever the
@@ -230,10 +233,6 @@ class ClassicGame:
 
     # ------------------------------------------------------------------
     # The uniform interface
-
-    @property
-    def is_over(self) -> bool:
-        return self._phase == OVER
 
     def to_act(self) -> tuple[int, ...]:
         """The seats that must decide now: one seat, or with hidden/secret bidding every
@@ -538,6 +537,7 @@ class ClassicGame:
         self._log.append((_PUBLIC, "round_end", self._round + 1, bids, tricks, points, tuple(self._totals)))
         if self._round + 1 == len(self.hand_sizes):
             self._phase, self._to_act, self._current = OVER, (), -1
+            self.is_over = True
             totals = tuple(self._totals)
             self._log.append((_PUBLIC, "game_over", totals, places_from_totals(totals, higher_is_better=True)))
         else:
