@@ -1,0 +1,401 @@
+"""Ratings: the online Elo kept after every match, and the leaderboard's Bradley–Terry fit.
+
+Two numbers describe a bot (per variant); ``docs/ratings.md`` explains both for users.
+
+*Online Elo* moves after every stored match, in the order matches were stored. It is
+cheap, and shows a trend, but depends on that order::
+
+    >>> [round(r, 3) for r in elo_update([1200.0, 1000.0], places=[1, 2], ks=[32.0, 32.0])]
+    [1207.688, 992.312]
+
+*Bradley–Terry* is what the leaderboard sorts by: the maximum-likelihood rating for all
+pairwise results at once, so the order of matches does not matter. Every match with N
+seats is read as N·(N−1)/2 pairwise games (a better place wins, a shared place is half a
+win each). Its 95% interval comes from a bootstrap over whole matches::
+
+    >>> games = pairwise_games(match_keys=[0, 0, 1, 1], bots=[0, 1, 0, 1], places=[1, 2, 2, 1], n_bots=2)
+    >>> games.matches, games.wins().tolist()
+    (2, [[0.0, 1.0], [1.0, 0.0]])
+    >>> fit_bradley_terry(games.wins()).round(6).tolist()
+    [0.0, 0.0]
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Hashable, Sequence
+
+import numpy as np
+
+# --------------------------------------------------------------------------------------
+# Online Elo
+# --------------------------------------------------------------------------------------
+
+START_ELO = 1500.0
+NEW_BOT_GAMES = 30        # a bot's first 30 games move its rating faster...
+K_NEW = 32.0              # ...with this K
+K_SETTLED = 16.0          # ...and this K afterwards
+ELO_SCALE = 400.0 / math.log(10.0)   # natural-log strength -> Elo points
+
+
+def k_factor(games_played: int) -> float:
+    """The K a bot uses in its next match, given the matches it has already played.
+
+    >>> k_factor(0), k_factor(29), k_factor(30)
+    (32.0, 32.0, 16.0)
+    """
+    return K_NEW if games_played < NEW_BOT_GAMES else K_SETTLED
+
+
+def pair_score(place_a: int, place_b: int) -> float:
+    """A's score against B from their final places: better (lower) place 1, shared 0.5.
+
+    >>> pair_score(1, 3), pair_score(2, 2), pair_score(4, 1)
+    (1.0, 0.5, 0.0)
+    """
+    if place_a < place_b:
+        return 1.0
+    return 0.5 if place_a == place_b else 0.0
+
+
+def expected_score(rating_a: float, rating_b: float) -> float:
+    """The Elo expectation of A against B.
+
+    >>> round(expected_score(1200, 1000), 4)
+    0.7597
+    """
+    return 1.0 / (1.0 + 10.0 ** ((rating_b - rating_a) / 400.0))
+
+
+def elo_deltas(
+    ratings: Sequence[float],
+    places: Sequence[int],
+    ks: Sequence[float],
+    owners: Sequence[Hashable] | None = None,
+) -> list[float]:
+    """The rating change of every seat after one match.
+
+    Each seat plays a pairwise game against every other seat; the pair's weight is
+    K/(N−1) with the seat's own K, so a match moves a rating about as much as one
+    two-player game whatever N is. All pairs use the ratings from before the match.
+    Seats with the same ``owner`` (one bot in two seats) are not compared with each
+    other: a bot cannot win against itself.
+
+    >>> [round(d, 3) for d in elo_deltas([1500, 1500, 1500], [1, 2, 2], [32, 32, 32])]
+    [16.0, -8.0, -8.0]
+    """
+    seats = len(ratings)
+    if not (len(places) == len(ks) == seats):
+        raise ValueError("ratings, places and ks need one entry per seat")
+    if owners is None:
+        owners = list(range(seats))
+    deltas = [0.0] * seats
+    if seats < 2:
+        return deltas
+    for a in range(seats):
+        total = 0.0
+        for b in range(seats):
+            if a != b and owners[a] != owners[b]:
+                total += pair_score(places[a], places[b]) - expected_score(ratings[a], ratings[b])
+        deltas[a] = ks[a] / (seats - 1) * total
+    return deltas
+
+
+def elo_update(ratings: Sequence[float], places: Sequence[int], ks: Sequence[float]) -> list[float]:
+    """The seats' ratings after one match (see :func:`elo_deltas`).
+
+    >>> [round(r, 3) for r in elo_update([1500, 1500], [1, 1], [32, 32])]
+    [1500.0, 1500.0]
+    """
+    return [r + d for r, d in zip(ratings, elo_deltas(ratings, places, ks))]
+
+
+# --------------------------------------------------------------------------------------
+# Bradley–Terry
+# --------------------------------------------------------------------------------------
+
+DEFAULT_PRIOR_GAMES = 1.0      # one virtual drawn game against an average bot, per bot
+DEFAULT_BOOTSTRAP_SAMPLES = 200
+
+
+@dataclass
+class PairwiseGames:
+    """The pairwise results of a set of matches, ready for fitting and bootstrapping.
+
+    Matches with the same outcome (the same bots finishing in the same places, whatever
+    the seats) contribute the same pairwise results, so they are stored once as a
+    *pattern* with a count. Resampling matches with replacement is then the same as
+    drawing pattern counts from a multinomial, which keeps the bootstrap cheap even for
+    100,000 matches.
+
+    ``entry_*`` arrays list every pairwise game of every pattern: bot ``entry_a`` scored
+    ``entry_score`` (1, 0.5 or 0) against bot ``entry_b`` in pattern ``entry_pattern``.
+    """
+
+    n_bots: int
+    pattern_counts: np.ndarray      # (patterns,) matches with this outcome
+    entry_pattern: np.ndarray       # (entries,)
+    entry_a: np.ndarray             # (entries,)
+    entry_b: np.ndarray             # (entries,)
+    entry_score: np.ndarray         # (entries,)
+    # Caches for wins(), built on first use.
+    _decisive_cells: np.ndarray | None = field(default=None, repr=False, compare=False)
+    _decisive_pattern: np.ndarray | None = field(default=None, repr=False, compare=False)
+    _shared_cells: np.ndarray | None = field(default=None, repr=False, compare=False)
+    _shared_pattern: np.ndarray | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def matches(self) -> int:
+        return int(self.pattern_counts.sum())
+
+    def wins(self, pattern_weights: np.ndarray | None = None) -> np.ndarray:
+        """The n×n matrix of (weighted) wins: ``W[i, j]`` = i's wins against j, halves for shares.
+
+        ``pattern_weights`` replaces the observed pattern counts (the bootstrap uses this).
+        """
+        weights = (self.pattern_counts if pattern_weights is None else pattern_weights).astype(float)
+        n = self.n_bots
+        if self._decisive_cells is None:
+            # A decisive game is one win in the winner's row; a shared place is half a win
+            # in each row. Precomputed once: the bootstrap calls this hundreds of times.
+            a, b, score = self.entry_a, self.entry_b, self.entry_score
+            decisive = score != 0.5
+            winner = np.where(score > 0.5, a, b)[decisive]
+            loser = np.where(score > 0.5, b, a)[decisive]
+            self._decisive_cells = winner * n + loser
+            self._decisive_pattern = self.entry_pattern[decisive]
+            shared = ~decisive
+            self._shared_cells = np.concatenate([(a * n + b)[shared], (b * n + a)[shared]])
+            self._shared_pattern = np.concatenate([self.entry_pattern[shared]] * 2)
+        wins = np.bincount(self._decisive_cells, weights[self._decisive_pattern], n * n)
+        if len(self._shared_cells):
+            wins += 0.5 * np.bincount(self._shared_cells, weights[self._shared_pattern], n * n)
+        return wins.reshape(n, n)
+
+
+# Seats are packed as bot * _PACK + place when matches are grouped into patterns.
+_PACK = 64
+
+
+def pairwise_games(
+    match_keys: Sequence[int] | np.ndarray,
+    bots: Sequence[int] | np.ndarray,
+    places: Sequence[int] | np.ndarray,
+    n_bots: int,
+) -> PairwiseGames:
+    """Group seat rows (one per seat: its match, its bot index, its final place) into
+    :class:`PairwiseGames`. Rows may come in any order; matches may have any number of seats.
+
+    >>> g = pairwise_games([7, 7, 7], [0, 1, 2], [1, 2, 2], n_bots=3)
+    >>> g.wins().tolist()
+    [[0.0, 1.0, 1.0], [0.0, 0.0, 0.5], [0.0, 0.5, 0.0]]
+    """
+    keys = np.asarray(match_keys, dtype=np.int64)
+    bot_arr = np.asarray(bots, dtype=np.int64)
+    place_arr = np.asarray(places, dtype=np.int64)
+    empty_i = np.zeros(0, dtype=np.int64)
+    if len(keys) == 0:
+        return PairwiseGames(n_bots, empty_i, empty_i, empty_i, empty_i, np.zeros(0))
+    if place_arr.max() >= _PACK or place_arr.min() < 0:
+        raise ValueError("places must be between 0 and 63")
+
+    order = np.argsort(keys, kind="stable")
+    keys, packed = keys[order], (bot_arr * _PACK + place_arr)[order]
+    starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+    sizes = np.diff(np.r_[starts, len(keys)])
+
+    counts: list[np.ndarray] = []
+    entries: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+    next_pattern = 0
+    for size in np.unique(sizes):
+        rows = packed[starts[sizes == size][:, None] + np.arange(size)]
+        # Sorting a row makes the pattern independent of who sat where.
+        patterns, pattern_counts = _unique_rows(np.sort(rows, axis=1), base=n_bots * _PACK)
+        pattern_bots, pattern_places = patterns // _PACK, patterns % _PACK
+        ids = np.arange(next_pattern, next_pattern + len(patterns))
+        for i in range(size):
+            for j in range(i + 1, size):
+                a, b = pattern_bots[:, i], pattern_bots[:, j]
+                score = np.sign(pattern_places[:, j] - pattern_places[:, i]) * 0.5 + 0.5
+                distinct = a != b          # a bot in two seats does not play itself
+                entries.append((ids[distinct], a[distinct], b[distinct], score[distinct]))
+        counts.append(pattern_counts)
+        next_pattern += len(patterns)
+    return PairwiseGames(
+        n_bots=n_bots,
+        pattern_counts=np.concatenate(counts),
+        entry_pattern=np.concatenate([e[0] for e in entries]) if entries else empty_i,
+        entry_a=np.concatenate([e[1] for e in entries]) if entries else empty_i,
+        entry_b=np.concatenate([e[2] for e in entries]) if entries else empty_i,
+        entry_score=np.concatenate([e[3] for e in entries]).astype(float) if entries else np.zeros(0),
+    )
+
+
+def _unique_rows(rows: np.ndarray, base: int) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(rows, axis=0, return_counts=True)``, faster when a row fits one int64."""
+    size = rows.shape[1]
+    if base ** size >= 2**62:
+        return np.unique(rows, axis=0, return_counts=True)
+    # Read each row as the digits of one number in the given base (unique on 1-D is ~50x faster).
+    codes = rows @ (base ** np.arange(size - 1, -1, -1, dtype=np.int64))
+    unique_codes, first, counts = np.unique(codes, return_index=True, return_counts=True)
+    return rows[first], counts
+
+
+def _log_sigmoid(x: np.ndarray) -> np.ndarray:
+    return -np.logaddexp(0.0, -x)
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    return np.exp(_log_sigmoid(x))
+
+
+def _solve_positive_definite(matrix: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """Solve ``matrix @ x = rhs`` for a symmetric positive definite matrix by conjugate gradients.
+
+    Why not ``np.linalg.solve``: from about 100 bots on, OpenBLAS runs the factorisation
+    on several threads, and on a busy machine each call then stalls for milliseconds;
+    the bootstrap makes hundreds of calls. Conjugate gradients needs only matrix-vector
+    products, and even a truncated solution is an uphill direction for the Newton step.
+
+    >>> np.round(_solve_positive_definite(np.array([[4.0, 1.0], [1.0, 3.0]]), np.array([1.0, 2.0])), 6)
+    array([0.090909, 0.636364])
+    """
+    x = np.zeros_like(rhs)
+    residual = rhs.copy()
+    direction = residual.copy()
+    norm = float(residual @ residual)
+    limit = 1e-24 * max(norm, 1e-300)
+    for _ in range(2 * len(rhs) + 10):
+        if norm <= limit:
+            break
+        product = matrix @ direction
+        alpha = norm / float(direction @ product)
+        x += alpha * direction
+        residual -= alpha * product
+        new_norm = float(residual @ residual)
+        direction = residual + (new_norm / norm) * direction
+        norm = new_norm
+    return x
+
+
+def _fit_strengths(
+    wins: np.ndarray, prior_games: float, start: np.ndarray | None = None, tol: float = 1e-7
+) -> np.ndarray:
+    """Natural-log Bradley–Terry strengths by damped Newton steps (see fit_bradley_terry)."""
+    n = wins.shape[0]
+    games = wins + wins.T
+    theta = np.zeros(n) if start is None else start.astype(float).copy()
+
+    def log_likelihood(t: np.ndarray) -> float:
+        diff = t[:, None] - t[None, :]
+        value = float(np.sum(wins * _log_sigmoid(diff)))
+        # The prior: every bot drew prior_games virtual games against a fixed average bot.
+        return value + 0.5 * prior_games * float(np.sum(_log_sigmoid(t) + _log_sigmoid(-t)))
+
+    current = log_likelihood(theta)
+    for _ in range(100):
+        p = _sigmoid(theta[:, None] - theta[None, :])
+        s = _sigmoid(theta)
+        gradient = (wins - games * p).sum(axis=1) + prior_games * (0.5 - s)
+        curvature = games * p * (1.0 - p)
+        # The negative Hessian: a weighted graph Laplacian, plus the prior on the diagonal.
+        neg_hessian = np.diag(curvature.sum(axis=1) + prior_games * s * (1.0 - s)) - curvature
+        if prior_games == 0:
+            # Without a prior, ratings are only defined up to a common shift and the
+            # matrix is singular. The gradient then sums to zero, and adding 1/n to every
+            # entry makes the matrix invertible without changing the (mean-free) step.
+            neg_hessian = neg_hessian + 1.0 / n
+        step = _solve_positive_definite(neg_hessian, gradient)
+        # The log-likelihood is concave: halve the step until it does not go down.
+        scale = 1.0
+        while scale > 1e-6:
+            candidate = theta + scale * step
+            value = log_likelihood(candidate)
+            if value >= current - 1e-12:
+                break
+            scale *= 0.5
+        theta, current = candidate, value
+        # Newton converges quadratically: once a step is this small, the next would be ~tol².
+        if np.max(np.abs(scale * step), initial=0.0) < tol:
+            break
+    return theta
+
+
+def fit_bradley_terry(
+    wins: np.ndarray, prior_games: float = DEFAULT_PRIOR_GAMES, start: np.ndarray | None = None
+) -> np.ndarray:
+    """Maximum-likelihood Bradley–Terry ratings on the Elo scale, relative to their mean.
+
+    ``wins[i, j]`` is how often i beat j (halves allowed). The model is
+    P(i beats j) = 1 / (1 + 10^((R_j − R_i)/400)), the same curve as Elo.
+    ``prior_games`` adds, for every bot, that many virtual games against an average bot
+    (rating 0), half won and half lost. It keeps a bot that won or lost everything finite
+    and pulls bots with few games slightly toward the mean; with ``prior_games=0`` the
+    fit is the plain maximum-likelihood estimate (undefined for perfect records).
+
+    >>> wins = np.array([[0, 75, 90], [25, 0, 75], [10, 25, 0]], dtype=float)
+    >>> r = fit_bradley_terry(wins, prior_games=0)
+    >>> [round(float(x - r[1]), 3) for x in r]
+    [190.849, 0.0, -190.849]
+    """
+    wins = np.asarray(wins, dtype=float)
+    if wins.shape[0] == 0:
+        return np.zeros(0)
+    theta = _fit_strengths(wins, prior_games, None if start is None else start / ELO_SCALE)
+    return (theta - theta.mean()) * ELO_SCALE
+
+
+@dataclass
+class BradleyTerryRatings:
+    """Ratings relative to the mean (add 1500 for display) and the 95% interval half-widths."""
+
+    ratings: np.ndarray
+    half_widths: np.ndarray
+    matches: int
+    samples: int
+
+
+def rate(
+    games: PairwiseGames,
+    samples: int = DEFAULT_BOOTSTRAP_SAMPLES,
+    seed: int = 0,
+    prior_games: float = DEFAULT_PRIOR_GAMES,
+    level: float = 0.95,
+) -> BradleyTerryRatings:
+    """Fit the ratings and bootstrap their interval by resampling whole matches.
+
+    Each bootstrap sample draws as many matches as were played, with replacement (a
+    multinomial over outcome patterns), refits, and re-centres on the mean. The
+    half-width is half the distance between the 2.5% and 97.5% quantiles of a bot's
+    rating over the samples. The random draws are seeded, so the output is reproducible.
+
+    >>> g = pairwise_games([0, 0, 1, 1, 2, 2], [0, 1, 0, 1, 0, 1], [1, 2, 1, 2, 2, 1], n_bots=2)
+    >>> result = rate(g, samples=50)
+    >>> bool(result.ratings[0] > 0 > result.ratings[1]), bool(result.half_widths[0] > 0)
+    (True, True)
+    """
+    ratings = fit_bradley_terry(games.wins(), prior_games)
+    total = games.matches
+    if total == 0 or samples <= 0:
+        return BradleyTerryRatings(ratings, np.zeros_like(ratings), total, 0)
+    rng = np.random.default_rng(seed)
+    # The pattern of every match; drawing matches uniformly with replacement is the
+    # bootstrap, and counting the drawn patterns gives the resampled weights.
+    pattern_of_match = np.repeat(np.arange(len(games.pattern_counts)), games.pattern_counts)
+    probabilities = games.pattern_counts / total
+    draws = np.empty((samples, games.n_bots))
+    for k in range(samples):
+        # Two ways to draw the same thing, the cheaper for the data: a multinomial over
+        # few outcome patterns, or drawing matches uniformly and counting their patterns.
+        if len(games.pattern_counts) * 3 < total:
+            weights = rng.multinomial(total, probabilities)
+        else:
+            drawn = pattern_of_match[rng.integers(0, total, size=total)]
+            weights = np.bincount(drawn, minlength=len(games.pattern_counts))
+        # Warm-starting from the full fit makes each refit a couple of Newton steps.
+        draws[k] = fit_bradley_terry(games.wins(weights), prior_games, start=ratings)
+    tail = (1.0 - level) / 2.0 * 100.0
+    low, high = np.percentile(draws, [tail, 100.0 - tail], axis=0)
+    return BradleyTerryRatings(ratings, (high - low) / 2.0, total, samples)
