@@ -1,0 +1,859 @@
+"""Storage: bots, tournaments, matches with their full decision logs, faults and ratings.
+
+One :class:`Store` wraps one database: a SQLite file (WAL mode) or, given a
+``postgresql://`` URL, a PostgreSQL database; apart from the SQLite pragmas the SQL is
+the same. A Store may be used from any thread: every call opens its own session on the
+shared engine, which is how the asyncio referee uses it (``asyncio.to_thread``)::
+
+    >>> import tempfile, os
+    >>> store = Store(os.path.join(tempfile.mkdtemp(), "arena.db"))
+    >>> token = store.register_bot("alice")
+    >>> store.bot_for_token(token)
+    'alice'
+    >>> store.bot_for_token("wrong") is None
+    True
+
+Tables (``SCHEMA_VERSION`` 1):
+
+``arena_meta``       key/value; ``schema_version`` marks the file as ours
+``bots``             name, sha256 of the token (never the token), created
+``tournaments``      short id, settings JSON, master seed, status
+``matches``          one row per match: variant, config, seed, status, times, result JSON,
+                     decision latency figures; ``match_id`` is the referee's id
+``match_seats``      one row per seat: bot, version, total, place, forfeit, faults, and for
+                     classic the rounds played and exact bids (the leaderboard sums these)
+``match_logs``       the decision log: zlib-compressed JSON of actions and latencies
+``faults``           one row per fault
+``elo_ratings``      the current online Elo of each bot per variant
+``rating_history``   every Elo change: match, bot, before, after, games played
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import secrets
+import statistics
+import sys
+import zlib
+from array import array
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+from sqlalchemy import BigInteger, DateTime, Index, Integer, LargeBinary, Text, UniqueConstraint, bindparam, cast, event, func, inspect
+from sqlalchemy import exc as sa_exc
+from sqlalchemy.engine import Connection, Engine
+from sqlmodel import Field, Session, SQLModel, create_engine, insert, select, update
+
+from arena.ratings import START_ELO, elo_deltas, k_factor
+from arena.records import FaultRecord, MatchRecord
+
+SCHEMA_VERSION = 1
+LOG_FORMAT = 1        # match_logs.format, see encode_log
+_TOKEN_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"   # tournament ids: no 0/o, 1/l/i
+
+
+class StoreError(Exception):
+    """Anything the store refuses or cannot do, with a one-line message for the user."""
+
+
+# --------------------------------------------------------------------------------------
+# Tables
+# --------------------------------------------------------------------------------------
+
+
+def _utc_column(nullable: bool = False) -> Any:
+    return Field(sa_type=DateTime(timezone=True), nullable=nullable)
+
+
+class MetaRow(SQLModel, table=True):
+    __tablename__ = "arena_meta"
+    key: str = Field(primary_key=True)
+    value: str
+
+
+class BotRow(SQLModel, table=True):
+    __tablename__ = "bots"
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(unique=True)
+    # sha256 hex of the token; None for bots the arena launches itself with a one-run token.
+    token_hash: str | None = Field(default=None, unique=True)
+    created_at: datetime = _utc_column()
+
+
+class TournamentRow(SQLModel, table=True):
+    __tablename__ = "tournaments"
+    id: str = Field(primary_key=True)
+    created_at: datetime = _utc_column()
+    settings_json: str = Field(sa_type=Text)
+    master_seed: int = Field(sa_type=BigInteger)
+    status: str
+
+
+class MatchRow(SQLModel, table=True):
+    __tablename__ = "matches"
+    __table_args__ = (
+        # A tournament slot holds one match; standalone matches have NULLs, which never clash.
+        UniqueConstraint("tournament_id", "game_index"),
+        Index("ix_matches_variant_status", "variant", "status"),
+    )
+    id: int | None = Field(default=None, primary_key=True)
+    match_id: str = Field(unique=True)
+    tournament_id: str | None = Field(default=None, foreign_key="tournaments.id")
+    game_index: int | None = None
+    variant: str
+    players: int
+    config_json: str = Field(sa_type=Text)
+    seed: int = Field(sa_type=BigInteger)
+    status: str
+    started_at: datetime = _utc_column()
+    finished_at: datetime = _utc_column()
+    result_json: str = Field(sa_type=Text)
+    decisions: int
+    median_latency_ms: float | None = None
+    max_latency_ms: float | None = None
+
+
+class MatchSeatRow(SQLModel, table=True):
+    __tablename__ = "match_seats"
+    match_pk: int = Field(foreign_key="matches.id", primary_key=True)
+    seat: int = Field(primary_key=True)
+    bot_id: int = Field(foreign_key="bots.id", index=True)
+    bot_version: str
+    total: int
+    place: int
+    forfeited: bool
+    faults: int
+    rounds: int | None = None           # classic: rounds scored
+    exact_bids: int | None = None       # classic: rounds where tricks == bid
+
+
+class MatchLogRow(SQLModel, table=True):
+    __tablename__ = "match_logs"
+    match_pk: int = Field(foreign_key="matches.id", primary_key=True)
+    format: int
+    actions: bytes = Field(sa_type=LargeBinary)       # zlib-compressed JSON list of [seat, action]
+    latencies: bytes = Field(sa_type=LargeBinary)     # float64 little-endian per action, NaN = no answer
+
+
+class FaultRow(SQLModel, table=True):
+    __tablename__ = "faults"
+    id: int | None = Field(default=None, primary_key=True)
+    match_pk: int = Field(foreign_key="matches.id", index=True)
+    seat: int
+    bot_id: int = Field(foreign_key="bots.id")
+    kind: str
+    request_id: int | None = Field(default=None, sa_type=BigInteger)
+    message: str = Field(sa_type=Text)
+    at: datetime = _utc_column()
+
+
+class EloRow(SQLModel, table=True):
+    __tablename__ = "elo_ratings"
+    bot_id: int = Field(foreign_key="bots.id", primary_key=True)
+    variant: str = Field(primary_key=True)
+    elo: float
+    games: int
+
+
+class RatingHistoryRow(SQLModel, table=True):
+    __tablename__ = "rating_history"
+    __table_args__ = (Index("ix_rating_history_bot_variant", "bot_id", "variant"),)
+    id: int | None = Field(default=None, primary_key=True)
+    match_pk: int = Field(foreign_key="matches.id", index=True)
+    bot_id: int = Field(foreign_key="bots.id")
+    variant: str
+    elo_before: float
+    elo_after: float
+    games: int                          # the bot's rated matches in this variant, this one included
+
+
+class _SQL:
+    """The write path's statements, built once (building them per call costs more than running them)."""
+
+    _matches, _bots, _elo = MatchRow.__table__, BotRow.__table__, EloRow.__table__
+    _keys = bindparam("keys", expanding=True)         # an IN (...) list given at execution
+    take_write_lock = (update(MetaRow.__table__).where(MetaRow.__table__.c.key == "schema_version")
+                       .values(value=MetaRow.__table__.c.value))
+    stored_match_ids = select(_matches.c.match_id).where(_matches.c.match_id.in_(_keys))
+    known_tournaments = select(TournamentRow.__table__.c.id).where(TournamentRow.__table__.c.id.in_(_keys))
+    bot_ids = select(_bots.c.name, _bots.c.id).where(_bots.c.name.in_(_keys))
+    insert_bots = insert(_bots)
+    insert_matches = insert(_matches).returning(_matches.c.id, sort_by_parameter_order=True)
+    insert_seats = insert(MatchSeatRow.__table__)
+    insert_logs = insert(MatchLogRow.__table__)
+    insert_faults = insert(FaultRow.__table__)
+    insert_history = insert(RatingHistoryRow.__table__)
+    elo_of_bots = select(_elo.c.bot_id, _elo.c.variant, _elo.c.elo, _elo.c.games).where(_elo.c.bot_id.in_(_keys))
+    insert_elo = insert(_elo)
+    update_elo = (update(_elo)
+                  .where(_elo.c.bot_id == bindparam("b_bot"), _elo.c.variant == bindparam("b_variant"))
+                  .values(elo=bindparam("b_elo"), games=bindparam("b_games")))
+
+
+_TABLES = [
+    MetaRow.__table__, BotRow.__table__, TournamentRow.__table__, MatchRow.__table__,
+    MatchSeatRow.__table__, MatchLogRow.__table__, FaultRow.__table__, EloRow.__table__,
+    RatingHistoryRow.__table__,
+]
+
+
+# --------------------------------------------------------------------------------------
+# What the API returns
+# --------------------------------------------------------------------------------------
+
+
+@dataclass
+class BotInfo:
+    name: str
+    has_token: bool
+    created_at: datetime
+
+
+@dataclass
+class TournamentInfo:
+    id: str
+    created_at: datetime
+    settings: dict[str, Any]
+    master_seed: int
+    status: str
+    matches: int = 0           # matches stored so far
+
+
+@dataclass
+class MatchSummary:
+    """One line of ``arena matches``: everything but the log."""
+
+    match_id: str
+    tournament_id: str | None
+    game_index: int | None
+    variant: str
+    status: str
+    started_at: datetime
+    finished_at: datetime
+    bots: list[str]
+    totals: list[int]
+    places: list[int]
+    forfeited: list[bool]
+    faults: int
+    decisions: int
+    median_latency_ms: float | None
+    max_latency_ms: float | None
+
+
+@dataclass
+class RatingChange:
+    match_id: str
+    finished_at: datetime
+    elo_before: float
+    elo_after: float
+    games: int
+
+
+@dataclass
+class SeatAggregate:
+    """One bot's sums over the matches a leaderboard covers."""
+
+    bot: str
+    games: int                 # matches played (a bot in two seats of a match counts once)
+    seats: int
+    score_sum: int
+    place_sum: int
+    rounds: int | None
+    exact_bids: int | None
+    faults: int
+    forfeits: int
+
+
+# --------------------------------------------------------------------------------------
+# Helpers
+# --------------------------------------------------------------------------------------
+
+
+def hash_token(token: str) -> str:
+    """The stored form of a bot token.
+
+    >>> hash_token("abc")[:16]
+    'ba7816bf8f01cfea'
+    """
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def _utc(moment: datetime) -> datetime:
+    """Store every time in UTC; a naive time is taken to be UTC already."""
+    return moment.replace(tzinfo=timezone.utc) if moment.tzinfo is None else moment.astimezone(timezone.utc)
+
+
+def _loaded(moment: datetime) -> datetime:
+    """SQLite returns naive datetimes; ours are always UTC."""
+    return moment.replace(tzinfo=timezone.utc) if moment.tzinfo is None else moment.astimezone(timezone.utc)
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"))
+
+
+def encode_log(actions: Sequence[Sequence[Any]], latencies_ms: Sequence[float | None]) -> tuple[bytes, bytes]:
+    """The compact stored log: zlib-compressed JSON actions (about 2 KB for a 4-player
+    classic game), and the latencies as raw float64 (exact, and ten times faster than
+    writing 540 floats as JSON text), NaN marking a decision the referee played itself.
+
+    >>> decode_log(*encode_log([[0, 1], [1, "b7"]], [2.5, None]))
+    ([[0, 1], [1, 'b7']], [2.5, None])
+    """
+    packed_actions = zlib.compress(_json([list(a) for a in actions]).encode(), 6)
+    packed = array("d", [math.nan if x is None else x for x in latencies_ms])
+    if sys.byteorder != "little":
+        packed.byteswap()
+    return packed_actions, packed.tobytes()
+
+
+def decode_log(actions: bytes, latencies: bytes) -> tuple[list[list[Any]], list[float | None]]:
+    packed = array("d")
+    packed.frombytes(latencies)
+    if sys.byteorder != "little":
+        packed.byteswap()
+    return json.loads(zlib.decompress(actions)), [None if math.isnan(x) else x for x in packed]
+
+
+def _classic_bid_counts(result: dict[str, Any], seats: int) -> tuple[list[int | None], list[int | None]]:
+    """Rounds played and exact bids per seat, from an engine result's ``rounds``."""
+    rounds: list[int | None] = [0] * seats
+    exact: list[int | None] = [0] * seats
+    for round_lines in result.get("rounds", []):
+        for seat, line in enumerate(round_lines[:seats]):
+            if "bid" in line and "tricks" in line:
+                rounds[seat] = (rounds[seat] or 0) + 1
+                exact[seat] = (exact[seat] or 0) + (line["bid"] == line["tricks"])
+    return rounds, exact
+
+
+def _latency_figures(latencies: Sequence[float | None]) -> tuple[float | None, float | None]:
+    known = [x for x in latencies if x is not None]
+    if not known:
+        return None, None
+    return statistics.median(known), max(known)
+
+
+def _chunks(items: Sequence[Any], size: int = 500) -> Iterator[Sequence[Any]]:
+    # SQLite limits the number of bound parameters per statement.
+    for start in range(0, len(items), size):
+        yield items[start:start + size]
+
+
+# --------------------------------------------------------------------------------------
+# The store
+# --------------------------------------------------------------------------------------
+
+
+class Store:
+    """The arena's database. ``Store("arena.db")`` or ``Store("postgresql://...")``.
+
+    Opening creates the schema in a new or empty database, and refuses (``StoreError``)
+    a database of another schema version, a SQLite file with someone else's tables, and a
+    file that is not a database.
+    """
+
+    def __init__(self, url_or_path: str) -> None:
+        if "://" in url_or_path:
+            url, self.name = url_or_path, url_or_path.split("@")[-1]
+        else:
+            self.name = url_or_path
+            url = "sqlite:///" + os.path.abspath(url_or_path)
+        self.is_sqlite = url.startswith("sqlite")
+        connect_args = {"check_same_thread": False, "timeout": 30} if self.is_sqlite else {}
+        self.engine: Engine = create_engine(url, connect_args=connect_args)
+        self._bot_id_cache: dict[str, int] = {}
+        if self.is_sqlite:
+            _setup_sqlite(self.engine)
+        try:
+            self._open_schema()
+        except sa_exc.DatabaseError as error:
+            self.engine.dispose()
+            reason = str(getattr(error, "orig", error)).strip()
+            if "not a database" in reason:
+                raise StoreError(f"{self.name} is not a database file ({reason})") from None
+            raise StoreError(f"cannot open {self.name}: {reason}") from None
+        except StoreError:
+            self.engine.dispose()
+            raise
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    def __enter__(self) -> "Store":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- schema -------------------------------------------------------------------------
+
+    def _open_schema(self) -> None:
+        with self.engine.begin() as conn:
+            tables = set(inspect(conn).get_table_names())
+            if not tables:
+                SQLModel.metadata.create_all(conn, tables=_TABLES)
+                conn.execute(insert(MetaRow).values(key="schema_version", value=str(SCHEMA_VERSION)))
+                return
+            if MetaRow.__tablename__ not in tables:
+                raise StoreError(f"{self.name} is not an arena database (no schema version table)")
+            version = conn.execute(select(MetaRow.value).where(MetaRow.key == "schema_version")).scalar()
+            if version is None:
+                raise StoreError(f"{self.name} is not an arena database (no schema version)")
+            if version != str(SCHEMA_VERSION):
+                raise StoreError(
+                    f"{self.name} has schema version {version}; this arena understands {SCHEMA_VERSION}"
+                )
+
+    @contextmanager
+    def _read(self) -> Iterator[Session]:
+        with Session(self.engine) as session:
+            yield session
+
+    @contextmanager
+    def _write(self) -> Iterator[Session]:
+        """A session whose transaction holds the database's write lock from its start.
+
+        Why: a write that first reads (current Elo, existing rows) must not interleave with
+        another writer. SQLite gets ``BEGIN IMMEDIATE`` (see _setup_sqlite), which takes its
+        single write lock at once, waiting up to the busy timeout; other databases lock the
+        schema-version row, which serialises writers the same way.
+        """
+        with Session(self.engine) as session:
+            conn = session.connection(execution_options={"arena_write": True})
+            if not self.is_sqlite:
+                conn.execute(_SQL.take_write_lock)
+            yield session
+            session.commit()
+
+    @contextmanager
+    def _write_core(self) -> Iterator[Connection]:
+        """Like _write, but a plain connection: the match-saving path skips the ORM session."""
+        with self.engine.connect() as conn:
+            conn.execution_options(arena_write=True)
+            with conn.begin():
+                if not self.is_sqlite:
+                    conn.execute(_SQL.take_write_lock)
+                yield conn
+
+    # -- bots ---------------------------------------------------------------------------
+
+    def register_bot(self, name: str, rotate: bool = False) -> str:
+        """Register a bot and return its token; the token is shown once and only its hash is kept.
+
+        An existing name is refused unless ``rotate=True``, which replaces its token.
+        """
+        if not name or not name.strip():
+            raise StoreError("a bot needs a name")
+        token = secrets.token_urlsafe(24)
+        with self._write() as session:
+            bot = session.exec(select(BotRow).where(BotRow.name == name)).first()
+            if bot is None:
+                session.add(BotRow(name=name, token_hash=hash_token(token), created_at=datetime.now(timezone.utc)))
+            elif bot.token_hash is not None and not rotate:
+                raise StoreError(f"bot {name!r} is already registered (rotate its token to get a new one)")
+            else:
+                bot.token_hash = hash_token(token)
+        return token
+
+    def ensure_bot(self, name: str) -> None:
+        """Create a token-less bot row (a bot the arena runs itself) if the name is new."""
+        with self._write() as session:
+            self._bot_ids(session.connection(), [name])
+
+    def bot_for_token(self, token: str) -> str | None:
+        """The name of the bot this token belongs to, or None."""
+        with self._read() as session:
+            return session.exec(select(BotRow.name).where(BotRow.token_hash == hash_token(token))).first()
+
+    def list_bots(self) -> list[BotInfo]:
+        with self._read() as session:
+            rows = session.exec(select(BotRow).order_by(BotRow.name)).all()
+            return [BotInfo(r.name, r.token_hash is not None, _loaded(r.created_at)) for r in rows]
+
+    def _bot_ids(self, conn: Connection, names: Sequence[str]) -> dict[str, int]:
+        """Bot ids by name, creating token-less rows for new names (inside a write transaction).
+
+        Ids never change, so those read from the database are cached; ids created here
+        are not, until a later call reads them back (this transaction may still roll back).
+        """
+        wanted = set(names)
+        ids = {n: self._bot_id_cache[n] for n in wanted if n in self._bot_id_cache}
+        unknown = sorted(wanted - set(ids))
+        for chunk in _chunks(unknown):
+            found = dict(conn.execute(_SQL.bot_ids, {"keys": list(chunk)}).all())
+            self._bot_id_cache.update(found)
+            ids.update(found)
+        missing = [n for n in unknown if n not in ids]
+        if missing:
+            now = datetime.now(timezone.utc)
+            conn.execute(_SQL.insert_bots, [{"name": n, "token_hash": None, "created_at": now} for n in missing])
+            for chunk in _chunks(missing):
+                ids.update(conn.execute(_SQL.bot_ids, {"keys": list(chunk)}).all())
+        return ids
+
+    # -- tournaments --------------------------------------------------------------------
+
+    def create_tournament(self, settings: dict[str, Any], master_seed: int, status: str = "running") -> str:
+        """Store a tournament's settings and master seed; return its short id such as ``t-k3x9qa``."""
+        with self._write() as session:
+            while True:
+                tournament_id = "t-" + "".join(secrets.choice(_TOKEN_ALPHABET) for _ in range(6))
+                if session.get(TournamentRow, tournament_id) is None:
+                    break
+            session.add(TournamentRow(
+                id=tournament_id, created_at=datetime.now(timezone.utc), settings_json=_json(settings),
+                master_seed=master_seed, status=status,
+            ))
+        return tournament_id
+
+    def get_tournament(self, tournament_id: str) -> TournamentInfo:
+        with self._read() as session:
+            row = session.get(TournamentRow, tournament_id)
+            if row is None:
+                raise StoreError(f"no tournament {tournament_id!r} in {self.name}")
+            count = session.exec(
+                select(func.count()).select_from(MatchRow).where(MatchRow.tournament_id == tournament_id)
+            ).one()
+            return _tournament_info(row, count)
+
+    def list_tournaments(self) -> list[TournamentInfo]:
+        with self._read() as session:
+            counts = dict(session.exec(
+                select(MatchRow.tournament_id, func.count()).group_by(MatchRow.tournament_id)
+            ).all())
+            rows = session.exec(select(TournamentRow).order_by(TournamentRow.created_at)).all()
+            return [_tournament_info(r, counts.get(r.id, 0)) for r in rows]
+
+    def set_tournament_status(self, tournament_id: str, status: str) -> None:
+        with self._write() as session:
+            row = session.get(TournamentRow, tournament_id)
+            if row is None:
+                raise StoreError(f"no tournament {tournament_id!r} in {self.name}")
+            row.status = status
+
+    def finished_game_indexes(self, tournament_id: str) -> set[int]:
+        """Schedule slots that already have a stored match (of any status): resume skips these."""
+        with self._read() as session:
+            rows = session.exec(
+                select(MatchRow.game_index).where(MatchRow.tournament_id == tournament_id)
+            ).all()
+            return {i for i in rows if i is not None}
+
+    # -- matches ------------------------------------------------------------------------
+
+    def save_match(self, record: MatchRecord) -> bool:
+        """Store a finished match, its seats, log and faults, and update online Elo — all in
+        one transaction. Saving a match id that is already stored does nothing (returns False).
+        """
+        return self.save_matches([record]) == 1
+
+    def save_matches(self, records: Sequence[MatchRecord]) -> int:
+        """Store many matches in one transaction, exactly as ``save_match`` one after the other
+        would (Elo is updated in list order); returns how many were new.
+        """
+        try:
+            with self._write_core() as conn:
+                return self._insert_matches(conn, records)
+        except sa_exc.IntegrityError as error:
+            # Only a clash the checks could not see gets here: a tournament slot already
+            # taken by another match id, or a concurrent writer on PostgreSQL.
+            if len(records) == 1 and self._has_match(records[0].match_id):
+                return 0
+            raise StoreError(f"could not save match: {getattr(error, 'orig', error)}") from None
+
+    def _has_match(self, match_id: str) -> bool:
+        with self._read() as session:
+            return session.exec(select(MatchRow.id).where(MatchRow.match_id == match_id)).first() is not None
+
+    def _insert_matches(self, conn: Connection, records: Sequence[MatchRecord]) -> int:
+        # The write path runs prebuilt Core statements on the session's connection: the
+        # ORM's per-statement bookkeeping would cost more than the inserts themselves.
+        stored: set[str] = set()
+        if len(records) > 1:
+            # A single match skips this query: inserting a stored match id violates the
+            # unique index, and save_matches turns that into "already stored".
+            for chunk in _chunks([r.match_id for r in records]):
+                stored.update(conn.execute(_SQL.stored_match_ids, {"keys": list(chunk)}).scalars())
+        fresh: list[MatchRecord] = []
+        for record in records:
+            if record.match_id not in stored:
+                stored.add(record.match_id)     # a repeated id within the batch counts once too
+                fresh.append(record)
+        if not fresh:
+            return 0
+        for record in fresh:
+            _check_record(record)
+        tournament_ids = sorted({r.tournament_id for r in fresh if r.tournament_id is not None})
+        if tournament_ids:
+            known = set(conn.execute(_SQL.known_tournaments, {"keys": tournament_ids}).scalars())
+            if unknown := [t for t in tournament_ids if t not in known]:
+                raise StoreError(f"unknown tournament {unknown[0]!r}: create it before saving its matches")
+
+        bot_ids = self._bot_ids(conn, [name for r in fresh for name in r.bots + [f.bot for f in r.faults]])
+        match_rows = []
+        for record in fresh:
+            median, highest = _latency_figures(record.latencies_ms)
+            match_rows.append({
+                "match_id": record.match_id, "tournament_id": record.tournament_id,
+                "game_index": record.game_index, "variant": record.variant, "players": len(record.bots),
+                "config_json": _json(record.config), "seed": record.seed, "status": record.status,
+                "started_at": _utc(record.started_at), "finished_at": _utc(record.finished_at),
+                "result_json": _json(record.result), "decisions": len(record.actions),
+                "median_latency_ms": median, "max_latency_ms": highest,
+            })
+        # One multi-row INSERT ... RETURNING gives the new primary keys in the order given.
+        pks = list(conn.execute(_SQL.insert_matches, match_rows).scalars())
+
+        seat_rows, log_rows, fault_rows = [], [], []
+        for pk, record in zip(pks, fresh):
+            faults_by_seat = [0] * len(record.bots)
+            for fault in record.faults:
+                if 0 <= fault.seat < len(faults_by_seat):
+                    faults_by_seat[fault.seat] += 1
+                fault_rows.append({
+                    "match_pk": pk, "seat": fault.seat, "bot_id": bot_ids[fault.bot], "kind": fault.kind,
+                    "request_id": fault.request_id, "message": fault.message, "at": _utc(fault.at),
+                })
+            if record.variant == "classic":
+                rounds, exact = _classic_bid_counts(record.result, len(record.bots))
+            else:
+                rounds = exact = [None] * len(record.bots)
+            for seat, bot in enumerate(record.bots):
+                seat_rows.append({
+                    "match_pk": pk, "seat": seat, "bot_id": bot_ids[bot], "bot_version": record.bot_versions[seat],
+                    "total": record.totals[seat], "place": record.places[seat],
+                    "forfeited": record.forfeited[seat], "faults": faults_by_seat[seat],
+                    "rounds": rounds[seat], "exact_bids": exact[seat],
+                })
+            packed_actions, packed_latencies = encode_log(record.actions, record.latencies_ms)
+            log_rows.append({"match_pk": pk, "format": LOG_FORMAT, "actions": packed_actions,
+                             "latencies": packed_latencies})
+        conn.execute(_SQL.insert_seats, seat_rows)
+        conn.execute(_SQL.insert_logs, log_rows)
+        if fault_rows:
+            conn.execute(_SQL.insert_faults, fault_rows)
+        self._update_elo(conn, list(zip(pks, fresh)), bot_ids)
+        return len(fresh)
+
+    def _update_elo(self, conn: Connection, matches: list[tuple[int, MatchRecord]], bot_ids: dict[str, int]) -> None:
+        """Online Elo for the completed matches, in order; writes history and current ratings."""
+        rated = [(pk, r) for pk, r in matches if r.status == "completed" and len(set(r.bots)) >= 2]
+        if not rated:
+            return
+        ids = sorted({bot_ids[name] for _, r in rated for name in r.bots})
+        current: dict[tuple[int, str], tuple[float, int]] = {}
+        for chunk in _chunks(ids):
+            for bot_id, variant, elo, games in conn.execute(_SQL.elo_of_bots, {"keys": list(chunk)}):
+                current[(bot_id, variant)] = (elo, games)
+        existing = set(current)
+        history = []
+        for pk, record in rated:
+            seat_ids = [bot_ids[name] for name in record.bots]
+            before = [current.get((b, record.variant), (START_ELO, 0)) for b in seat_ids]
+            deltas = elo_deltas(
+                [elo for elo, _ in before], record.places, [k_factor(games) for _, games in before], owners=seat_ids
+            )
+            change: dict[int, float] = {}
+            for bot_id, delta in zip(seat_ids, deltas):     # one bot in two seats: both seats count
+                change[bot_id] = change.get(bot_id, 0.0) + delta
+            for bot_id, delta in change.items():
+                elo, games = current.get((bot_id, record.variant), (START_ELO, 0))
+                current[(bot_id, record.variant)] = (elo + delta, games + 1)
+                history.append({"match_pk": pk, "bot_id": bot_id, "variant": record.variant,
+                                "elo_before": elo, "elo_after": elo + delta, "games": games + 1})
+        conn.execute(_SQL.insert_history, history)
+        touched = sorted({(h["bot_id"], h["variant"]) for h in history})
+        new = [{"bot_id": b, "variant": v, "elo": current[(b, v)][0], "games": current[(b, v)][1]}
+               for b, v in touched if (b, v) not in existing]
+        changed = [{"b_bot": b, "b_variant": v, "b_elo": current[(b, v)][0], "b_games": current[(b, v)][1]}
+                   for b, v in touched if (b, v) in existing]
+        if new:
+            conn.execute(_SQL.insert_elo, new)
+        if changed:
+            conn.execute(_SQL.update_elo, changed)
+
+    def load_match(self, match_id: str) -> MatchRecord:
+        """The stored match as the MatchRecord that was saved (times come back in UTC)."""
+        with self._read() as session:
+            row = session.exec(select(MatchRow).where(MatchRow.match_id == match_id)).first()
+            if row is None:
+                raise StoreError(f"no match {match_id!r} in {self.name}")
+            seats = session.exec(
+                select(MatchSeatRow, BotRow.name).join(BotRow, BotRow.id == MatchSeatRow.bot_id)
+                .where(MatchSeatRow.match_pk == row.id).order_by(MatchSeatRow.seat)
+            ).all()
+            log = session.get(MatchLogRow, row.id)
+            faults = session.exec(
+                select(FaultRow, BotRow.name).join(BotRow, BotRow.id == FaultRow.bot_id)
+                .where(FaultRow.match_pk == row.id).order_by(FaultRow.id)
+            ).all()
+            actions, latencies = decode_log(log.actions, log.latencies) if log is not None else ([], [])
+            return MatchRecord(
+                match_id=row.match_id, variant=row.variant, config=json.loads(row.config_json), seed=row.seed,
+                bots=[name for _, name in seats], bot_versions=[s.bot_version for s, _ in seats],
+                totals=[s.total for s, _ in seats], places=[s.place for s, _ in seats],
+                forfeited=[bool(s.forfeited) for s, _ in seats], result=json.loads(row.result_json),
+                actions=actions, latencies_ms=latencies,
+                faults=[FaultRecord(seat=f.seat, bot=name, kind=f.kind, message=f.message,
+                                    request_id=f.request_id, at=_loaded(f.at)) for f, name in faults],
+                tournament_id=row.tournament_id, game_index=row.game_index, status=row.status,
+                started_at=_loaded(row.started_at), finished_at=_loaded(row.finished_at),
+            )
+
+    def list_matches(
+        self, variant: str | None = None, tournament_id: str | None = None, bot: str | None = None, limit: int = 50
+    ) -> list[MatchSummary]:
+        """The newest matches first, optionally only one variant, tournament or bot."""
+        with self._read() as session:
+            query = select(MatchRow)
+            if variant is not None:
+                query = query.where(MatchRow.variant == variant)
+            if tournament_id is not None:
+                query = query.where(MatchRow.tournament_id == tournament_id)
+            if bot is not None:
+                query = query.where(MatchRow.id.in_(
+                    select(MatchSeatRow.match_pk).join(BotRow, BotRow.id == MatchSeatRow.bot_id)
+                    .where(BotRow.name == bot)
+                ))
+            rows = session.exec(query.order_by(MatchRow.id.desc()).limit(limit)).all()
+            pks = [r.id for r in rows]
+            seats: dict[int, list[tuple[MatchSeatRow, str]]] = {pk: [] for pk in pks}
+            for seat, name in session.exec(
+                select(MatchSeatRow, BotRow.name).join(BotRow, BotRow.id == MatchSeatRow.bot_id)
+                .where(MatchSeatRow.match_pk.in_(pks)).order_by(MatchSeatRow.match_pk, MatchSeatRow.seat)
+            ).all():
+                seats[seat.match_pk].append((seat, name))
+            return [
+                MatchSummary(
+                    match_id=r.match_id, tournament_id=r.tournament_id, game_index=r.game_index,
+                    variant=r.variant, status=r.status, started_at=_loaded(r.started_at),
+                    finished_at=_loaded(r.finished_at), bots=[n for _, n in seats[r.id]],
+                    totals=[s.total for s, _ in seats[r.id]], places=[s.place for s, _ in seats[r.id]],
+                    forfeited=[bool(s.forfeited) for s, _ in seats[r.id]],
+                    faults=sum(s.faults for s, _ in seats[r.id]), decisions=r.decisions,
+                    median_latency_ms=r.median_latency_ms, max_latency_ms=r.max_latency_ms,
+                )
+                for r in rows
+            ]
+
+    def match_count(self, variant: str | None = None, status: str | None = "completed") -> int:
+        with self._read() as session:
+            query = select(func.count()).select_from(MatchRow)
+            if variant is not None:
+                query = query.where(MatchRow.variant == variant)
+            if status is not None:
+                query = query.where(MatchRow.status == status)
+            return session.exec(query).one()
+
+    def variants(self) -> list[str]:
+        """Variants that have completed matches."""
+        with self._read() as session:
+            return sorted(session.exec(
+                select(MatchRow.variant).where(MatchRow.status == "completed").distinct()
+            ).all())
+
+    # -- ratings and leaderboard data ---------------------------------------------------
+
+    def rating_history(self, bot: str, variant: str) -> list[RatingChange]:
+        """Every online-Elo change of a bot in a variant, oldest first."""
+        with self._read() as session:
+            rows = session.exec(
+                select(RatingHistoryRow, MatchRow.match_id, MatchRow.finished_at)
+                .join(MatchRow, MatchRow.id == RatingHistoryRow.match_pk)
+                .join(BotRow, BotRow.id == RatingHistoryRow.bot_id)
+                .where(BotRow.name == bot, RatingHistoryRow.variant == variant)
+                .order_by(RatingHistoryRow.id)
+            ).all()
+            return [RatingChange(match_id, _loaded(finished), h.elo_before, h.elo_after, h.games)
+                    for h, match_id, finished in rows]
+
+    def current_elo(self, variant: str) -> dict[str, tuple[float, int]]:
+        """Each bot's latest online Elo in a variant and how many rated matches it has."""
+        with self._read() as session:
+            rows = session.exec(
+                select(BotRow.name, EloRow.elo, EloRow.games).join(BotRow, BotRow.id == EloRow.bot_id)
+                .where(EloRow.variant == variant)
+            ).all()
+            return {name: (elo, games) for name, elo, games in rows}
+
+    def seat_places(self, variant: str, tournament_id: str | None = None) -> tuple[list[str], list[tuple[int, int, int]]]:
+        """The raw material of the Bradley–Terry fit: bot names, and one
+        ``(match key, bot index, place)`` per seat of every completed match.
+        """
+        with self._read() as session:
+            query = (select(MatchSeatRow.match_pk, MatchSeatRow.bot_id, MatchSeatRow.place)
+                     .join(MatchRow, MatchRow.id == MatchSeatRow.match_pk)
+                     .where(MatchRow.variant == variant, MatchRow.status == "completed"))
+            if tournament_id is not None:
+                query = query.where(MatchRow.tournament_id == tournament_id)
+            rows = session.exec(query).all()
+            names = dict(session.exec(select(BotRow.id, BotRow.name)).all())
+        index: dict[int, int] = {}
+        seats = []
+        for match_pk, bot_id, place in rows:
+            seats.append((match_pk, index.setdefault(bot_id, len(index)), place))
+        return [names[b] for b in index], seats
+
+    def seat_aggregates(self, variant: str, tournament_id: str | None = None) -> list[SeatAggregate]:
+        """Per-bot sums over the completed matches of a variant (optionally one tournament)."""
+        with self._read() as session:
+            query = (
+                select(BotRow.name, func.count(func.distinct(MatchSeatRow.match_pk)), func.count(),
+                       func.sum(MatchSeatRow.total), func.sum(MatchSeatRow.place),
+                       func.sum(MatchSeatRow.rounds), func.sum(MatchSeatRow.exact_bids),
+                       func.sum(MatchSeatRow.faults), func.sum(cast(MatchSeatRow.forfeited, Integer)))
+                .join(MatchRow, MatchRow.id == MatchSeatRow.match_pk)
+                .join(BotRow, BotRow.id == MatchSeatRow.bot_id)
+                .where(MatchRow.variant == variant, MatchRow.status == "completed")
+                .group_by(BotRow.name)
+            )
+            if tournament_id is not None:
+                query = query.where(MatchRow.tournament_id == tournament_id)
+            return [SeatAggregate(name, games, seats, int(score), int(place),
+                                  None if rounds is None else int(rounds), None if exact is None else int(exact),
+                                  int(faults or 0), int(forfeits or 0))
+                    for name, games, seats, score, place, rounds, exact, faults, forfeits in session.exec(query).all()]
+
+
+def _tournament_info(row: TournamentRow, matches: int) -> TournamentInfo:
+    return TournamentInfo(row.id, _loaded(row.created_at), json.loads(row.settings_json), row.master_seed,
+                          row.status, matches)
+
+
+def _check_record(record: MatchRecord) -> None:
+    seats = len(record.bots)
+    for name in ("bot_versions", "totals", "places", "forfeited"):
+        if len(getattr(record, name)) != seats:
+            raise StoreError(f"match {record.match_id}: {name} has {len(getattr(record, name))} entries "
+                             f"for {seats} seats")
+    if len(record.latencies_ms) != len(record.actions):
+        raise StoreError(f"match {record.match_id}: {len(record.actions)} actions but "
+                         f"{len(record.latencies_ms)} latencies")
+
+
+def _setup_sqlite(engine: Engine) -> None:
+    """WAL journal, NORMAL sync, foreign keys on, and real transactions (see below)."""
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        # Python's sqlite3 would otherwise open transactions only before INSERT/UPDATE/DELETE,
+        # so reads and DDL ran outside them; SQLAlchemy emits BEGIN itself instead (its
+        # documented recipe), which makes the schema creation and every read consistent.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Any) -> None:
+        # A writing transaction takes the write lock at once (see Store._write).
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.get_execution_options().get("arena_write") else "BEGIN")
