@@ -69,6 +69,7 @@ AMIGO_HAND_SIZES: dict[int, tuple[int, ...]] = {
 }
 
 _PUBLIC = -1  # the viewer of an event everybody may see
+_NOBODY = object()  # no seat
 _FREE = WIZARD  # the `_lead` value of a trick a Wizard opened: no lead suit, anything goes
 _BID_OPTIONS: tuple[tuple[int, ...], ...] = tuple(tuple(range(h + 1)) for h in range(NUM_CARDS + 1))
 _BIT: tuple[int, ...] = tuple(1 << c for c in range(NUM_CARDS))
@@ -222,7 +223,9 @@ class ClassicGame:
         self._bids_public = True
         self._tricks: list[int] = [0] * p
         self._leader = 0
-        self._current = -1  # the seat to play a card; -1 outside the play phase
+        # The seat to play a card, _NOBODY outside the play phase (a sentinel no seat
+        # argument can equal, so `seat == self._current` alone selects the hot path).
+        self._current: int | object = _NOBODY
         self._lead = NO_SUIT  # NO_SUIT until a numbered card or Wizard decides it; _FREE for "none"
         self._follow = 0  # the lead suit's mask, 0 when there is no lead suit
         self._trick: list[int] = []  # cards in play order, the first one played by _leader
@@ -408,7 +411,7 @@ class ClassicGame:
             "bids_public": self._bids_public,
             "tricks": list(self._tricks),
             "leader": self._leader,
-            "current": self._current,
+            "current": self._current if self._current is not _NOBODY else None,
             "lead": self._lead,
             "trick": list(self._trick),
             "last_trick": self._last_trick and list(self._last_trick),
@@ -436,7 +439,7 @@ class ClassicGame:
         self._bids_public = self.config.bidding == "open"
         self._tricks = [0] * p
         self._leader = (dealer + 1) % p
-        self._current = -1
+        self._current = _NOBODY
         self._lead, self._follow = NO_SUIT, 0
         self._trick = []
         self._last_trick = None
@@ -536,7 +539,7 @@ class ClassicGame:
             self._log.append((_PUBLIC, "bids_revealed", bids))
         self._log.append((_PUBLIC, "round_end", self._round + 1, bids, tricks, points, tuple(self._totals)))
         if self._round + 1 == len(self.hand_sizes):
-            self._phase, self._to_act, self._current = OVER, (), -1
+            self._phase, self._to_act, self._current = OVER, (), _NOBODY
             self.is_over = True
             totals = tuple(self._totals)
             self._log.append((_PUBLIC, "game_over", totals, places_from_totals(totals, higher_is_better=True)))

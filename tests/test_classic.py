@@ -603,6 +603,18 @@ def test_wrong_seat_and_game_over_are_illegal_with_no_kind():
     with pytest.raises(IllegalAction) as err:
         game.decision(0)
     assert err.value.kind is None
+    for not_a_seat in (-1, None, 4, "1"):
+        with pytest.raises(IllegalAction) as err:
+            game.apply(not_a_seat, 0)
+        assert err.value.kind is None
+        with pytest.raises(IllegalAction):
+            game.random_action(not_a_seat, random.Random(0))
+    bid_all(game)
+    for not_a_seat in (-1, None, 4, "1", 0):  # seat 1 is to play
+        with pytest.raises(IllegalAction) as err:
+            game.apply(not_a_seat, game.legal_actions(1)[0])
+        assert err.value.kind is None
+    assert game.snapshot()["hands"] == before["hands"]
     assert game.legal_actions(0) == ()
     with pytest.raises(IllegalAction):
         game.random_action(0, random.Random(0))

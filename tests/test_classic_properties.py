@@ -146,7 +146,7 @@ def check_legality(game: ClassicGame, seat: int, full: bool) -> None:
         else:
             raise AssertionError(f"{action!r} accepted but not in {legal}")
     assert (game.snapshot(), game.observe(seat)) == state
-    for other in range(game.players):
+    for other in [*range(game.players), -1, None, game.players]:
         if other not in game.to_act():
             try:
                 game.apply(other, legal[0])
