@@ -18,8 +18,8 @@ The rules are ``RULES.md`` section 1; the observation and event fields are in
     >>> len(game.result().rounds)
     2
 
-Representation, chosen for speed (``arena/bench_engine.py`` plays about a
-thousand random games a second): a card is an ``int`` 0..59 and a hand an ``int``
+Representation, chosen for speed (random playouts are the engine's hot path;
+``arena/bench_engine.py`` measures them): a card is an ``int`` 0..59 and a hand an ``int``
 bit mask (see :mod:`engine.classic_cards`); the event log holds tuples that are
 turned into dicts only when someone asks (:meth:`ClassicGame.events_for`).
 """
@@ -201,8 +201,8 @@ class ClassicGame:
         self.is_over: bool = False
         self._decks: dict[int, list[int]] = {r: _stacked_deck(codes) for r, codes in (decks or {}).items()}
         # One generator per game, seeded from a string (stable on every machine and
-        # Python version); each round draws the same number of values whatever the
-        # players do, so the deal of round r depends on the seed alone.
+        # Python version). A round draws as many values as it deals cards, whatever
+        # the players do, so the deal of round r depends on the seed alone.
         self._rng = random.Random(f"wizard-classic/{config.seed}")
 
         p = self.players
