@@ -230,6 +230,28 @@ def test_bot_bugs_send_the_fallback_and_the_bot_keeps_playing() -> None:
     assert code == 0
 
 
+def test_events_reach_bots_that_ask_for_them() -> None:
+    class Listener(sdk.Bot):
+        name = "listener"
+        heard: list[dict[str, Any]] = []
+
+        def on_events(self, events: list[dict[str, Any]]) -> None:
+            Listener.heard.extend(events)
+
+    async def script(s: FakeStream) -> None:
+        await s.send(match_started=started())
+        await s.send(request=pb.DecisionRequest(
+            match_id="m1", seat=0, request_id=1, kind=pb.PLAY, options=["b7"],
+            observation_json=json.dumps(CLASSIC_OBS),
+            events_json=[json.dumps({"type": "play", "seat": 2, "card": "g3"})]))
+        assert (await s.receive()).action.option == "b7"
+        await s.send(match_ended=ended())
+
+    code, _ = asyncio.run(run_client(Listener, FakeArena([script])))
+    assert code == 0
+    assert Listener.heard == [{"type": "play", "seat": 2, "card": "g3"}]
+
+
 def test_seeded_rng_replays_and_each_seat_gets_its_own_bot() -> None:
     answers: list[list[str]] = []
 
@@ -244,8 +266,10 @@ def test_seeded_rng_replays_and_each_seat_gets_its_own_bot() -> None:
 
     for _ in range(2):
         run: list[str] = []
-        asyncio.run(run_client(RecordingBot, FakeArena([script_for(run)]), max_matches=2))
+        _, client = asyncio.run(run_client(RecordingBot, FakeArena([script_for(run)]), max_matches=2))
         answers.append(run)
+    bots = [seat.bot for seat in client.seats.values()]
+    assert len(bots) == 2 and bots[0] is not bots[1]  # a bot class: one instance per seat
     assert answers[0] == answers[1]
     assert len(set(answers[0])) > 3  # really random, not a constant
 
