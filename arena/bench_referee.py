@@ -116,38 +116,46 @@ async def _echo_client(address: str, back_bytes: int) -> None:
 # ---------------------------------------------------------------------- bench bots
 
 
-async def _bot_connection(address: str, name: str, token: str, seed: int) -> None:
-    """One connection of a benchmark bot: random legal answers, no JSON parsing."""
+async def _bot_connection(channel: grpc.aio.Channel, name: str, token: str, seed: int) -> None:
+    """One Play stream of a benchmark bot: random legal answers, no JSON parsing."""
     rng = random.Random(seed)
-    async with grpc.aio.insecure_channel(address, options=CLIENT_OPTIONS) as channel:
-        call = pb_grpc.ArenaStub(channel).Play(metadata=(("authorization", f"Bearer {token}"),))
-        await call.write(pb.BotMessage(hello=pb.Hello(name=name, version="bench", max_matches=1)))
-        while (message := await call.read()) is not grpc.aio.EOF:
-            if message.WhichOneof("msg") != "request":
-                continue
-            request = message.request
-            if request.kind == pb.PREDICT:
-                action = pb.Action(request_id=request.request_id, prediction=pb.Prediction())
-            else:
-                action = pb.Action(request_id=request.request_id, option=rng.choice(request.options))
-            await call.write(pb.BotMessage(action=action))
+    call = pb_grpc.ArenaStub(channel).Play(metadata=(("authorization", f"Bearer {token}"),))
+    await call.write(pb.BotMessage(hello=pb.Hello(name=name, version="bench", max_matches=1)))
+    while (message := await call.read()) is not grpc.aio.EOF:
+        if message.WhichOneof("msg") != "request":
+            continue
+        request = message.request
+        if request.kind == pb.PREDICT:
+            action = pb.Action(request_id=request.request_id, prediction=pb.Prediction())
+        else:
+            action = pb.Action(request_id=request.request_id, option=rng.choice(request.options))
+        await call.write(pb.BotMessage(action=action))
 
 
-async def _bots(address: str, name: str, token: str, connections: int) -> None:
-    await asyncio.gather(*(_bot_connection(address, name, token, seed) for seed in range(connections)))
+async def _bots(address: str, name: str, token: str, connections: int, channels: int) -> None:
+    """``connections`` Play streams spread over ``channels`` channels (HTTP/2 connections)."""
+    opened = [grpc.aio.insecure_channel(address, options=CLIENT_OPTIONS) for _ in range(channels)]
+    try:
+        await asyncio.gather(*(_bot_connection(opened[i % channels], name, token, seed=i)
+                               for i in range(connections)))
+    finally:
+        for channel in opened:
+            await channel.close()
 
 
 # ---------------------------------------------------------------------- (2) and (3)
 
 
-async def _arena_with_bots(connections: int, move_time: float) -> tuple[ArenaServer, list[asyncio.subprocess.Process]]:
+async def _arena_with_bots(connections: int, move_time: float,
+                           channels: int = 1) -> tuple[ArenaServer, list[asyncio.subprocess.Process]]:
     arena = ArenaServer(move_time=move_time, time_bank=0.0 if move_time >= 1 else 10.0)
     port = await arena.start()
     processes = []
     for i in range(4):
         arena.add_local_bot(f"bench{i}", f"bench-token-{i}")
         processes.append(await _spawn("--bots", f"127.0.0.1:{port}", "--name", f"bench{i}",
-                                      "--token", f"bench-token-{i}", "--connections", str(connections)))
+                                      "--token", f"bench-token-{i}", "--connections", str(connections),
+                                      "--channels", str(channels)))
     names = [f"bench{i}" for i in range(4)]
     await arena.wait_connected(names, 60)
     while any(info.connections < connections for info in arena.connected_bots().values()):
@@ -184,7 +192,8 @@ async def sequential_games(games: int) -> dict[str, float]:
 
 async def concurrent_matches(matches: int) -> dict[str, float]:
     """``matches`` full games at once in this process, 4 × ``matches`` bot connections."""
-    arena, processes = await _arena_with_bots(connections=matches, move_time=1.0)
+    # One HTTP/2 connection per stream: 256 real connections, the hardest case for the server.
+    arena, processes = await _arena_with_bots(connections=matches, move_time=1.0, channels=matches)
     try:
         started = time.perf_counter()
         records = await asyncio.gather(*(arena.run_match(_spec(seed=100 + i)) for i in range(matches)))
@@ -229,10 +238,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--name")
     parser.add_argument("--token")
     parser.add_argument("--connections", type=int, default=1)
+    parser.add_argument("--channels", type=int, default=1)
     args = parser.parse_args(argv)
     if args.echo_client or args.bots:
         helper = (_echo_client(args.echo_client, args.back_bytes) if args.echo_client
-                  else _bots(args.bots, args.name, args.token, args.connections))
+                  else _bots(args.bots, args.name, args.token, args.connections, args.channels))
         with contextlib.suppress(grpc.aio.AioRpcError):   # the benchmark stopped the server
             asyncio.run(helper)
         return

@@ -75,8 +75,9 @@ class BotLink(Protocol):
         """The connection no longer plays ``seat`` of this match."""
 
 
-# What a connection hands to an open request: the bot's message (None when the
-# connection dropped) and when it arrived on the referee's clock.
+# What an open request resolves to: the bot's message (None when the connection
+# dropped, TIMED_OUT when the time ran out) and when it arrived on the referee's clock.
+TIMED_OUT = pb.BotMessage()
 Answer = tuple["pb.BotMessage | None", float]
 
 
@@ -95,6 +96,11 @@ class OpenRequest:
         if not self.answer.done():
             self.answer.set_result((message, received_at))
             self.answered = message is not None
+
+    def expire(self) -> None:
+        """The time is up (called by the request's timer)."""
+        if not self.answer.done():
+            self.answer.set_result((TIMED_OUT, time.monotonic()))
 
 
 @dataclass(eq=False)
@@ -269,22 +275,26 @@ class Referee:
                 s.wake.clear()
                 await s.wake.wait()
                 continue
-            request = OpenRequest(self, s.seat, request_id, asyncio.get_running_loop().create_future())
+            loop = asyncio.get_running_loop()
+            request = OpenRequest(self, s.seat, request_id, loop.create_future())
             message = self._request_message(s, decision, request_id)
             s.pending = request
             link.open_request(request)
             sent_at = time.monotonic()
             link.send(message)
             limit = limits.move_time + s.bank
+            # One timer per request (cheaper than asyncio.wait_for on this hot path).
+            timer = loop.call_later(limit, request.expire)
             try:
-                answer, received_at = await asyncio.wait_for(request.answer, limit)
-            except TimeoutError:
+                answer, received_at = await request.answer
+            finally:
+                timer.cancel()
+                link.close_request(request)
+                s.pending = None
+            if answer is TIMED_OUT:
                 s.bank = 0.0
                 self._fault(s, "timeout", f"no answer within {limit * 1000:.0f} ms", request_id)
                 return None, None, request_id
-            finally:
-                link.close_request(request)
-                s.pending = None
             if answer is None:
                 continue    # the connection dropped; seat_disconnected already counted it
             elapsed = received_at - sent_at
