@@ -175,19 +175,20 @@ async def sequential_games(games: int) -> dict[str, float]:
         await arena.run_match(_spec(seed=10_000))      # warm-up, not counted
         latencies: list[float] = []
         decisions = 0
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         for game in range(games):
             record = await arena.run_match(_spec(seed=game))
             latencies += [ms for ms in record.latencies_ms if ms is not None]
             decisions += len(record.actions)
-        elapsed = time.perf_counter() - started
+        elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
     finally:
         await arena.stop(0)
         await _reap(processes)
     return {"sequential_games": games, "sequential_decisions": decisions,
             "referee_median_round_trip_us": statistics.median(latencies) * 1000,
             "referee_p99_round_trip_us": statistics.quantiles(latencies, n=100)[98] * 1000,
-            "sequential_decisions_per_s": decisions / elapsed}
+            "sequential_decisions_per_s": decisions / elapsed,
+            "sequential_referee_cpu_us_per_decision": cpu / decisions * 1e6}
 
 
 async def concurrent_matches(matches: int) -> dict[str, float]:
@@ -195,20 +196,26 @@ async def concurrent_matches(matches: int) -> dict[str, float]:
     # One HTTP/2 connection per stream: 256 real connections, the hardest case for the server.
     arena, processes = await _arena_with_bots(connections=matches, move_time=1.0, channels=matches)
     try:
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         records = await asyncio.gather(*(arena.run_match(_spec(seed=100 + i)) for i in range(matches)))
-        elapsed = time.perf_counter() - started
+        elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
         memory = rss_mb()
     finally:
         await arena.stop(0)
         await _reap(processes)
     decisions = sum(len(r.actions) for r in records)
     faults = [f for r in records for f in r.faults]
+    latencies = sorted(ms for r in records for ms in r.latencies_ms if ms is not None)
     return {"concurrent_matches": matches, "concurrent_decisions": decisions,
             "concurrent_timeouts": sum(1 for f in faults if f.kind == "timeout"),
             "concurrent_faults": len(faults),
             "concurrent_decisions_per_s": decisions / elapsed,
-            "concurrent_seconds": elapsed, "referee_rss_mb": memory}
+            "concurrent_seconds": elapsed,
+            "concurrent_round_trip_median_ms": statistics.median(latencies),
+            "concurrent_round_trip_p99_ms": statistics.quantiles(latencies, n=100)[98],
+            "concurrent_round_trip_max_ms": latencies[-1],
+            "concurrent_referee_cpu_us_per_decision": cpu / decisions * 1e6,
+            "referee_rss_mb": memory}
 
 
 def bench_referee(games: int = 20, concurrent_matches: int = 64, round_trips: int = 3000) -> dict[str, Any]:
