@@ -47,9 +47,10 @@ from arena.pb.wizard_arena.v1 import arena_pb2 as pb
 from arena.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
 from arena.records import MatchRecord, MatchSpec
 from arena.referee import Limits, OpenRequest, Referee
-from engine import ConfigError, GameConfig
+from engine import VARIANTS, ConfigError, GameConfig, replay
 
 if TYPE_CHECKING:
+    from arena.leaderboard import LeaderboardRow
     from arena.store import Store
 
 log = logging.getLogger(__name__)
@@ -351,18 +352,11 @@ class ArenaServicer(pb_grpc.ArenaServicer):
 
     async def Spectate(self, request: pb.SpectateRequest,
                        context: grpc.aio.ServicerContext) -> AsyncIterator[pb.SpectatorEvent]:
-        referee = await self._arena.find_match(request.match_id)
-        if referee is None:
+        try:
+            async for event_json in self._arena.spectate(request.match_id):
+                yield pb.SpectatorEvent(match_id=request.match_id, event_json=event_json)
+        except LookupError:
             await context.abort(grpc.StatusCode.NOT_FOUND, f"no match {request.match_id!r}")
-        cursor = 0
-        while True:
-            events, cursor = referee.public_events(cursor)
-            for event in events:
-                yield pb.SpectatorEvent(match_id=referee.match_id, event_json=protocol.dumps(event))
-            if not events:
-                if referee.finished:
-                    return
-                await referee.wait_for_change()
 
     async def ListMatches(self, request: pb.ListMatchesRequest,
                           context: grpc.aio.ServicerContext) -> pb.ListMatchesResponse:
@@ -373,7 +367,10 @@ class ArenaServicer(pb_grpc.ArenaServicer):
                              context: grpc.aio.ServicerContext) -> pb.LeaderboardResponse:
         if self._arena.store is None:
             await context.abort(grpc.StatusCode.FAILED_PRECONDITION, "this arena has no database")
-        rows = await self._arena.leaderboard(request.variant or "classic", request.min_games)
+        variant = request.variant or "classic"
+        if variant not in VARIANTS:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"unknown variant {variant!r}")
+        rows = await self._arena.leaderboard(variant, request.min_games)
         return pb.LeaderboardResponse(rows=rows)
 
     async def ListBots(self, request: pb.ListBotsRequest, context: grpc.aio.ServicerContext) -> pb.ListBotsResponse:
@@ -577,9 +574,42 @@ class ArenaServer:
         except Exception:
             log.exception("could not store match %s", record.match_id)
 
-    async def find_match(self, match_id: str) -> Referee | None:
-        """A running or recently finished match, for spectators."""
-        return self.running.get(match_id) or self.recent.get(match_id)
+    async def spectate(self, match_id: str) -> AsyncIterator[str]:
+        """The public events of a match as JSON, from its start; live while it runs.
+
+        A match no longer in memory is replayed from the store. Raises ``LookupError``
+        for an unknown match.
+        """
+        referee = self.running.get(match_id) or self.recent.get(match_id)
+        if referee is None:
+            for event in await self._stored_public_events(match_id):
+                yield protocol.dumps(event)
+            return
+        cursor = 0
+        while True:
+            events, cursor = referee.public_events(cursor)
+            for event in events:
+                yield protocol.dumps(event)
+            if not events:
+                if referee.finished:
+                    return
+                await referee.wait_for_change()
+
+    async def _stored_public_events(self, match_id: str) -> list[Any]:
+        if self.store is None:
+            raise LookupError(match_id)
+        store = self.store
+
+        def load() -> list[Any]:
+            from arena.store import StoreError
+
+            try:
+                record = store.load_match(match_id)
+            except StoreError:
+                raise LookupError(match_id) from None
+            return replay(GameConfig.from_dict(record.config), record.actions).events_for(None, 0)[0]
+
+        return await asyncio.to_thread(load)
 
     async def list_matches(self, variant: str, limit: int) -> list[pb.MatchSummary]:
         """Running matches first, then finished ones (from the store, or from memory)."""
@@ -588,14 +618,16 @@ class ArenaServer:
             if not variant or referee.variant == variant:
                 out.append(pb.MatchSummary(match_id=referee.match_id, variant=referee.variant, status="running",
                                            bot_names=referee.spec.bots, totals=referee.running_totals()))
-        finished: list[MatchRecord] = []
+        # Store summaries and in-memory records share the attributes used here.
+        finished: list[Any]
         if self.store is not None:
             finished = await asyncio.to_thread(self.store.list_matches, variant=variant or None, limit=limit)
         else:
             finished = [r.record for r in reversed(self.recent.values())
                         if r.record is not None and (not variant or r.variant == variant)]
         for record in finished:
-            out.append(pb.MatchSummary(match_id=record.match_id, variant=record.variant, status="finished",
+            status = "finished" if record.status == "completed" else record.status
+            out.append(pb.MatchSummary(match_id=record.match_id, variant=record.variant, status=status,
                                        bot_names=record.bots, totals=record.totals, places=record.places))
         return out[:limit]
 
@@ -603,7 +635,7 @@ class ArenaServer:
         from arena.leaderboard import leaderboard
 
         rows = await asyncio.to_thread(leaderboard, self.store, variant, min_games=min_games)
-        return [leaderboard_row(rank, row) for rank, row in enumerate(rows, start=1)]
+        return [leaderboard_row(row) for row in rows]
 
     # -- ladder
 
@@ -633,13 +665,13 @@ class ArenaServer:
         await self.save(record)
 
 
-def leaderboard_row(rank: int, row: Any) -> pb.LeaderboardRow:
-    """A ``LeaderboardRow`` from a row of ``arena.leaderboard`` (a dataclass or a dict)."""
-    data = row if isinstance(row, dict) else vars(row)
-    fields = pb.LeaderboardRow.DESCRIPTOR.fields_by_name
-    values = {key: value for key, value in data.items() if key in fields and value is not None}
-    values.setdefault("rank", rank)
-    return pb.LeaderboardRow(**values)
+def leaderboard_row(row: "LeaderboardRow") -> pb.LeaderboardRow:
+    """The wire form of a row of ``arena.leaderboard.leaderboard``."""
+    return pb.LeaderboardRow(
+        rank=row.rank, bot=row.bot, rating=row.rating, interval=row.interval,
+        elo=row.elo if row.elo is not None else 0.0, games=row.games, average_score=row.avg_score,
+        average_place=row.avg_place, exact_bid_rate=row.exact_bid_rate or 0.0, faults=row.faults,
+    )
 
 
 async def serve(host: str = "127.0.0.1", port: int = 50051, db_path: str = "arena.db", move_time: float = 1.0,

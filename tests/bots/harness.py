@@ -49,12 +49,13 @@ class ArenaThread:
         return asyncio.run_coroutine_threadsafe(coro, self.loop)
 
     def start_bot(self, script: str, name: str, *args: str, report: Path | None = None,
-                  max_matches: int = 1, wait: bool = True) -> subprocess.Popen[bytes]:
-        """Register a one-run token for ``name`` and start ``tests/bots/<script>`` as that bot."""
-        token = f"token-{name}"
-        self.loop.call_soon_threadsafe(self.arena.add_local_bot, name, token)
-        command = [sys.executable, str(BOTS_DIR / script), "--arena", self.address, "--token", token,
-                   "--name", name, "--max-matches", str(max_matches), *args]
+                  max_matches: int = 1, wait: bool = True, token: str | None = None) -> subprocess.Popen[bytes]:
+        """Start ``tests/bots/<script>`` as bot ``name``, with ``token`` (e.g. one from the
+        store) or else a one-run token registered for it now."""
+        if token is None:
+            token = f"token-{name}"
+            self.loop.call_soon_threadsafe(self.arena.add_local_bot, name, token)
+        command = bot_command(script, self.address, token, name, "--max-matches", str(max_matches), *args)
         if report is not None:
             command += ["--report", str(report)]
         process = subprocess.Popen(command, env={**os.environ, "GRPC_VERBOSITY": "ERROR"})
@@ -79,6 +80,11 @@ class ArenaThread:
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(10)
         self.loop.close()
+
+
+def bot_command(script: str, address: str, token: str, name: str, *args: str) -> list[str]:
+    """The command line that runs the test bot ``tests/bots/<script>``."""
+    return [sys.executable, str(BOTS_DIR / script), "--arena", address, "--token", token, "--name", name, *args]
 
 
 def read_report(path: Path) -> list[dict[str, Any]]:
