@@ -194,9 +194,8 @@ def pairwise_games(
     keys = np.asarray(match_keys, dtype=np.int64)
     bot_arr = np.asarray(bots, dtype=np.int64)
     place_arr = np.asarray(places, dtype=np.int64)
-    empty_i = np.zeros(0, dtype=np.int64)
     if len(keys) == 0:
-        return PairwiseGames(n_bots, empty_i, empty_i, empty_i, empty_i, np.zeros(0))
+        return _from_patterns([], n_bots)
     if place_arr.max() >= _PACK or place_arr.min() < 0:
         raise ValueError("places must be between 0 and 63")
 
@@ -205,13 +204,45 @@ def pairwise_games(
     starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
     sizes = np.diff(np.r_[starts, len(keys)])
 
-    counts: list[np.ndarray] = []
-    entries: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
-    next_pattern = 0
+    groups = []
     for size in np.unique(sizes):
         rows = packed[starts[sizes == size][:, None] + np.arange(size)]
         # Sorting a row makes the pattern independent of who sat where.
-        patterns, pattern_counts = _unique_rows(np.sort(rows, axis=1), base=n_bots * _PACK)
+        groups.append(_unique_rows(np.sort(rows, axis=1), base=n_bots * _PACK))
+    return _from_patterns(groups, n_bots)
+
+
+def pairwise_from_outcomes(
+    outcomes: Sequence[tuple[Sequence[tuple[int, int]], int]], n_bots: int
+) -> PairwiseGames:
+    """:class:`PairwiseGames` from outcomes already counted: ``([(bot index, place) per
+    seat], how many matches ended so)``, as the store keeps them.
+
+    >>> pairwise_from_outcomes([([(0, 1), (1, 2)], 3), ([(0, 2), (1, 1)], 1)], n_bots=2).wins().tolist()
+    [[0.0, 3.0], [1.0, 0.0]]
+    """
+    by_size: dict[int, tuple[list[list[int]], list[int]]] = {}
+    for seats, count in outcomes:
+        if count <= 0:
+            continue
+        if any(not 0 <= place < _PACK for _, place in seats):
+            raise ValueError("places must be between 0 and 63")
+        rows, counts = by_size.setdefault(len(seats), ([], []))
+        rows.append(sorted(bot * _PACK + place for bot, place in seats))
+        counts.append(count)
+    groups = [(np.array(rows, dtype=np.int64), np.array(counts, dtype=np.int64))
+              for _, (rows, counts) in sorted(by_size.items())]
+    return _from_patterns(groups, n_bots)
+
+
+def _from_patterns(groups: list[tuple[np.ndarray, np.ndarray]], n_bots: int) -> PairwiseGames:
+    """Build PairwiseGames from (sorted packed seat rows, counts), one group per table size."""
+    empty_i = np.zeros(0, dtype=np.int64)
+    counts: list[np.ndarray] = []
+    entries: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+    next_pattern = 0
+    for patterns, pattern_counts in groups:
+        size = patterns.shape[1]
         pattern_bots, pattern_places = patterns // _PACK, patterns % _PACK
         ids = np.arange(next_pattern, next_pattern + len(patterns))
         for i in range(size):
@@ -224,7 +255,7 @@ def pairwise_games(
         next_pattern += len(patterns)
     return PairwiseGames(
         n_bots=n_bots,
-        pattern_counts=np.concatenate(counts),
+        pattern_counts=np.concatenate(counts) if counts else empty_i,
         entry_pattern=np.concatenate([e[0] for e in entries]) if entries else empty_i,
         entry_a=np.concatenate([e[1] for e in entries]) if entries else empty_i,
         entry_b=np.concatenate([e[2] for e in entries]) if entries else empty_i,
