@@ -21,11 +21,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 from rich.console import Console
 from rich.table import Table
 
-from arena.ratings import DEFAULT_BOOTSTRAP_SAMPLES, START_ELO, pairwise_games, rate
+from arena.ratings import DEFAULT_BOOTSTRAP_SAMPLES, START_ELO, pairwise_from_outcomes, rate
 from arena.store import Store
 
 FORMATS = ("table", "md", "csv", "json", "html")
@@ -59,14 +58,13 @@ def leaderboard(
     Every bot takes part in the fit; ``min_games`` only hides bots with fewer matches.
     The bootstrap is seeded (``seed``), so the same data always gives the same board.
     """
-    names, seats = store.seat_places(variant, tournament_id)
-    if seats:
-        table = np.array(seats, dtype=np.int64)
-        games = pairwise_games(table[:, 0], table[:, 1], table[:, 2], n_bots=len(names))
-    else:
-        games = pairwise_games([], [], [], n_bots=0)
-    fit = rate(games, samples=samples, seed=seed)
+    outcomes = store.outcomes(variant, tournament_id)
+    names = sorted({bot for seats, _ in outcomes for bot, _ in seats})
     index = {name: i for i, name in enumerate(names)}
+    games = pairwise_from_outcomes(
+        [([(index[bot], place) for bot, place in seats], count) for seats, count in outcomes], n_bots=len(names)
+    )
+    fit = rate(games, samples=samples, seed=seed)
     elo = store.current_elo(variant)
 
     rows = []

@@ -26,6 +26,8 @@ Tables (``SCHEMA_VERSION`` 1):
 ``faults``           one row per fault
 ``elo_ratings``      the current online Elo of each bot per variant
 ``rating_history``   every Elo change: match, bot, before, after, games played
+``outcome_counts``   how many completed matches ended in each outcome (bots and places)
+``bot_totals``       per bot, variant and tournament: running sums for the leaderboard
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from sqlalchemy import BigInteger, DateTime, Index, Integer, LargeBinary, Text, UniqueConstraint, bindparam, cast, event, func, inspect
+from sqlalchemy import BigInteger, DateTime, Index, LargeBinary, Text, UniqueConstraint, bindparam, event, func, inspect
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Connection, Engine
 from sqlmodel import Field, Session, SQLModel, create_engine, insert, select, update
@@ -173,6 +175,57 @@ class RatingHistoryRow(SQLModel, table=True):
     games: int                          # the bot's rated matches in this variant, this one included
 
 
+# The two summaries below are what a leaderboard reads; save_match keeps them up to date
+# in its transaction. Reading 100,000 matches' seats instead would take longer than the
+# 2 s a leaderboard may take. They count completed matches only. ``tournament_key`` is
+# the tournament id, or "" for a match outside any tournament.
+
+
+class OutcomeCountRow(SQLModel, table=True):
+    """How many matches ended with exactly these bots in exactly these places."""
+
+    __tablename__ = "outcome_counts"
+    variant: str = Field(primary_key=True)
+    tournament_key: str = Field(primary_key=True)
+    outcome: str = Field(primary_key=True)     # "bot_id:place" per seat, sorted: "3:1,5:2,7:2,9:4"
+    matches: int
+
+
+class BotTotalsRow(SQLModel, table=True):
+    """A bot's running sums: the leaderboard's averages, rates and counts."""
+
+    __tablename__ = "bot_totals"
+    bot_id: int = Field(foreign_key="bots.id", primary_key=True)
+    variant: str = Field(primary_key=True)
+    tournament_key: str = Field(primary_key=True)
+    games: int                  # matches (a bot in two seats of one match counts once)
+    seats: int
+    score_sum: int = Field(sa_type=BigInteger)
+    place_sum: int
+    rounds: int                 # classic only (0 for extreme)
+    exact_bids: int             # classic only (0 for extreme)
+    faults: int
+    forfeits: int
+
+
+def outcome_key(bot_ids: Sequence[int], places: Sequence[int]) -> str:
+    """The stored form of a match outcome, independent of who sat where.
+
+    >>> outcome_key([9, 3, 7, 5], [4, 1, 2, 2])
+    '3:1,5:2,7:2,9:4'
+    """
+    return ",".join(f"{b}:{p}" for b, p in sorted(zip(bot_ids, places)))
+
+
+def parse_outcome(key: str) -> list[tuple[int, int]]:
+    """The seats of an outcome key as ``(bot_id, place)`` pairs.
+
+    >>> parse_outcome('3:1,5:2')
+    [(3, 1), (5, 2)]
+    """
+    return [(int(b), int(p)) for b, p in (pair.split(":") for pair in key.split(","))]
+
+
 class _SQL:
     """The write path's statements, built once (building them per call costs more than running them)."""
 
@@ -199,7 +252,7 @@ class _SQL:
 _TABLES = [
     MetaRow.__table__, BotRow.__table__, TournamentRow.__table__, MatchRow.__table__,
     MatchSeatRow.__table__, MatchLogRow.__table__, FaultRow.__table__, EloRow.__table__,
-    RatingHistoryRow.__table__,
+    RatingHistoryRow.__table__, OutcomeCountRow.__table__, BotTotalsRow.__table__,
 ]
 
 
@@ -369,6 +422,10 @@ class Store:
         connect_args = {"check_same_thread": False, "timeout": 30} if self.is_sqlite else {}
         self.engine: Engine = create_engine(url, connect_args=connect_args)
         self._bot_id_cache: dict[str, int] = {}
+        self._add_outcomes = _adding_upsert(self.engine.dialect.name, OutcomeCountRow.__table__, ["matches"])
+        self._add_totals = _adding_upsert(self.engine.dialect.name, BotTotalsRow.__table__,
+                                          ["games", "seats", "score_sum", "place_sum", "rounds", "exact_bids",
+                                           "faults", "forfeits"])
         if self.is_sqlite:
             _setup_sqlite(self.engine)
         try:
@@ -639,8 +696,43 @@ class Store:
         conn.execute(_SQL.insert_logs, log_rows)
         if fault_rows:
             conn.execute(_SQL.insert_faults, fault_rows)
+        self._add_to_summaries(conn, fresh, seat_rows)
         self._update_elo(conn, list(zip(pks, fresh)), bot_ids)
         return len(fresh)
+
+    def _add_to_summaries(self, conn: Connection, records: list[MatchRecord], seat_rows: list[dict[str, Any]]) -> None:
+        """Add the completed matches to outcome_counts and bot_totals (summed in Python
+        first, so a bulk save sends one upsert per key)."""
+        outcomes: dict[tuple[str, str, str], int] = {}
+        totals: dict[tuple[int, str, str], dict[str, int]] = {}
+        seats = iter(seat_rows)
+        for record in records:
+            rows = [next(seats) for _ in record.bots]
+            if record.status != "completed":
+                continue
+            tournament_key = record.tournament_id or ""
+            key = (record.variant, tournament_key, outcome_key([r["bot_id"] for r in rows], record.places))
+            outcomes[key] = outcomes.get(key, 0) + 1
+            seen: set[int] = set()
+            for row in rows:
+                sums = totals.setdefault((row["bot_id"], record.variant, tournament_key), dict.fromkeys(
+                    ("games", "seats", "score_sum", "place_sum", "rounds", "exact_bids", "faults", "forfeits"), 0))
+                sums["games"] += row["bot_id"] not in seen
+                seen.add(row["bot_id"])
+                sums["seats"] += 1
+                sums["score_sum"] += row["total"]
+                sums["place_sum"] += row["place"]
+                sums["rounds"] += row["rounds"] or 0
+                sums["exact_bids"] += row["exact_bids"] or 0
+                sums["faults"] += row["faults"]
+                sums["forfeits"] += bool(row["forfeited"])
+        if outcomes:
+            conn.execute(self._add_outcomes, [
+                {"variant": v, "tournament_key": t, "outcome": o, "matches": n} for (v, t, o), n in outcomes.items()
+            ])
+            conn.execute(self._add_totals, [
+                {"bot_id": b, "variant": v, "tournament_key": t, **sums} for (b, v, t), sums in totals.items()
+            ])
 
     def _update_elo(self, conn: Connection, matches: list[tuple[int, MatchRecord]], bot_ids: dict[str, int]) -> None:
         """Online Elo for the completed matches, in order; writes history and current ratings."""
@@ -783,42 +875,35 @@ class Store:
             ).all()
             return {name: (elo, games) for name, elo, games in rows}
 
-    def seat_places(self, variant: str, tournament_id: str | None = None) -> tuple[list[str], list[tuple[int, int, int]]]:
-        """The raw material of the Bradley–Terry fit: bot names, and one
-        ``(match key, bot index, place)`` per seat of every completed match.
+    def outcomes(self, variant: str, tournament_id: str | None = None) -> list[tuple[list[tuple[str, int]], int]]:
+        """The raw material of the Bradley–Terry fit: every distinct outcome of the completed
+        matches, as ``([(bot, place) per seat], how many matches ended so)``.
         """
         with self._read() as session:
-            query = (select(MatchSeatRow.match_pk, MatchSeatRow.bot_id, MatchSeatRow.place)
-                     .join(MatchRow, MatchRow.id == MatchSeatRow.match_pk)
-                     .where(MatchRow.variant == variant, MatchRow.status == "completed"))
+            query = (select(OutcomeCountRow.outcome, func.sum(OutcomeCountRow.matches))
+                     .where(OutcomeCountRow.variant == variant).group_by(OutcomeCountRow.outcome))
             if tournament_id is not None:
-                query = query.where(MatchRow.tournament_id == tournament_id)
+                query = query.where(OutcomeCountRow.tournament_key == tournament_id)
             rows = session.exec(query).all()
             names = dict(session.exec(select(BotRow.id, BotRow.name)).all())
-        index: dict[int, int] = {}
-        seats = []
-        for match_pk, bot_id, place in rows:
-            seats.append((match_pk, index.setdefault(bot_id, len(index)), place))
-        return [names[b] for b in index], seats
+        return [([(names[b], p) for b, p in parse_outcome(key)], int(count)) for key, count in rows]
 
     def seat_aggregates(self, variant: str, tournament_id: str | None = None) -> list[SeatAggregate]:
         """Per-bot sums over the completed matches of a variant (optionally one tournament)."""
+        t = BotTotalsRow
         with self._read() as session:
             query = (
-                select(BotRow.name, func.count(func.distinct(MatchSeatRow.match_pk)), func.count(),
-                       func.sum(MatchSeatRow.total), func.sum(MatchSeatRow.place),
-                       func.sum(MatchSeatRow.rounds), func.sum(MatchSeatRow.exact_bids),
-                       func.sum(MatchSeatRow.faults), func.sum(cast(MatchSeatRow.forfeited, Integer)))
-                .join(MatchRow, MatchRow.id == MatchSeatRow.match_pk)
-                .join(BotRow, BotRow.id == MatchSeatRow.bot_id)
-                .where(MatchRow.variant == variant, MatchRow.status == "completed")
-                .group_by(BotRow.name)
+                select(BotRow.name, func.sum(t.games), func.sum(t.seats), func.sum(t.score_sum),
+                       func.sum(t.place_sum), func.sum(t.rounds), func.sum(t.exact_bids), func.sum(t.faults),
+                       func.sum(t.forfeits))
+                .join(BotRow, BotRow.id == t.bot_id).where(t.variant == variant).group_by(BotRow.name)
             )
             if tournament_id is not None:
-                query = query.where(MatchRow.tournament_id == tournament_id)
-            return [SeatAggregate(name, games, seats, int(score), int(place),
-                                  None if rounds is None else int(rounds), None if exact is None else int(exact),
-                                  int(faults or 0), int(forfeits or 0))
+                query = query.where(t.tournament_key == tournament_id)
+            classic = variant == "classic"
+            return [SeatAggregate(name, int(games), int(seats), int(score), int(place),
+                                  int(rounds) if classic else None, int(exact) if classic else None,
+                                  int(faults), int(forfeits))
                     for name, games, seats, score, place, rounds, exact, faults, forfeits in session.exec(query).all()]
 
 
@@ -836,6 +921,25 @@ def _check_record(record: MatchRecord) -> None:
     if len(record.latencies_ms) != len(record.actions):
         raise StoreError(f"match {record.match_id}: {len(record.actions)} actions but "
                          f"{len(record.latencies_ms)} latencies")
+
+
+def _adding_upsert(dialect: str, table: Any, counters: list[str]) -> Any:
+    """``INSERT ... ON CONFLICT (primary key) DO UPDATE SET counter = counter + new value``.
+
+    SQLite and PostgreSQL spell this the same way, but SQLAlchemy builds it from each
+    dialect's own ``insert``; other databases are not supported.
+    """
+    if dialect == "sqlite":
+        from sqlalchemy.dialects.sqlite import insert as dialect_insert
+    elif dialect == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert as dialect_insert
+    else:
+        raise StoreError(f"unsupported database {dialect!r}: use SQLite or PostgreSQL")
+    statement = dialect_insert(table)
+    return statement.on_conflict_do_update(
+        index_elements=[c.name for c in table.primary_key.columns],
+        set_={name: table.c[name] + statement.excluded[name] for name in counters},
+    )
 
 
 def _setup_sqlite(engine: Engine) -> None:
