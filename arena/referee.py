@@ -349,8 +349,9 @@ class Referee:
         s.wake.set()
 
     def record_fault(self, seat: int, kind: str, message: str, request_id: int | None) -> None:
-        """Record a fault found outside a decision (e.g. a second answer to a request)."""
-        if not self.finished:
+        """Record a fault found outside a decision (e.g. a second answer to a request).
+        A seat that has forfeited collects no more faults."""
+        if not self.finished and not self.seats[seat].forfeited:
             self._fault(self.seats[seat], kind, message, request_id)
 
     def seat_disconnected(self, seat: int, link: BotLink) -> bool:
@@ -360,6 +361,8 @@ class Referee:
         if self.finished or s.link is not link:
             return False
         s.link = None
+        if s.forfeited:     # nothing left to wait for, and no further faults to count
+            return False
         self._fault(s, "disconnect", "the connection was lost", s.pending.request_id if s.pending else None)
         if s.pending is not None:
             s.pending.deliver(None, time.monotonic())

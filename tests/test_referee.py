@@ -93,8 +93,11 @@ def test_illegal_cards_are_faults_and_the_third_forfeits(arena: ArenaThread, tmp
 
 
 def test_garbage_and_wrong_request_ids(arena: ArenaThread) -> None:
-    arena.start_bot("garbage_bot.py", "garbage")
-    record = arena.run_match(["garbage", *HONEST])
+    # It quits once it has forfeited: leaving after a forfeit is no further fault.
+    bot = arena.start_bot("garbage_bot.py", "garbage", "--quit-on-forfeit", "1")
+    record = arena.run_match(["garbage", *HONEST], config={"variant": "classic", "players": 4, "seed": 1,
+                                                           "rounds": 4})
+    assert bot.wait(5) == 4
     # An unparseable bid, an answer naming a request id never sent to it, a
     # prediction for a BID request.
     assert seat_faults(record, 0) == ["malformed", "unexpected", "malformed"]

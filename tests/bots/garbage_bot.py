@@ -1,9 +1,11 @@
 """Answers its requests, in turn, with: an unparseable option, a wrong request id, a
 prediction where an option is due, and then honestly again (after the referee made it
-forfeit this bot gets no more requests anyway).
+forfeit this bot gets no more requests anyway). With --quit-on-forfeit 1 it exits as
+soon as a Fault says it forfeited.
 """
 
 import asyncio
+import os
 import random
 
 import grpc
@@ -21,7 +23,7 @@ def bad_answer(request: pb.DecisionRequest, n: int) -> pb.BotMessage:
 
 
 async def main() -> None:
-    args = parse_args(__doc__, {"bad": 3})
+    args = parse_args(__doc__, {"bad": 3, "quit-on-forfeit": 0})
     rng = random.Random(args.seed)
     report = Report(args.report)
     channel, call = open_stream(args)
@@ -29,6 +31,8 @@ async def main() -> None:
     requests = 0
     while (message := await call.read()) is not grpc.aio.EOF:
         report.write(message)
+        if message.WhichOneof("msg") == "fault" and message.fault.forfeited and args.quit_on_forfeit:
+            os._exit(4)
         if message.WhichOneof("msg") == "request":
             requests += 1
             answer = bad_answer(message.request, requests) if requests <= args.bad else honest_answer(message.request, rng)
