@@ -6,8 +6,8 @@ and ``verify_match`` replay the stored decision log through the engine::
 
     game = engine.replay(GameConfig.from_dict(record.config), record.actions)
 
-The CLI wires them as ``arena matches``, ``arena show MATCH``, ``arena verify MATCH``
-and ``arena export-match MATCH``.
+The CLI wires them as ``arena matches``, ``arena show MATCH``, ``arena replay MATCH
+--verify`` and ``arena export MATCH``.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rich.table import Table
+from rich.text import Text
 
 from arena.records import MatchRecord, final_places
 from arena.store import MatchSummary, Store
@@ -60,6 +61,14 @@ def _line(summary: MatchSummary) -> MatchLine:
     )
 
 
+def match_table(
+    store: Store, variant: str | None = None, tournament_id: str | None = None, bot: str | None = None,
+    limit: int = 50,
+) -> Table:
+    """``arena matches``: the newest stored matches as a rich Table."""
+    return matches_table(match_rows(store, variant=variant, tournament_id=tournament_id, bot=bot, limit=limit))
+
+
 def matches_table(lines: list[MatchLine], title: str = "Matches") -> Table:
     """The lines as a rich Table."""
     table = Table(title=title)
@@ -82,12 +91,14 @@ def export_match(store: Store, match_id: str) -> dict[str, Any]:
 # --------------------------------------------------------------------------------------
 
 
-def show_match(store: Store, match_id: str) -> str:
+def show_match(store: Store, match_id: str) -> Text:
     """The match as text: seats, then every round (hands, trump, bids or predictions,
     each trick and its winner, the round's scores), then the result.
+
+    A rich ``Text``, so that ``console.print`` shows brackets in bot names and lists
+    literally; ``str()`` of it is the plain text.
     """
-    record = store.load_match(match_id)
-    return describe_match(record)
+    return Text(describe_match(store.load_match(match_id)))
 
 
 def describe_match(record: MatchRecord) -> str:
@@ -207,7 +218,7 @@ def verify_record(record: MatchRecord) -> tuple[bool, str]:
     if not game.is_over:
         if record.status == "completed":
             return False, f"{record.match_id}: the log ends before the game does, but the match is marked completed"
-        return True, f"{record.match_id}: {len(record.actions)} decisions replay; the match was {record.status} early"
+        return True, f"{record.match_id}: {len(record.actions)} decisions replay; the match was {record.status} before the end"
     result = game.result()
     if list(result.totals) != list(record.totals):
         return False, f"{record.match_id}: totals differ: replay {list(result.totals)}, stored {record.totals}"
@@ -216,4 +227,4 @@ def verify_record(record: MatchRecord) -> tuple[bool, str]:
         return False, f"{record.match_id}: places differ: replay {places}, stored {record.places}"
     if result.to_json() != record.result:
         return False, f"{record.match_id}: the stored result differs from the replay's"
-    return True, f"{record.match_id}: ok — {len(record.actions)} decisions replay to the stored totals and places"
+    return True, f"{record.match_id}: {len(record.actions)} decisions replay to the stored totals, places and result"

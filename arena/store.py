@@ -886,7 +886,8 @@ class Store:
                 query = query.where(OutcomeCountRow.tournament_key == tournament_id)
             rows = session.exec(query).all()
             names = dict(session.exec(select(BotRow.id, BotRow.name)).all())
-        return [([(names[b], p) for b, p in parse_outcome(key)], int(count)) for key, count in rows]
+        # Sorted by name, so the same outcome reads the same in any database.
+        return [(sorted((names[b], p) for b, p in parse_outcome(key)), int(count)) for key, count in rows]
 
     def seat_aggregates(self, variant: str, tournament_id: str | None = None) -> list[SeatAggregate]:
         """Per-bot sums over the completed matches of a variant (optionally one tournament)."""

@@ -1,0 +1,429 @@
+"""The store on real SQLite files (arena.store), and browsing stored matches (arena.browse)."""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+import threading
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from arena.browse import export_match, match_rows, match_table, show_match, verify_match
+from arena.ratings import elo_deltas
+from arena.records import FaultRecord, MatchRecord, final_places
+from arena.store import SCHEMA_VERSION, Store, StoreError, hash_token
+from engine import GameConfig, new_game
+
+T0 = datetime(2025, 3, 1, 12, 0, tzinfo=timezone.utc)
+
+
+def record(
+    match_id: str,
+    bots: list[str],
+    places: list[int],
+    variant: str = "classic",
+    tournament_id: str | None = None,
+    game_index: int | None = None,
+    faults: list[FaultRecord] | None = None,
+    status: str = "completed",
+) -> MatchRecord:
+    """A small hand-made record (one round, a two-action log): enough for the store."""
+    players = len(bots)
+    totals = [100 - 10 * p for p in places]
+    rounds = [[{"score": t, "bid": 1, "tricks": 1 if seat % 2 == 0 else 0} for seat, t in enumerate(totals)]]
+    return MatchRecord(
+        match_id=match_id, variant=variant, config={"variant": variant, "players": players, "seed": 1},
+        seed=1, bots=bots, bot_versions=[f"{b}-1.0" for b in bots], totals=totals, places=places,
+        forfeited=[False] * players,
+        result={"variant": variant, "totals": totals, "places": places, "higher_is_better": True, "rounds": rounds},
+        actions=[[0, 1], [1, "b7"]], latencies_ms=[0.25, None], faults=faults or [],
+        tournament_id=tournament_id, game_index=game_index, status=status,
+        started_at=T0, finished_at=T0 + timedelta(seconds=2),
+    )
+
+
+def played(match_id: str, variant: str, bots: list[str], seed: int, forfeited: list[bool] | None = None) -> MatchRecord:
+    """A real engine game of random decisions, wrapped as the referee would."""
+    config = GameConfig(variant=variant, players=len(bots), seed=seed, rounds=3)
+    game = new_game(config)
+    rng = random.Random(seed)
+    while not game.is_over:
+        for seat in game.to_act():
+            game.apply(seat, game.random_action(seat, rng))
+    result = game.result()
+    forfeited = forfeited or [False] * len(bots)
+    return MatchRecord(
+        match_id=match_id, variant=variant, config=config.to_dict(), seed=seed, bots=bots,
+        bot_versions=["1"] * len(bots), totals=list(result.totals),
+        places=final_places(list(result.totals), forfeited, result.higher_is_better), forfeited=forfeited,
+        result=result.to_json(), actions=[list(a) for a in game.actions],
+        latencies_ms=[round(rng.uniform(0.1, 3.0), 3) for _ in game.actions],
+    )
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    with Store(str(tmp_path / "arena.db")) as opened:
+        yield opened
+
+
+# --------------------------------------------------------------------------------------
+# Opening: schema, version, refusals
+# --------------------------------------------------------------------------------------
+
+
+def test_new_file_gets_the_schema_in_wal_mode(tmp_path: Path) -> None:
+    path = tmp_path / "arena.db"
+    Store(str(path)).close()
+    db = sqlite3.connect(path)
+    tables = {r[0] for r in db.execute("select name from sqlite_master where type = 'table'")}
+    assert {"arena_meta", "bots", "tournaments", "matches", "match_seats", "match_logs", "faults",
+            "elo_ratings", "rating_history", "outcome_counts", "bot_totals"} <= tables
+    assert db.execute("select value from arena_meta where key = 'schema_version'").fetchone() == (str(SCHEMA_VERSION),)
+    assert db.execute("pragma journal_mode").fetchone() == ("wal",)
+    db.close()
+    Store(str(path)).close()          # reopening our own file is fine
+
+
+def test_refuses_another_schema_version(tmp_path: Path) -> None:
+    path = tmp_path / "arena.db"
+    Store(str(path)).close()
+    db = sqlite3.connect(path)
+    db.execute("update arena_meta set value = '7' where key = 'schema_version'")
+    db.commit()
+    db.close()
+    with pytest.raises(StoreError, match=r"arena.db has schema version 7; this arena understands 1"):
+        Store(str(path))
+
+
+def test_refuses_a_foreign_sqlite_database(tmp_path: Path) -> None:
+    path = tmp_path / "other.db"
+    db = sqlite3.connect(path)
+    db.execute("create table recipes (name text)")
+    db.commit()
+    db.close()
+    with pytest.raises(StoreError, match=r"other.db is not an arena database \(no schema version table\)"):
+        Store(str(path))
+    # ...and leaves it alone.
+    db = sqlite3.connect(path)
+    assert [r[0] for r in db.execute("select name from sqlite_master")] == ["recipes"]
+    db.close()
+
+
+def test_refuses_a_file_that_is_not_a_database(tmp_path: Path) -> None:
+    path = tmp_path / "notes.db"
+    path.write_bytes(b"these are my notes, not a database\n" * 100)
+    with pytest.raises(StoreError, match="notes.db is not a database file"):
+        Store(str(path))
+    assert path.read_bytes().startswith(b"these are my notes")
+
+
+def test_store_error_messages_are_one_line(tmp_path: Path) -> None:
+    with pytest.raises(StoreError) as caught:
+        Store(str(tmp_path / "missing-dir" / "arena.db"))
+    assert "\n" not in str(caught.value)
+
+
+# --------------------------------------------------------------------------------------
+# Bots and tokens
+# --------------------------------------------------------------------------------------
+
+
+def test_tokens_are_stored_only_as_hashes(tmp_path: Path) -> None:
+    path = tmp_path / "arena.db"
+    with Store(str(path)) as store:
+        token = store.register_bot("alice")
+        assert store.bot_for_token(token) == "alice"
+        assert store.bot_for_token(token + "x") is None
+    raw = b"".join(p.read_bytes() for p in tmp_path.iterdir())
+    assert token.encode() not in raw
+    db = sqlite3.connect(path)
+    assert db.execute("select token_hash from bots where name = 'alice'").fetchone() == (hash_token(token),)
+    db.close()
+
+
+def test_register_twice_needs_rotate(store: Store) -> None:
+    first = store.register_bot("alice")
+    with pytest.raises(StoreError, match="already registered"):
+        store.register_bot("alice")
+    second = store.register_bot("alice", rotate=True)
+    assert second != first
+    assert store.bot_for_token(first) is None
+    assert store.bot_for_token(second) == "alice"
+
+
+def test_ensure_bot_and_list_bots(store: Store) -> None:
+    store.ensure_bot("local")
+    store.ensure_bot("local")
+    store.register_bot("remote")
+    bots = {b.name: b for b in store.list_bots()}
+    assert sorted(bots) == ["local", "remote"]
+    assert not bots["local"].has_token and bots["remote"].has_token
+    # A launched bot may be registered later: it gets its first token.
+    assert store.bot_for_token(store.register_bot("local")) == "local"
+
+
+# --------------------------------------------------------------------------------------
+# Tournaments and resume
+# --------------------------------------------------------------------------------------
+
+
+def test_tournaments(store: Store) -> None:
+    tid = store.create_tournament({"variant": "classic", "games": 3, "bots": [{"name": "a"}]}, master_seed=2**40)
+    assert tid.startswith("t-") and len(tid) == 8
+    info = store.get_tournament(tid)
+    assert info.settings == {"variant": "classic", "games": 3, "bots": [{"name": "a"}]}
+    assert info.master_seed == 2**40 and info.status == "running" and info.matches == 0
+    store.set_tournament_status(tid, "finished")
+    assert [t.status for t in store.list_tournaments()] == ["finished"]
+    with pytest.raises(StoreError, match="no tournament 't-nope'"):
+        store.get_tournament("t-nope")
+
+
+def test_finished_game_indexes_for_resume(store: Store) -> None:
+    tid = store.create_tournament({"games": 4}, master_seed=1)
+    other = store.create_tournament({"games": 4}, master_seed=2)
+    assert store.finished_game_indexes(tid) == set()
+    for index in (0, 2):
+        store.save_match(record(f"{tid}-{index}", ["a", "b"], [1, 2], tournament_id=tid, game_index=index))
+    store.save_match(record("other-1", ["a", "b"], [2, 1], tournament_id=other, game_index=1))
+    assert store.finished_game_indexes(tid) == {0, 2}
+    assert store.get_tournament(tid).matches == 2
+
+
+def test_a_match_needs_its_tournament(store: Store) -> None:
+    with pytest.raises(StoreError, match="unknown tournament 't-gone'"):
+        store.save_match(record("m1", ["a", "b"], [1, 2], tournament_id="t-gone", game_index=0))
+    assert store.match_count() == 0
+
+
+def test_one_tournament_slot_holds_one_match(store: Store) -> None:
+    tid = store.create_tournament({}, master_seed=1)
+    assert store.save_match(record("first", ["a", "b"], [1, 2], tournament_id=tid, game_index=0))
+    with pytest.raises(StoreError, match="could not save match"):
+        store.save_match(record("second", ["a", "b"], [2, 1], tournament_id=tid, game_index=0))
+    assert [m.match_id for m in store.list_matches()] == ["first"]
+
+
+# --------------------------------------------------------------------------------------
+# Saving and loading matches
+# --------------------------------------------------------------------------------------
+
+
+def test_load_match_round_trip(store: Store) -> None:
+    tid = store.create_tournament({}, master_seed=5)
+    fault = FaultRecord(seat=1, bot="bob", kind="timeout", message="no answer in 1.0 s", request_id=17,
+                        at=T0 + timedelta(seconds=1))
+    saved = played("rt-1", "classic", ["alice", "bob", "carol"], seed=11)
+    saved.faults = [fault, FaultRecord(2, "carol", "illegal", "played b7 \u2014 not in hand", None, T0)]
+    saved.latencies_ms[3] = None
+    saved.tournament_id, saved.game_index = tid, 4
+    saved.started_at, saved.finished_at = T0, T0 + timedelta(minutes=1, microseconds=5)
+    assert store.save_match(saved) is True
+    loaded = store.load_match("rt-1")
+    assert loaded == saved
+    assert loaded.to_json() == saved.to_json()
+    with pytest.raises(StoreError, match="no match 'nope'"):
+        store.load_match("nope")
+
+
+def test_extreme_round_trip(store: Store) -> None:
+    saved = played("ex-1", "extreme", ["a", "b", "c"], seed=3)
+    store.save_match(saved)
+    assert store.load_match("ex-1") == saved
+
+
+def test_times_come_back_in_utc(store: Store) -> None:
+    saved = record("tz", ["a", "b"], [1, 2])
+    saved.started_at = datetime(2025, 3, 1, 14, 0, tzinfo=timezone(timedelta(hours=2)))
+    store.save_match(saved)
+    loaded = store.load_match("tz")
+    assert loaded.started_at == saved.started_at and loaded.started_at.tzinfo == timezone.utc
+
+
+def test_save_match_is_idempotent(store: Store) -> None:
+    first = record("m1", ["a", "b", "c"], [1, 2, 3])
+    assert store.save_match(first) is True
+    elo = store.current_elo("classic")
+    assert store.save_match(first) is False
+    assert store.save_matches([first, first]) == 0
+    assert store.match_count() == 1
+    assert store.current_elo("classic") == elo
+    assert len(store.rating_history("a", "classic")) == 1
+    assert sum(a.games for a in store.seat_aggregates("classic")) == 3
+
+
+def test_a_failed_save_leaves_nothing(store: Store) -> None:
+    broken = record("bad", ["newbot", "other"], [1, 2])
+    broken.bot_versions = ["1.0", None]   # type: ignore[list-item]  # NOT NULL fails after the match row
+    with pytest.raises(StoreError):
+        store.save_match(broken)
+    assert store.match_count() == 0
+    assert store.list_bots() == []                 # the bots it created are gone too
+    assert store.current_elo("classic") == {}
+    assert store.outcomes("classic") == [] and store.seat_aggregates("classic") == []
+    db = sqlite3.connect(Path(store.name))
+    for table in ("matches", "match_seats", "match_logs", "rating_history", "elo_ratings"):
+        assert db.execute(f"select count(*) from {table}").fetchone() == (0,), table
+    db.close()
+
+
+def test_inconsistent_records_are_refused(store: Store) -> None:
+    short = record("short", ["a", "b"], [1, 2])
+    short.totals = [1]
+    with pytest.raises(StoreError, match="totals has 1 entries for 2 seats"):
+        store.save_match(short)
+
+
+def test_list_matches_filters(store: Store) -> None:
+    tid = store.create_tournament({}, master_seed=1)
+    store.save_match(record("c1", ["a", "b"], [1, 2], tournament_id=tid, game_index=0))
+    store.save_match(record("c2", ["b", "c"], [1, 2]))
+    store.save_match(record("e1", ["a", "c", "d"], [1, 2, 3], variant="extreme",
+                            faults=[FaultRecord(0, "a", "timeout", "slow")]))
+    assert [m.match_id for m in store.list_matches()] == ["e1", "c2", "c1"]
+    assert [m.match_id for m in store.list_matches(variant="classic")] == ["c2", "c1"]
+    assert [m.match_id for m in store.list_matches(tournament_id=tid)] == ["c1"]
+    assert [m.match_id for m in store.list_matches(bot="a")] == ["e1", "c1"]
+    assert [m.match_id for m in store.list_matches(limit=1)] == ["e1"]
+    latest = store.list_matches()[0]
+    assert latest.bots == ["a", "c", "d"] and latest.places == [1, 2, 3] and latest.faults == 1
+    assert latest.decisions == 2 and latest.median_latency_ms == 0.25
+
+
+def test_concurrent_saves_from_threads(store: Store) -> None:
+    records = [record(f"m{i}", ["a", "b", "c", "d"], random.Random(i).sample([1, 2, 3, 4], 4)) for i in range(40)]
+    errors: list[BaseException] = []
+
+    def save(chunk: list[MatchRecord]) -> None:
+        try:
+            for r in chunk:
+                store.save_match(r)
+                store.save_match(r)        # a second writer of the same match changes nothing
+        except BaseException as error:     # pragma: no cover - reported below
+            errors.append(error)
+
+    threads = [threading.Thread(target=save, args=(records[i::4],)) for i in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert store.match_count() == 40
+    assert {name: games for name, (_, games) in store.current_elo("classic").items()} == dict.fromkeys("abcd", 40)
+    history = store.rating_history("a", "classic")
+    # Each change starts where the previous one ended: no lost updates.
+    assert all(h2.elo_before == h1.elo_after for h1, h2 in zip(history, history[1:]))
+
+
+# --------------------------------------------------------------------------------------
+# Online Elo in the store
+# --------------------------------------------------------------------------------------
+
+
+def test_elo_after_a_match(store: Store) -> None:
+    store.save_match(record("m1", ["a", "b", "c"], [1, 2, 2]))
+    elo = store.current_elo("classic")
+    assert elo["a"] == (pytest.approx(1516.0), 1)
+    assert elo["b"] == (pytest.approx(1492.0), 1) and elo["c"] == (pytest.approx(1492.0), 1)
+    [change] = store.rating_history("b", "classic")
+    assert (change.match_id, change.elo_before, change.games) == ("m1", 1500.0, 1)
+    assert change.elo_after == pytest.approx(1492.0)
+    assert store.current_elo("extreme") == {}
+
+
+def test_k_drops_after_30_games(store: Store) -> None:
+    for i in range(32):
+        store.save_match(record(f"m{i}", ["a", "b"], [1, 2]))
+    history = store.rating_history("a", "classic")
+    assert [h.games for h in history] == list(range(1, 33))
+    for h in history:
+        k = 32.0 if h.games <= 30 else 16.0
+        opponent = 3000.0 - h.elo_before          # two players: the ratings stay symmetric
+        [expected] = elo_deltas([h.elo_before, opponent], [1, 2], [k, k])[:1]
+        assert h.elo_after - h.elo_before == pytest.approx(expected)
+
+
+def test_aborted_matches_are_stored_but_not_rated(store: Store) -> None:
+    store.save_match(record("ab", ["a", "b"], [1, 2], status="aborted"))
+    assert store.match_count(status=None) == 1 and store.match_count() == 0
+    assert store.current_elo("classic") == {}
+    assert store.seat_aggregates("classic") == []
+
+
+def test_bulk_save_equals_one_by_one(tmp_path: Path) -> None:
+    rng = random.Random(9)
+    records = []
+    for i in range(60):
+        bots = rng.sample(["a", "b", "c", "d", "e"], rng.choice([2, 3, 4]))
+        records.append(record(f"m{i}", bots, rng.sample(range(1, len(bots) + 1), len(bots)),
+                              faults=[FaultRecord(0, bots[0], "timeout", "late")] if i % 7 == 0 else None))
+    with Store(str(tmp_path / "one.db")) as one, Store(str(tmp_path / "bulk.db")) as bulk:
+        for r in records:
+            one.save_match(r)
+        assert bulk.save_matches(records[:25]) == 25
+        assert bulk.save_matches(records) == 35       # the first 25 are already there
+        assert one.current_elo("classic") == bulk.current_elo("classic")
+        for bot in "abcde":
+            assert one.rating_history(bot, "classic") == bulk.rating_history(bot, "classic")
+        assert sorted(one.outcomes("classic")) == sorted(bulk.outcomes("classic"))
+        assert sorted(one.seat_aggregates("classic"), key=lambda a: a.bot) == \
+            sorted(bulk.seat_aggregates("classic"), key=lambda a: a.bot)
+        assert [one.load_match(r.match_id) for r in records] == [bulk.load_match(r.match_id) for r in records]
+
+
+# --------------------------------------------------------------------------------------
+# Browsing (arena.browse), on real engine games
+# --------------------------------------------------------------------------------------
+
+
+def test_show_and_verify_classic(store: Store) -> None:
+    store.save_match(played("c-1", "classic", ["alice", "bob", "carol", "dave"], seed=21))
+    text = str(show_match(store, "c-1"))
+    assert "Round 1" in text and "Round 3" in text
+    assert "trick 1:" in text and "hand alice (seat 0):" in text
+    assert "end of round 3" in text and "Result:" in text
+    ok, message = verify_match(store, "c-1")
+    assert ok, message
+
+
+def test_show_and_verify_extreme_with_a_forfeit(store: Store) -> None:
+    store.save_match(played("x-1", "extreme", ["a", "b", "c"], seed=5, forfeited=[False, True, False]))
+    assert "trick" in str(show_match(store, "x-1"))
+    ok, message = verify_match(store, "x-1")
+    assert ok, message
+    assert store.load_match("x-1").places[1] == 3          # the forfeit is last whatever its total
+
+
+def test_verify_finds_tampering(store: Store) -> None:
+    wrong_totals = played("t-1", "classic", ["a", "b", "c"], seed=8)
+    wrong_totals.totals[0] += 10
+    store.save_match(wrong_totals)
+    ok, message = verify_match(store, "t-1")
+    assert not ok and "totals differ" in message
+
+    wrong_places = played("t-2", "classic", ["a", "b", "c"], seed=8)
+    wrong_places.places = [wrong_places.places[1], wrong_places.places[0], wrong_places.places[2]]
+    if wrong_places.places == played("t-2", "classic", ["a", "b", "c"], seed=8).places:
+        wrong_places.places = [4, 4, 4]
+    store.save_match(wrong_places)
+    ok, message = verify_match(store, "t-2")
+    assert not ok and "places differ" in message
+
+    short = played("t-3", "classic", ["a", "b", "c"], seed=8)
+    short.actions, short.latencies_ms = short.actions[:-3], short.latencies_ms[:-3]
+    store.save_match(short)
+    ok, message = verify_match(store, "t-3")
+    assert not ok and "ends before the game does" in message
+
+
+def test_match_rows_and_export(store: Store) -> None:
+    saved = played("r-1", "classic", ["alice", "bob", "carol"], seed=2)
+    store.save_match(saved)
+    [line] = match_rows(store)
+    assert line.match_id == "r-1" and line.variant == "classic" and line.decisions == len(saved.actions)
+    assert line.players.startswith(f"alice {saved.totals[0]} ({saved.places[0]})")
+    assert match_table(store).row_count == 1
+    assert export_match(store, "r-1") == saved.to_json()
