@@ -192,6 +192,12 @@ class Referee:
         except Exception as error:  # an engine bug must not take the server down
             log.exception("match %s aborted", self.match_id)
             status, reason = "aborted", f"aborted: {type(error).__name__}: {error}"
+        except asyncio.CancelledError:
+            # The caller gave up on the match (or the server is stopping): still tell
+            # the bots and give their slots back, then let the cancellation through.
+            self.record = self._make_record(started_at, "aborted")
+            self._end("aborted: the match was cancelled")
+            raise
         finally:
             for s in self.seats:
                 if s.grace_timer is not None:

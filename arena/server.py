@@ -435,6 +435,7 @@ class ArenaServer:
         self._tokens: dict[str, str] = {}        # token -> bot name (local ones and cached store hits)
         self._request_ids = itertools.count(1)
         self._server: grpc.aio.Server | None = None
+        self._health: health_aio.HealthServicer | None = None
         self._background: set[asyncio.Task[Any]] = set()
 
     # -- lifecycle
@@ -457,15 +458,20 @@ class ArenaServer:
         await server.start()
         await health.set("", health_pb2.HealthCheckResponse.SERVING)
         await health.set(SERVICE, health_pb2.HealthCheckResponse.SERVING)
-        self._server = server
+        self._server, self._health = server, health
         if self.ladder:
             self._spawn(self._ladder_loop(**self.ladder))
         log.info("arena listening on %s:%d", host, bound)
         return bound
 
     async def stop(self, grace: float = 1.0) -> None:
+        """Stop the ladder, tell health checkers, and stop the server (running calls get
+        ``grace`` seconds, then are cancelled)."""
         for task in list(self._background):
             task.cancel()
+        if self._health is not None:
+            await self._health.enter_graceful_shutdown()
+            self._health = None
         if self._server is not None:
             await self._server.stop(grace)
             self._server = None

@@ -163,3 +163,22 @@ def _spec(bots: list[str], seed: int, **limits: float):  # noqa: ANN202 - a Matc
 
     return MatchSpec(config={"variant": "classic", "players": len(bots), "seed": seed, "rounds": 2},
                      bots=bots, **limits)
+
+
+def test_a_cancelled_match_gives_its_seats_back(arena: ArenaThread, tmp_path: Path) -> None:
+    report = tmp_path / "quiet.jsonl"
+    arena.start_bot("silent_bot.py", "quiet", report=report)
+    running = arena.submit(arena.arena.run_match(_spec(["quiet", *HONEST], seed=6, move_time=5.0, time_bank=0.0)))
+    while "quiet" not in [name for name, info in arena.arena.connected_bots().items() if info.free_slots == 0]:
+        time.sleep(0.01)
+    running.cancel()
+    deadline = time.monotonic() + 5
+    while arena.arena.connected_bots()["quiet"].free_slots != 1:
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    assert not arena.arena.running
+    while not (ended := [m for m in read_report(report) if m["msg"] == "match_ended"]):
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    assert ended[0]["reason"].startswith("aborted")
+
