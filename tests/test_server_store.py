@@ -132,6 +132,9 @@ def test_serve_runs_until_sigterm_and_stores_matches(tmp_path: Path) -> None:
                 time.sleep(0.05)
             stub.RunMatch(pb.RunMatchRequest(match_id="served-1", config_json=json.dumps(CONFIG), bots=BOTS),
                           metadata=bearer("served-admin"))
+        for bot in bots:   # leave first, so the graceful stop has no stream to wait for
+            bot.terminate()
+            bot.wait(10)
         server.send_signal(signal.SIGTERM)
         assert server.wait(15) == 0
     finally:
