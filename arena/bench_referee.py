@@ -13,7 +13,9 @@ JSON dict of figures. In one invocation it measures:
 3. **concurrent matches**: ``concurrent_matches`` full 4-player classic games at once in
    this one referee process; the bots are 4 processes holding ``concurrent_matches``
    connections each. Timeouts at a 1 s limit, decisions per second over all matches,
-   and the referee's resident memory (``VmRSS``).
+   and the referee's resident memory (``VmRSS``). For comparison, the same layout of
+   bare echo streams (4 processes × ``concurrent_matches`` streams) is measured too:
+   the ceiling grpc itself puts on this machine, in this run.
 
 Bot processes are started with ``asyncio.create_subprocess_exec`` (never fork, see
 GRPC-NOTES). This module is also the bots' and the echo client's entry point
@@ -105,12 +107,53 @@ async def ping_pong(round_trips: int = 3000, out_bytes: int = 1800, back_bytes: 
             "ping_pong_p99_us": statistics.quantiles(samples, n=100)[98]}
 
 
-async def _echo_client(address: str, back_bytes: int) -> None:
+async def ping_pong_throughput(streams: int = 64, processes: int = 4, round_trips: int = 200,
+                               out_bytes: int = 1800, back_bytes: int = 24) -> dict[str, float]:
+    """Round trips per second of ``processes`` × ``streams`` bare echo streams into this
+    one server process: the layout of (3) without the referee, for comparison."""
+    total = streams * processes
+    finished: list[int] = []
+    all_done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+    payload = b"x" * out_bytes
+
+    async def ping(request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
+        for _ in range(round_trips):
+            await context.write(payload)
+            if await context.read() is grpc.aio.EOF:
+                break
+        finished.append(1)
+        if len(finished) == total and not all_done.done():
+            all_done.set_result(None)
+
+    handler = grpc.method_handlers_generic_handler(
+        "bench.Echo", {"Ping": grpc.stream_stream_rpc_method_handler(ping)})
+    server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
+    server.add_generic_rpc_handlers((handler,))
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    started = time.perf_counter()
+    clients = [await _spawn("--echo-client", f"127.0.0.1:{port}", "--back-bytes", str(back_bytes),
+                            "--connections", str(streams)) for _ in range(processes)]
+    try:
+        await asyncio.wait_for(all_done, 300)
+        elapsed = time.perf_counter() - started   # includes client start-up: a conservative figure
+    finally:
+        await _reap(clients)
+        await server.stop(0)
+    return {"ping_pong_streams": total, "ping_pong_round_trips_per_s": total * round_trips / elapsed}
+
+
+async def _echo_client(address: str, back_bytes: int, streams: int = 1) -> None:
+    """Echo every message of ``streams`` streams, each on its own channel."""
     reply = b"y" * back_bytes
-    async with grpc.aio.insecure_channel(address, options=CLIENT_OPTIONS) as channel:
-        call = channel.stream_stream(ECHO_METHOD)()
-        while await call.read() is not grpc.aio.EOF:
-            await call.write(reply)
+
+    async def echo() -> None:
+        async with grpc.aio.insecure_channel(address, options=CLIENT_OPTIONS) as channel:
+            call = channel.stream_stream(ECHO_METHOD)()
+            while await call.read() is not grpc.aio.EOF:
+                await call.write(reply)
+
+    await asyncio.gather(*(echo() for _ in range(streams)))
 
 
 # ---------------------------------------------------------------------- bench bots
@@ -227,7 +270,10 @@ def bench_referee(games: int = 20, concurrent_matches: int = 64, round_trips: in
         figures.update(await sequential_games(games))
         figures["ratio_referee_to_ping_pong"] = (figures["referee_median_round_trip_us"]
                                                  / figures["ping_pong_median_us"])
+        figures.update(await ping_pong_throughput(streams=concurrent_matches, processes=4))
         figures.update(await globals()["concurrent_matches"](concurrent_matches))
+        figures["ratio_concurrent_decisions_to_ping_pong_throughput"] = (
+            figures["concurrent_decisions_per_s"] / figures["ping_pong_round_trips_per_s"])
         return figures
 
     return asyncio.run(run())
@@ -248,7 +294,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--channels", type=int, default=1)
     args = parser.parse_args(argv)
     if args.echo_client or args.bots:
-        helper = (_echo_client(args.echo_client, args.back_bytes) if args.echo_client
+        helper = (_echo_client(args.echo_client, args.back_bytes, args.connections) if args.echo_client
                   else _bots(args.bots, args.name, args.token, args.connections, args.channels))
         with contextlib.suppress(grpc.aio.AioRpcError):   # the benchmark stopped the server
             asyncio.run(helper)
