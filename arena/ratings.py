@@ -285,14 +285,17 @@ def _sigmoid(x: np.ndarray) -> np.ndarray:
 def _solve_positive_definite(matrix: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """Solve ``matrix @ x = rhs`` for a symmetric positive definite matrix by conjugate gradients.
 
-    Why not ``np.linalg.solve``: from about 100 bots on, OpenBLAS runs the factorisation
-    on several threads, and on a busy machine each call then stalls for milliseconds;
-    the bootstrap makes hundreds of calls. Conjugate gradients needs only matrix-vector
-    products, and even a truncated solution is an uphill direction for the Newton step.
+    Small systems go to ``np.linalg.solve``. From about 100 bots on, OpenBLAS runs that
+    factorisation on several threads, and on a busy machine each call then stalls for
+    milliseconds while the bootstrap makes hundreds of calls; so larger systems use
+    conjugate gradients, which needs only matrix-vector products (and even a truncated
+    solution is an uphill direction for the Newton step).
 
     >>> np.round(_solve_positive_definite(np.array([[4.0, 1.0], [1.0, 3.0]]), np.array([1.0, 2.0])), 6)
     array([0.090909, 0.636364])
     """
+    if len(rhs) <= 64:
+        return np.linalg.solve(matrix, rhs)
     x = np.zeros_like(rhs)
     residual = rhs.copy()
     direction = residual.copy()

@@ -9,6 +9,7 @@ import pytest
 
 from arena.ratings import (
     ELO_SCALE,
+    _fit_strengths,
     elo_deltas,
     elo_update,
     fit_bradley_terry,
@@ -189,3 +190,24 @@ def test_no_games_at_all() -> None:
     empty = pairwise_games([], [], [], n_bots=0)
     result = rate(empty)
     assert result.matches == 0 and len(result.ratings) == 0
+
+
+def test_many_bots_use_the_iterative_solver_and_still_converge() -> None:
+    # 80 bots (above the direct-solve size): at the fit, the gradient of the penalised
+    # log-likelihood must vanish.
+    rng = np.random.default_rng(6)
+    n = 80
+    strength = rng.normal(0, 0.5, n)
+    wins = np.zeros((n, n))
+    for _ in range(4000):
+        a, b = rng.choice(n, 2, replace=False)
+        if rng.random() < 1 / (1 + np.exp(strength[b] - strength[a])):
+            wins[a, b] += 1
+        else:
+            wins[b, a] += 1
+    theta = _fit_strengths(wins, prior_games=1.0)          # natural-log scale, not centred
+    games = wins + wins.T
+    p = 1 / (1 + np.exp(-(theta[:, None] - theta[None, :])))
+    gradient = (wins - games * p).sum(axis=1) + 1.0 * (0.5 - 1 / (1 + np.exp(-theta)))
+    assert np.abs(gradient).max() < 1e-6
+    assert np.corrcoef(theta, strength)[0, 1] > 0.8
