@@ -91,11 +91,14 @@ class OpenRequest:
     answer: "asyncio.Future[Answer]"
     answered: bool = False      # the bot sent a message that was taken as the answer
 
-    def deliver(self, message: "pb.BotMessage | None", received_at: float) -> None:
-        """Resolve with the bot's message (or ``None``: the connection is gone)."""
-        if not self.answer.done():
-            self.answer.set_result((message, received_at))
-            self.answered = message is not None
+    def deliver(self, message: "pb.BotMessage | None", received_at: float) -> bool:
+        """Resolve with the bot's message (or ``None``: the connection is gone).
+        Returns False if the request was already resolved."""
+        if self.answer.done():
+            return False
+        self.answer.set_result((message, received_at))
+        self.answered = message is not None
+        return True
 
     def expire(self) -> None:
         """The time is up (called by the request's timer)."""

@@ -181,24 +181,23 @@ class Connection:
         """
         if message.WhichOneof("msg") == "action":
             request_id = message.action.request_id
-            request = self._open.get(request_id)
+            request = self._open.get(request_id) or self._settled.get(request_id)
             if request is not None:
-                request.deliver(message, received_at)
-                return
-            settled = self._settled.get(request_id)
-            if settled is not None:
-                if settled.answered:
-                    settled.referee.record_fault(settled.seat, "unexpected",
+                if not request.deliver(message, received_at) and request.answered:
+                    request.referee.record_fault(request.seat, "unexpected",
                                                  f"request {request_id} was already answered", request_id)
+                # else: accepted, or a late answer to a request that timed out: dropped
                 return
-        if self._open:
-            next(iter(self._open.values())).deliver(message, received_at)
-        elif self._last_request is not None and not self._last_request.referee.finished:
-            last = self._last_request
-            last.referee.record_fault(last.seat, "unexpected", "a message when no request was open", None)
+        # Hello again, an empty message, or an answer naming a request never sent here.
+        oldest = next(iter(self._open.values()), None)
+        if oldest is not None and oldest.deliver(message, received_at):
+            return
+        target = oldest or self._last_request
+        if target is not None and not target.referee.finished:
+            target.referee.record_fault(target.seat, "unexpected", "a message that answers no open request", None)
         else:
             self.send(protocol.fault(match_id="", request_id=None, kind="unexpected",
-                                     message="a message when no request was open", faults=0, forfeited=False))
+                                     message="a message that answers no open request", faults=0, forfeited=False))
 
     async def write_loop(self, context: grpc.aio.ServicerContext) -> None:
         """Drain the outbox onto the stream, one write at a time (grpc allows no more)."""

@@ -105,6 +105,17 @@ def test_garbage_and_wrong_request_ids(arena: ArenaThread) -> None:
     assert_played_honestly(record, [1, 2, 3])
 
 
+def test_answering_twice_is_unexpected_but_the_first_answer_stands(arena: ArenaThread) -> None:
+    arena.start_bot("double_bot.py", "double")
+    record = arena.run_match(["double", *HONEST], config={"variant": "classic", "players": 4, "seed": 1,
+                                                          "rounds": 3})
+    assert seat_faults(record, 0) == ["unexpected"] * 3
+    assert record.forfeited[0]
+    seat0 = [ms for (seat, _), ms in zip(record.actions, record.latencies_ms) if seat == 0]
+    assert all(ms is not None for ms in seat0[:3])     # its own first answers were played
+    assert_played_honestly(record, [1, 2, 3])
+
+
 def test_silent_bot_times_out_three_times_and_forfeits(arena: ArenaThread) -> None:
     arena.start_bot("silent_bot.py", "silent")
     record = arena.run_match(["silent", *HONEST], **FAST)
