@@ -216,7 +216,7 @@ class ClassicGame:
         self._dealer = 0
         self._hand_size = 0
         self._hands: list[int] = [0] * p
-        self._undealt: list[int] = []  # after the deal; [0] is the turned-up card, if any
+        self._undealt = 0  # mask of the cards left after the deal, the turned-up card included
         self._trump_card = -1
         self._trump = NO_SUIT
         self._bids: list[int | None] = [None] * p
@@ -404,7 +404,7 @@ class ClassicGame:
             "to_act": list(self._to_act),
             "dealer": self._dealer,
             "hands": [list(codes_of(h)) for h in self._hands],
-            "undealt": [CODES[c] for c in self._undealt],
+            "undealt": list(codes_of(self._undealt)),
             "trump_card": self._trump_card,
             "trump": self._trump,
             "bids": list(self._bids),
@@ -429,12 +429,13 @@ class ClassicGame:
         self._hand_size = h = self.hand_sizes[r]
         self._dealer = dealer = r % p
         dealt = p * h
+        # The deck holds every card as its one-bit mask, so a hand is just a sum.
         deck = self._decks.get(r + 1) or self._shuffled_deck(min(dealt + 1, NUM_CARDS))
         hands = [0] * p
         for i in range(p):
-            hands[(dealer + 1 + i) % p] = sum(map(_BIT.__getitem__, deck[i * h:(i + 1) * h]))
+            hands[(dealer + 1 + i) % p] = sum(deck[i * h:(i + 1) * h])
         self._hands = hands
-        self._undealt = deck[dealt:]
+        self._undealt = sum(deck[dealt:])
         self._bids = [None] * p
         self._bids_public = self.config.bidding == "open"
         self._tricks = [0] * p
@@ -450,7 +451,7 @@ class ClassicGame:
         log.append((_PUBLIC, "round_start", r + 1, dealer, h))
         for seat in range(p):
             log.append((seat, "hand", hands[seat]))
-        turned = self._trump_card = deck[dealt] if dealt < NUM_CARDS else -1
+        turned = self._trump_card = deck[dealt].bit_length() - 1 if dealt < NUM_CARDS else -1
         suit = SUIT_OF[turned] if turned >= 0 else JESTER  # nothing turned: as a Jester, no trump
         self._trump = suit if suit < 4 else NO_SUIT
         log.append((_PUBLIC, "trump", turned, self._trump))
@@ -460,9 +461,9 @@ class ClassicGame:
             self._start_bidding()
 
     def _shuffled_deck(self, needed: int) -> list[int]:
-        """A deck whose first ``needed`` cards are drawn uniformly at random one by one;
-        the order of the rest, which nobody ever sees, is left as it is."""
-        pool = list(range(NUM_CARDS))
+        """A deck (cards as one-bit masks) whose first ``needed`` cards are drawn uniformly
+        at random one by one; the order of the rest, which nobody ever sees, is left as it is."""
+        pool = list(_BIT)
         rnd = self._rng.random
         drawn = [pool.pop(int(rnd() * n)) for n in range(NUM_CARDS, NUM_CARDS - needed, -1)]
         return drawn + pool
@@ -589,12 +590,12 @@ def score(bid: int, tricks: int) -> int:
 
 
 def _stacked_deck(codes: Sequence[str]) -> list[int]:
-    """Card numbers for a stacked deck: the given codes, then every other card in card order."""
+    """A stacked deck, cards as one-bit masks: the given codes, then every other card in card order."""
     cards = [parse_card(code) for code in codes]
     if len(set(cards)) != len(cards):
         raise ValueError("a stacked deck lists a card twice")
     given = mask_of(cards)
-    return cards + [c for c in range(NUM_CARDS) if not given >> c & 1]
+    return [_BIT[c] for c in cards] + [_BIT[c] for c in range(NUM_CARDS) if not given >> c & 1]
 
 
 def _event_dict(event: tuple, players: int) -> dict[str, Any]:

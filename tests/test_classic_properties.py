@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine.classic import ClassicGame
-from engine.classic_cards import CODES, INDEX, SUITS
+from engine.classic_cards import CODES, INDEX, SUITS, codes_of
 from engine.core import GameConfig, IllegalAction
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -75,7 +75,7 @@ def ref_score(bid: int, tricks: int) -> int:
 def check_cards_accounted(game: ClassicGame) -> None:
     played = game.observe(None)["played"]
     in_hands = [c for s in range(game.players) for c in game.observe(s)["hand"]]
-    undealt = [CODES[c] for c in game._undealt]
+    undealt = list(codes_of(game._undealt))
     everything = in_hands + undealt + played
     assert len(everything) == 60 and set(everything) == set(CODES)
 
@@ -89,7 +89,8 @@ def check_observation_hides_other_cards(game: ClassicGame, rng: random.Random) -
         return
     a = rng.choice(holders)
     card_a = rng.choice([INDEX[c] for c in game.observe(a)["hand"]])
-    hidden_deck = game._undealt[1:] if game._trump_card >= 0 else game._undealt
+    turned = 1 << game._trump_card if game._trump_card >= 0 else 0
+    hidden_deck = [INDEX[c] for c in codes_of(game._undealt & ~turned)]
     others = [s for s in holders if s != a]
     use_deck = bool(hidden_deck) and (not others or rng.random() < 0.5)
     viewers = [None] + [s for s in range(p) if s != a]
@@ -99,11 +100,10 @@ def check_observation_hides_other_cards(game: ClassicGame, rng: random.Random) -
         b = rng.choice(others)
         viewers = [v for v in viewers if v != b]
     before = {v: (game.observe(v), game.events_for(v, 0)) for v in viewers}
-    saved_hands, saved_undealt = list(game._hands), list(game._undealt)
+    saved_hands, saved_undealt = list(game._hands), game._undealt
     if use_deck:
-        i = game._undealt.index(rng.choice(hidden_deck))
-        card_b = game._undealt[i]
-        game._undealt[i] = card_a
+        card_b = rng.choice(hidden_deck)
+        game._undealt ^= (1 << card_a) | (1 << card_b)
         game._hands[a] ^= (1 << card_a) | (1 << card_b)
     else:
         card_b = rng.choice([INDEX[c] for c in game.observe(b)["hand"]])
