@@ -64,24 +64,29 @@ try:
 except metadata.PackageNotFoundError:  # running from a source tree that was never installed
     SERVER_VERSION = "0.0.0"
 
-# Server channel options, chosen on purpose (see /work/shared/GRPC-NOTES.md):
-# - keepalive pings every 5 s with a 5 s ack timeout find a frozen bot in about 10 s;
-#   the ack timer follows http2.ping_timeout_ms, so that is set too;
-# - bots may ping us every 5 s or more (the SDK's keepalive); more often earns a GOAWAY;
-# - answers from bots are tiny, so 1 MiB in is plenty; records and spectator streams
-#   going out may be larger;
-# - so_reuseport 0 makes a taken port an error instead of a silently shared one.
-SERVER_OPTIONS: list[tuple[str, Any]] = [
-    ("grpc.keepalive_time_ms", 5_000),
-    ("grpc.keepalive_timeout_ms", 5_000),
-    ("grpc.http2.ping_timeout_ms", 5_000),
-    ("grpc.keepalive_permit_without_calls", 1),
-    ("grpc.http2.min_ping_interval_without_data_ms", 5_000),
-    ("grpc.http2.max_pings_without_data", 0),
-    ("grpc.max_receive_message_length", 1 * 1024 * 1024),
-    ("grpc.max_send_message_length", 32 * 1024 * 1024),
-    ("grpc.so_reuseport", 0),
-]
+def server_options(keepalive_ms: int = 5_000) -> list[tuple[str, Any]]:
+    """The gRPC server options, chosen on purpose (see /work/shared/GRPC-NOTES.md).
+
+    - keepalive pings every ``keepalive_ms`` with as long an ack timeout find a frozen
+      bot in about twice that; the ack timer follows http2.ping_timeout_ms, so that is
+      set too, and pings continue while no data flows;
+    - bots may ping us every 5 s or more (the SDK's keepalive); more often earns a GOAWAY;
+    - answers from bots are tiny, so 1 MiB in is plenty; records and spectator streams
+      going out may be larger;
+    - so_reuseport 0 makes a taken port an error instead of a silently shared one.
+    """
+    return [
+        ("grpc.keepalive_time_ms", keepalive_ms),
+        ("grpc.keepalive_timeout_ms", keepalive_ms),
+        ("grpc.http2.ping_timeout_ms", keepalive_ms),
+        ("grpc.keepalive_permit_without_calls", 1),
+        ("grpc.http2.max_pings_without_data", 0),
+        ("grpc.http2.min_ping_interval_without_data_ms", 5_000),
+        ("grpc.max_receive_message_length", 1 * 1024 * 1024),
+        ("grpc.max_send_message_length", 32 * 1024 * 1024),
+        ("grpc.so_reuseport", 0),
+    ]
+
 
 # How many settled requests a connection remembers, to tell a late answer (discarded)
 # from an answer to a request id it never had (a fault).
@@ -428,6 +433,7 @@ class ArenaServer:
         self.admin_token = admin_token or secrets.token_urlsafe(24)
         self.ladder = ladder
         self.seat_timeout = 10.0          # how long run_match waits for busy or absent bots
+        self.keepalive_ms = 5_000         # ping interval and ack timeout (read by start())
         self.registry = Registry()
         self.running: dict[str, Referee] = {}
         self.recent: OrderedDict[str, Referee] = OrderedDict()   # finished, newest last
@@ -441,7 +447,7 @@ class ArenaServer:
 
     async def start(self, host: str = "127.0.0.1", port: int = 0) -> int:
         """Start listening; returns the bound port (``port=0`` picks a free one)."""
-        server = grpc.aio.server(interceptors=[AuthInterceptor(self)], options=SERVER_OPTIONS)
+        server = grpc.aio.server(interceptors=[AuthInterceptor(self)], options=server_options(self.keepalive_ms))
         pb_grpc.add_ArenaServicer_to_server(ArenaServicer(self), server)
         health = health_aio.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(health, server)

@@ -8,6 +8,7 @@ connected throughout; each test starts its own fault bot process. Games are shor
 
 from __future__ import annotations
 
+import signal
 import time
 from pathlib import Path
 from typing import Iterator
@@ -23,7 +24,8 @@ FAST = {"move_time": 0.2, "time_bank": 0.3}
 
 @pytest.fixture(scope="module")
 def arena() -> Iterator[ArenaThread]:
-    arena = ArenaThread(move_time=0.2, time_bank=0.3, max_faults=3, grace=1.0)
+    # Keepalive every 0.5 s (5 s in production) so a frozen bot is found within the test.
+    arena = ArenaThread(move_time=0.2, time_bank=0.3, max_faults=3, grace=1.0, keepalive_ms=500)
     for i, name in enumerate(HONEST):
         arena.start_bot("random_bot.py", name, "--seed", str(i), max_matches=4)
     yield arena
@@ -132,6 +134,21 @@ def test_a_dead_bot_forfeits_after_the_grace_period(arena: ArenaThread) -> None:
     assert seat_faults(record, 0) == ["disconnect"]
     assert record.forfeited[0] and record.places[0] == 4
     assert time.monotonic() - started >= 1.0      # it waited out the grace period
+    assert_played_honestly(record, [1, 2, 3])
+
+
+def test_a_frozen_bot_is_found_by_keepalive(arena: ArenaThread) -> None:
+    bot = arena.start_bot("random_bot.py", "frozen")
+    bot.send_signal(signal.SIGSTOP)     # alive, connected, and answering nothing (not even pings)
+    try:
+        started = time.monotonic()
+        # A 10 s limit: the seat can only be lost this fast through keepalive and grace.
+        record = arena.run_match(["frozen", *HONEST], move_time=10.0, time_bank=0.0)
+        assert time.monotonic() - started < 5.0
+    finally:
+        bot.send_signal(signal.SIGCONT)
+    assert seat_faults(record, 0) == ["disconnect"]
+    assert record.forfeited[0]
     assert_played_honestly(record, [1, 2, 3])
 
 

@@ -26,12 +26,14 @@ ADMIN_TOKEN = "test-admin-token"
 class ArenaThread:
     """An :class:`ArenaServer` on its own event loop thread, plus the bot processes it serves."""
 
-    def __init__(self, **server_options: Any) -> None:
+    def __init__(self, keepalive_ms: int | None = None, **server_options: Any) -> None:
         self.loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self.loop.run_forever, name="arena-loop", daemon=True)
         self._thread.start()
         server_options.setdefault("admin_token", ADMIN_TOKEN)
         self.arena: ArenaServer = self.call(self._make(server_options))
+        if keepalive_ms is not None:
+            self.arena.keepalive_ms = keepalive_ms
         self.port: int = self.call(self.arena.start("127.0.0.1", 0))
         self.address = f"127.0.0.1:{self.port}"
         self._processes: list[subprocess.Popen[bytes]] = []
