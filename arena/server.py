@@ -126,8 +126,9 @@ def bearer_token(metadata: Any) -> str | None:
 class Connection:
     """One bot's ``Play`` stream. Implements :class:`arena.referee.BotLink`."""
 
-    def __init__(self, conn_id: str, name: str, hello: pb.Hello) -> None:
-        self.conn_id = conn_id
+    def __init__(self, serial: int, name: str, hello: pb.Hello) -> None:
+        self.serial = serial                  # connections are numbered in arrival order
+        self.conn_id = f"{name}/{serial}"
         self.name = name
         self.version = hello.version
         self.variants = [v for v in hello.variants]
@@ -222,7 +223,7 @@ class Registry:
 
     def connect(self, name: str, hello: pb.Hello) -> Connection:
         """Register a new stream: Welcome it, and give it back seats its bot lost."""
-        conn = Connection(f"{name}/{next(self._ids)}", name, hello)
+        conn = Connection(next(self._ids), name, hello)
         conn.send(protocol.welcome(bot_id=conn.conn_id, bot_name=name, server_version=SERVER_VERSION))
         self.by_name.setdefault(name, []).append(conn)
         for referee, seat in self._orphans.pop(name, []):
@@ -231,7 +232,11 @@ class Registry:
         return conn
 
     def disconnect(self, conn: Connection) -> None:
-        """The stream is gone: its seats wait for the bot to reconnect."""
+        """The stream is gone: its seats wait for the bot to reconnect.
+
+        If the bot already opened a newer stream (it came back before we noticed the old
+        one was dead), that stream takes the seats at once.
+        """
         if not conn.alive:
             return
         conn.alive = False
@@ -240,14 +245,17 @@ class Registry:
             conns.remove(conn)
         if not conns:
             self.by_name.pop(conn.name, None)
-        orphans = self._orphans.setdefault(conn.name, [])
-        orphans[:] = [(r, s) for r, s in orphans if not r.finished]
+        orphans = [(r, s) for r, s in self._orphans.pop(conn.name, []) if not r.finished]
         for referee, seat in sorted(conn.seats, key=lambda rs: (rs[0].match_id, rs[1])):
             if referee.seat_disconnected(seat, conn):
                 orphans.append((referee, seat))
-        if not orphans:
-            del self._orphans[conn.name]
         conn.seats.clear()
+        newer = [c for c in conns if c.serial > conn.serial]
+        if newer:
+            for referee, seat in orphans:
+                referee.seat_reconnected(seat, newer[-1])
+        elif orphans:
+            self._orphans[conn.name] = orphans
         self._notify()
 
     def released(self) -> None:

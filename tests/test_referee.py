@@ -152,10 +152,13 @@ def test_a_frozen_bot_is_found_by_keepalive(arena: ArenaThread) -> None:
     assert_played_honestly(record, [1, 2, 3])
 
 
-def test_reconnect_within_grace_gets_the_seat_back(arena: ArenaThread, tmp_path: Path) -> None:
+@pytest.mark.parametrize("overlap", [0, 1], ids=["away-300ms", "new-stream-first"])
+def test_reconnect_within_grace_gets_the_seat_back(arena: ArenaThread, tmp_path: Path, overlap: int) -> None:
     report = tmp_path / "reconnect.jsonl"
-    arena.start_bot("reconnect_bot.py", "comeback", "--answers", "2", "--away-ms", "300", report=report)
-    record = arena.run_match(["comeback", *HONEST], **FAST)
+    name = f"comeback{overlap}"
+    arena.start_bot("reconnect_bot.py", name, "--answers", "2", "--away-ms", "300", "--overlap", str(overlap),
+                    report=report)
+    record = arena.run_match([name, *HONEST], **FAST)
     assert seat_faults(record, 0) == ["disconnect"]
     assert not record.forfeited[0]
     assert_played_honestly(record, [1, 2, 3])
