@@ -207,9 +207,12 @@ class Connection:
 
     async def write_loop(self, context: grpc.aio.ServicerContext) -> None:
         """Drain the outbox onto the stream, one write at a time (grpc allows no more)."""
-        while True:
-            message = await self.outbox.get()
-            await context.write(message)
+        try:
+            while True:
+                message = await self.outbox.get()
+                await context.write(message)
+        except Exception as error:   # the stream broke: the reader sees it end and cleans up
+            log.debug("write to %s failed: %r", self.conn_id, error)
 
 
 class Registry:
