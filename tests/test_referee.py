@@ -15,6 +15,7 @@ from typing import Iterator
 
 import pytest
 
+from arena.records import MatchSpec
 from bots.harness import ArenaThread, assert_played_honestly, read_report, seat_faults
 from engine import GameConfig, replay
 
@@ -189,9 +190,7 @@ def test_a_stuck_match_does_not_slow_another(arena: ArenaThread) -> None:
     assert seat_faults(stuck.result(30), 0) == ["timeout"] * 3
 
 
-def _spec(bots: list[str], seed: int, **limits: float):  # noqa: ANN202 - a MatchSpec
-    from arena.records import MatchSpec
-
+def _spec(bots: list[str], seed: int, **limits: float) -> MatchSpec:
     return MatchSpec(config={"variant": "classic", "players": len(bots), "seed": seed, "rounds": 2},
                      bots=bots, **limits)
 
