@@ -14,7 +14,6 @@ import sys
 from pathlib import Path
 from typing import Any, NoReturn, Optional
 
-import click
 import typer
 from rich.console import Console
 
@@ -30,8 +29,16 @@ bench_app = typer.Typer(help="Benchmarks that print their figures.", no_args_is_
 app.add_typer(bot_app, name="bot")
 app.add_typer(bench_app, name="bench")
 
-console = Console()
-err_console = Console(stderr=True)
+def make_console(stderr: bool = False) -> Console:
+    """A console; when output goes to a file or pipe, 160 columns rather than rich's 80,
+    so that tables of ids and bot names are not folded."""
+    stream = sys.stderr if stderr else sys.stdout
+    wide = not stream.isatty() and "COLUMNS" not in os.environ
+    return Console(stderr=stderr, width=160 if wide else None)
+
+
+console = make_console()
+err_console = make_console(stderr=True)
 
 VARIANTS = ("classic", "extreme")
 FORMATS = ("table", "md", "csv", "json", "html")
@@ -122,10 +129,10 @@ def tournaments(db: Optional[str] = DbOption) -> None:
     from rich.table import Table
 
     store = open_store(db, must_exist=True)
-    table = Table("id", "created", "variant", "games", "status")
+    table = Table("id", "created", "variant", "games", "stored", "status")
     for t in store.list_tournaments():
-        table.add_row(str(t["id"]), str(t["created"])[:19], t["settings"].get("variant", ""),
-                      str(t["settings"].get("games", "")), t["status"])
+        table.add_row(t.id, str(t.created_at)[:19], t.settings.get("variant", ""),
+                      str(t.settings.get("games", "")), str(t.matches), t.status)
     console.print(table)
 
 
@@ -177,7 +184,7 @@ def bot_list(db: Optional[str] = DbOption) -> None:
 
     table = Table("bot", "registered", "has token")
     for b in open_store(db, must_exist=True).list_bots():
-        table.add_row(b["name"], str(b["created"])[:19], "yes" if b["has_token"] else "no (local)")
+        table.add_row(b.name, str(b.created_at)[:19], "yes" if b.has_token else "no (local)")
     console.print(table)
 
 
@@ -331,12 +338,16 @@ def user_errors() -> tuple[type[BaseException], ...]:
     from engine import ConfigError
 
     errors: list[type[BaseException]] = [CliError, ConfigError, LineupError, ScheduleError]
-    try:
-        from arena.store import StoreError
-        errors.append(StoreError)
-    except ImportError:
-        pass
+    store = sys.modules.get("arena.store")  # not imported means no StoreError was raised; sqlalchemy is slow to load
+    if store is not None:
+        errors.append(store.StoreError)
     return tuple(errors)
+
+
+def is_click_error(exc: BaseException, name: str) -> bool:
+    """True for click's exception ``name`` or a subclass, whichever click typer brings
+    (typer 0.29 vendors its own copy, older ones use the click package)."""
+    return any(cls.__name__ == name for cls in type(exc).__mro__)
 
 
 def main(argv: Optional[list[str]] = None) -> NoReturn:
@@ -345,22 +356,25 @@ def main(argv: Optional[list[str]] = None) -> NoReturn:
     args = sys.argv[1:] if argv is None else argv
     try:
         result = command.main(args=args, prog_name="arena", standalone_mode=False)
-    except click.exceptions.UsageError as exc:
-        where = f"{exc.ctx.command_path}: " if exc.ctx is not None else "arena: "
-        print(f"{where}error: {exc.format_message()}", file=sys.stderr)
-        sys.exit(2)
-    except click.exceptions.Abort:
-        print("arena: interrupted", file=sys.stderr)
-        sys.exit(130)
-    except click.exceptions.ClickException as exc:
-        print(f"arena: error: {exc.format_message()}", file=sys.stderr)
-        sys.exit(exc.exit_code)
-    except user_errors() as exc:
-        print(f"arena: error: {exc}", file=sys.stderr)
-        sys.exit(2)
     except KeyboardInterrupt:
         print("arena: interrupted", file=sys.stderr)
         sys.exit(130)
+    except user_errors() as exc:
+        print(f"arena: error: {exc}", file=sys.stderr)
+        sys.exit(2)
+    except Exception as exc:
+        if is_click_error(exc, "UsageError"):
+            ctx = getattr(exc, "ctx", None)
+            where = f"{ctx.command_path}: " if ctx is not None else "arena: "
+            print(f"{where}error: {exc.format_message()}", file=sys.stderr)  # type: ignore[attr-defined]
+            sys.exit(2)
+        if is_click_error(exc, "Abort"):
+            print("arena: interrupted", file=sys.stderr)
+            sys.exit(130)
+        if is_click_error(exc, "ClickException"):
+            print(f"arena: error: {exc.format_message()}", file=sys.stderr)  # type: ignore[attr-defined]
+            sys.exit(getattr(exc, "exit_code", 1))
+        raise
     sys.exit(result if isinstance(result, int) else 0)
 
 
