@@ -173,9 +173,9 @@ def run_tournament_command(req: TournamentRequest, console: Console, err_console
             raise ConfigError(f"no arena database at {req.db} (pass the --db the tournament used)")
         store = Store(req.db)
         stored = store.get_tournament(req.resume)
-        settings = TournamentSettings.from_dict(stored["settings"])
+        settings = TournamentSettings.from_dict(stored.settings)
         tournament_id = req.resume
-        if stored["status"] == "finished":
+        if stored.status == "finished":
             notice(f"tournament {tournament_id} is already complete; showing its leaderboard")
     else:
         settings = build_settings(req, notice)
