@@ -126,7 +126,7 @@ class BotProcesses:
             argv += ["--name", entry.name, "--max-matches", str(max_matches)]
         env = {**os.environ, "ARENA_ADDRESS": address, "ARENA_TOKEN": token,
                "ARENA_BOT_NAME": entry.name, "ARENA_MAX_MATCHES": str(max_matches),
-               "PYTHONUNBUFFERED": "1"}
+               "ARENA_PARENT_PID": str(os.getpid()), "PYTHONUNBUFFERED": "1"}
         log = open(self.log_dir / f"{entry.name}.log", "ab")
         try:
             self.processes[entry.name] = await asyncio.create_subprocess_exec(

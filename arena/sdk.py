@@ -268,6 +268,13 @@ def _prediction_message(answer: Any) -> arena_pb2.Prediction:
     )
 
 
+def launcher_gone() -> bool:
+    """True when the arena process that started this bot (``ARENA_PARENT_PID``) is gone:
+    then there is nothing to reconnect to, and an orphaned bot should not linger."""
+    launcher = os.environ.get("ARENA_PARENT_PID", "")
+    return launcher.isdigit() and os.getppid() != int(launcher)
+
+
 @dataclass
 class BotClient:
     """Plays one bot on one arena connection, reconnecting when it drops.
@@ -332,6 +339,9 @@ class BotClient:
             if end.code in FATAL_CODES:
                 log.error("%s: refused by the arena: %s %s", self.name, end.code.name, end.details)
                 return 2
+            if launcher_gone():
+                log.info("%s: the arena that started this bot has exited; exiting", self.name)
+                return 0
             if end.welcomed:
                 disconnected_since = time.monotonic()
                 delay = 0.1

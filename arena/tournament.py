@@ -182,7 +182,7 @@ class LocalArena:
         address = f"127.0.0.1:{port}"
         try:
             for entry in self.settings.entries():
-                token = secrets.token_urlsafe(24)
+                token = secrets.token_hex(24)
                 self.server.add_local_bot(entry.name, token)
                 await self.bots.start(entry, address, token, max_matches=self.settings.concurrency)
             await self._wait_for_bots()

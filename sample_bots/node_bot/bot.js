@@ -382,6 +382,12 @@ function main() {
         log(`${args.name}: refused by the arena: ${status.details}`);
         process.exit(2);
       }
+      // Started by an arena (ARENA_PARENT_PID) that has since exited: nothing to reconnect to.
+      const launcher = process.env.ARENA_PARENT_PID;
+      if (launcher && String(process.ppid) !== launcher) {
+        log(`${args.name}: the arena that started this bot has exited; exiting`);
+        process.exit(0);
+      }
       if (welcomed) disconnectedSince = Date.now();
       else if (Date.now() - disconnectedSince > args.giveUpAfter * 1000) {
         log(`${args.name}: no connection to ${args.arena} for ${args.giveUpAfter} s; giving up`);
