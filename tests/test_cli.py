@@ -19,7 +19,7 @@ BAD = [
     (["tournament", "--rounds", "16"], "classic with 4 players allows at most 15 rounds"),
     (["tournament", "--players", "7"], "3 to 6 players"),
     (["tournament", "--variant", "extreme", "--players", "6"], "3 to 5 players"),
-    (["tournament", "--rounds", "abc"], "not a valid integer"),
+    (["tournament", "--rounds", "abc"], "valid integer"),
     (["tournament", "--bidding", "hidden", "--plus-minus-one"], "plus-minus-one needs open bidding"),
     (["tournament", "--length", "amigo", "--rounds", "3"], "not both"),
     (["tournament", "--variant", "extreme", "--bidding", "secret"], "classic options"),

@@ -1,0 +1,165 @@
+"""``arena tournament`` end to end: a real referee, real bot processes, a real SQLite file.
+
+Also: browsing what it stored, and resuming after Ctrl-C and after kill -9 with no
+game lost or doubled.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from arena.store import Store
+
+PY = sys.executable
+RANDOM = f"{PY} -m sample_bots.random_bot"
+HEURISTIC = f"{PY} -m sample_bots.heuristic_bot"
+LINEUP = ["--no-samples", "--bot", f"r1={RANDOM}", "--bot", f"r2={RANDOM}", "--bot", f"h1={HEURISTIC}",
+          "--bot", f"h2={HEURISTIC}"]
+
+
+ENV = {**os.environ, "COLUMNS": "200"}  # wide tables: ids are not folded
+
+
+def arena(*args: str, cwd: Path, timeout: float = 240) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([PY, "-m", "arena.cli", *args], cwd=cwd, capture_output=True, text=True, timeout=timeout,
+                          env=ENV)
+
+
+def start_arena(*args: str, cwd: Path) -> subprocess.Popen[str]:
+    return subprocess.Popen([PY, "-m", "arena.cli", *args], cwd=cwd, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=ENV)
+
+
+def tournament_id(db: Path) -> str:
+    (only,) = Store(str(db)).list_tournaments()
+    return only.id
+
+
+def wait_for_stored(db: Path, at_least: int, proc: subprocess.Popen[str], timeout: float = 120) -> set[int]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, proc.communicate()
+        if db.exists():
+            try:
+                ids = Store(str(db)).list_tournaments()
+            except Exception:  # the schema may be half-created at the very start
+                ids = []
+            if ids:
+                done = Store(str(db)).finished_game_indexes(ids[0].id)
+                if len(done) >= at_least:
+                    return done
+        time.sleep(0.2)
+    raise AssertionError("the tournament stored too few games in time")
+
+
+def assert_complete(db: Path, tid: str, games: int) -> None:
+    store = Store(str(db))
+    assert store.finished_game_indexes(tid) == set(range(games))
+    matches = store.list_matches(tournament_id=tid, limit=10_000)
+    assert len(matches) == games, "a game was stored twice"
+    assert store.get_tournament(tid).status == "finished"
+
+
+def test_a_whole_tournament_runs_stores_and_can_be_browsed(tmp_path: Path) -> None:
+    db = tmp_path / "t.db"
+    done = arena("tournament", "--variant", "classic", "--rounds", "3", "--games", "8", "--seed", "5",
+                 "--db", str(db), *LINEUP, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "Wizard classic leaderboard" in done.stdout or "leaderboard" in done.stdout.lower()
+    for name in ("r1", "r2", "h1", "h2"):
+        assert name in done.stdout
+    tid = tournament_id(db)
+    assert_complete(db, tid, 8)
+
+    store = Store(str(db))
+    records = [store.load_match(m.match_id) for m in store.list_matches(tournament_id=tid, limit=100)]
+    assert all(not r.faults for r in records)
+    # duplicate format: each deal played once per rotation, every bot in every seat
+    by_deal: dict[int, list] = {}
+    for r in records:
+        by_deal.setdefault(r.seed, []).append(r.bots)
+    assert len(by_deal) == 2 and all(len(seatings) == 4 for seatings in by_deal.values())
+
+    match_id = records[0].match_id
+    verified = arena("replay", match_id, "--verify", "--db", str(db), cwd=tmp_path)
+    assert verified.returncode == 0, verified.stderr
+    shown = arena("show", match_id, "--db", str(db), cwd=tmp_path)
+    assert shown.returncode == 0 and "trick" in shown.stdout.lower()
+    exported = json.loads(arena("export", match_id, "--db", str(db), cwd=tmp_path).stdout)
+    assert exported["match_id"] == match_id and len(exported["actions"]) > 0
+    listed = arena("matches", "--tournament", tid, "--db", str(db), cwd=tmp_path)
+    assert listed.returncode == 0 and match_id[-5:] in listed.stdout
+    board = json.loads(arena("leaderboard", "--format", "json", "--db", str(db), cwd=tmp_path).stdout)
+    rows = board["rows"] if isinstance(board, dict) else board
+    assert {row["bot"] for row in rows} == {"r1", "r2", "h1", "h2"}
+    export_dir = tmp_path / "boards"
+    assert arena("leaderboard", "--export", str(export_dir), "--db", str(db), cwd=tmp_path).returncode == 0
+    assert {p.name for p in export_dir.iterdir()} >= {"classic.md", "classic.html", "classic.json"}
+
+
+def test_the_same_seed_replays_the_same_tournament(tmp_path: Path) -> None:
+    results = []
+    for run in ("a", "b"):
+        db = tmp_path / f"{run}.db"
+        done = arena("tournament", "--variant", "extreme", "--rounds", "1", "--games", "4", "--seed", "9",
+                     "--concurrency", "2", "--db", str(db), *LINEUP, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        store = Store(str(db))
+        records = sorted((store.load_match(m.match_id) for m in store.list_matches(limit=100)),
+                         key=lambda r: r.game_index)
+        results.append([(r.bots, r.seed, r.actions, r.totals) for r in records])
+    assert results[0] == results[1]
+
+
+@pytest.mark.parametrize("how", ["sigint", "sigkill"])
+def test_an_interrupted_tournament_resumes_exactly(tmp_path: Path, how: str) -> None:
+    db = tmp_path / "t.db"
+    games = 24
+    proc = start_arena("tournament", "--variant", "classic", "--rounds", "4", "--games", str(games),
+                       "--concurrency", "2", "--seed", "3", "--db", str(db), *LINEUP, cwd=tmp_path)
+    try:
+        wait_for_stored(db, 3, proc)
+        proc.send_signal(signal.SIGINT if how == "sigint" else signal.SIGKILL)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    tid = tournament_id(db)
+    stored = Store(str(db)).finished_game_indexes(tid)
+    assert 3 <= len(stored) < games
+    if how == "sigint":
+        assert proc.returncode == 130
+        assert f"arena tournament --resume {tid}" in err
+        assert Store(str(db)).get_tournament(tid).status == "interrupted"
+
+    resumed = arena("tournament", "--resume", tid, "--db", str(db), cwd=tmp_path)
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"({len(stored)} already stored)" in resumed.stdout
+    assert_complete(db, tid, games)
+
+
+def test_orphaned_bots_exit_when_the_arena_is_killed(tmp_path: Path) -> None:
+    db = tmp_path / "t.db"
+    proc = start_arena("tournament", "--rounds", "6", "--games", "40", "--db", str(db), *LINEUP, cwd=tmp_path)
+    wait_for_stored(db, 1, proc)
+    children = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True).stdout.split()
+    assert len(children) == 4
+    proc.kill()
+    proc.wait()
+    deadline = time.monotonic() + 20
+    alive = children
+    while alive and time.monotonic() < deadline:
+        alive = [pid for pid in children if Path(f"/proc/{pid}").exists()
+                 and "Z" not in Path(f"/proc/{pid}/stat").read_text().split()[2]]
+        time.sleep(0.2)
+    for pid in alive:
+        os.kill(int(pid), signal.SIGKILL)
+    assert not alive, "bots kept running after their arena died"
