@@ -99,11 +99,9 @@ class TournamentRow(SQLModel, table=True):
 
 class MatchRow(SQLModel, table=True):
     __tablename__ = "matches"
-    __table_args__ = (
-        # A tournament slot holds one match; standalone matches have NULLs, which never clash.
-        UniqueConstraint("tournament_id", "game_index"),
-        Index("ix_matches_variant_status", "variant", "status"),
-    )
+    # A tournament slot holds one match; standalone matches have NULLs, which never clash.
+    # Few indexes on purpose: every index is one more page written per saved match.
+    __table_args__ = (UniqueConstraint("tournament_id", "game_index"),)
     id: int | None = Field(default=None, primary_key=True)
     match_id: str = Field(unique=True)
     tournament_id: str | None = Field(default=None, foreign_key="tournaments.id")
@@ -123,9 +121,10 @@ class MatchRow(SQLModel, table=True):
 
 class MatchSeatRow(SQLModel, table=True):
     __tablename__ = "match_seats"
+    __table_args__ = {"sqlite_with_rowid": False}
     match_pk: int = Field(foreign_key="matches.id", primary_key=True)
     seat: int = Field(primary_key=True)
-    bot_id: int = Field(foreign_key="bots.id", index=True)
+    bot_id: int = Field(foreign_key="bots.id")
     bot_version: str
     total: int
     place: int
@@ -157,6 +156,7 @@ class FaultRow(SQLModel, table=True):
 
 class EloRow(SQLModel, table=True):
     __tablename__ = "elo_ratings"
+    __table_args__ = {"sqlite_with_rowid": False}    # keyed by its primary key alone: one B-tree
     bot_id: int = Field(foreign_key="bots.id", primary_key=True)
     variant: str = Field(primary_key=True)
     elo: float
@@ -167,7 +167,7 @@ class RatingHistoryRow(SQLModel, table=True):
     __tablename__ = "rating_history"
     __table_args__ = (Index("ix_rating_history_bot_variant", "bot_id", "variant"),)
     id: int | None = Field(default=None, primary_key=True)
-    match_pk: int = Field(foreign_key="matches.id", index=True)
+    match_pk: int = Field(foreign_key="matches.id")
     bot_id: int = Field(foreign_key="bots.id")
     variant: str
     elo_before: float
@@ -185,6 +185,7 @@ class OutcomeCountRow(SQLModel, table=True):
     """How many matches ended with exactly these bots in exactly these places."""
 
     __tablename__ = "outcome_counts"
+    __table_args__ = {"sqlite_with_rowid": False}
     variant: str = Field(primary_key=True)
     tournament_key: str = Field(primary_key=True)
     outcome: str = Field(primary_key=True)     # "bot_id:place" per seat, sorted: "3:1,5:2,7:2,9:4"
@@ -195,6 +196,7 @@ class BotTotalsRow(SQLModel, table=True):
     """A bot's running sums: the leaderboard's averages, rates and counts."""
 
     __tablename__ = "bot_totals"
+    __table_args__ = {"sqlite_with_rowid": False}
     bot_id: int = Field(foreign_key="bots.id", primary_key=True)
     variant: str = Field(primary_key=True)
     tournament_key: str = Field(primary_key=True)
@@ -452,7 +454,9 @@ class Store:
     # -- schema -------------------------------------------------------------------------
 
     def _open_schema(self) -> None:
-        with self.engine.begin() as conn:
+        # A write transaction from the start: two processes opening a new file at once
+        # would otherwise both read "no tables" and then fail to upgrade to writing.
+        with self.engine.connect() as conn, conn.execution_options(arena_write=True).begin():
             tables = set(inspect(conn).get_table_names())
             if not tables:
                 SQLModel.metadata.create_all(conn, tables=_TABLES)
@@ -508,7 +512,7 @@ class Store:
         """
         if not name or not name.strip():
             raise StoreError("a bot needs a name")
-        token = secrets.token_urlsafe(24)
+        token = secrets.token_hex(24)
         with self._write() as session:
             bot = session.exec(select(BotRow).where(BotRow.name == name)).first()
             if bot is None:
