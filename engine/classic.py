@@ -273,8 +273,10 @@ class ClassicGame:
             follow = legal & self._follow
             if follow:
                 legal = follow | (legal & SPECIAL_MASK)
-            for _ in range(int(rng.random() * legal.bit_count())):
+            k = int(rng.random() * legal.bit_count())
+            while k:
                 legal &= legal - 1  # drop the lowest card
+                k -= 1
             return CODES[(legal & -legal).bit_length() - 1]
         options = self.legal_actions(seat)
         if not options:
