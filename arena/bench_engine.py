@@ -8,10 +8,15 @@
 From the shell::
 
     python -c "from arena.bench_engine import bench_engine; print(bench_engine(games=2000))"
+    python -m arena.bench_engine classic 2000     # the same, plus the bare-bones reference
 
 The loop is the one a referee runs, minus the bots: ask who acts, pick a random
 legal action, apply it. No observations and no event dicts are built, so this
 measures the engine's hot path (legality, state update, the event log).
+
+The machine is shared, so a figure alone says little. :func:`bench_bare` plays
+the same classic games in one plain function (int cards, no interface, no log,
+no checks): run both at the same moment and compare.
 """
 
 from __future__ import annotations
@@ -40,6 +45,27 @@ def bench_engine(variant: str = "classic", players: int = 4, games: int = 1000, 
                 game.apply(seat, game.random_action(seat, rng))
         decisions += len(game.actions)
     seconds = time.perf_counter() - start
+    return _figures(variant, players, games, decisions, seconds)
+
+
+def bench_bare(players: int = 4, games: int = 1000, seed: int = 0) -> dict:
+    """The reference: random classic games played by one bare function, for comparison.
+
+    Same rules as the engine (deal, trump, bids, following suit, trick winner,
+    scoring) but nothing else: no decision interface, no legality checks on
+    input, no event log, no action list. Returns the same fields as
+    :func:`bench_engine` with ``variant`` ``"classic-bare"``.
+    """
+    rng = random.Random(seed)
+    decisions = 0
+    start = time.perf_counter()
+    for i in range(games):
+        decisions += _bare_game(players, random.Random(seed + i), rng)
+    seconds = time.perf_counter() - start
+    return _figures("classic-bare", players, games, decisions, seconds)
+
+
+def _figures(variant: str, players: int, games: int, decisions: int, seconds: float) -> dict:
     return {
         "variant": variant,
         "players": players,
@@ -51,7 +77,65 @@ def bench_engine(variant: str = "classic", players: int = 4, games: int = 1000, 
     }
 
 
+# Cards 0..59 as in engine.classic_cards: suits 0..3 ranks 1..13, then Wizards (4), Jesters (5).
+_SUIT = [c // 13 for c in range(52)] + [4] * 4 + [5] * 4
+_RANK = [c % 13 + 1 for c in range(52)] + [0] * 8
+
+
+def _bare_game(players: int, deal_rng: random.Random, rng: random.Random) -> int:
+    """One random game; returns the number of decisions taken."""
+    rnd = rng.random
+    totals = [0] * players
+    decisions = 0
+    for r in range(1, 60 // players + 1):
+        dealer = (r - 1) % players
+        deck = list(range(60))
+        deal_rng.shuffle(deck)
+        hands = [deck[i * r:(i + 1) * r] for i in range(players)]
+        turned = deck[players * r] if players * r < 60 else 56  # nothing left: as a Jester
+        trump = _SUIT[turned]
+        if trump == 4:
+            trump = int(rnd() * 4)
+            decisions += 1
+        bids = [int(rnd() * (r + 1)) for _ in range(players)]
+        decisions += players
+        won = [0] * players
+        leader = (dealer + 1) % players
+        for _ in range(r):
+            lead = -1  # -1: not yet set, 0..3: a suit, 4: a Wizard came first
+            cards = []
+            for k in range(players):
+                hand = hands[(leader + k) % players]
+                options = hand
+                if 0 <= lead < 4:
+                    follow = [c for c in hand if _SUIT[c] == lead]
+                    if follow:
+                        options = follow + [c for c in hand if _SUIT[c] >= 4]
+                card = options[int(rnd() * len(options))]
+                hand.remove(card)
+                cards.append(card)
+                if lead == -1 and _SUIT[card] != 5:
+                    lead = _SUIT[card]
+            best, best_key = 0, -1
+            for k, card in enumerate(cards):
+                suit = _SUIT[card]
+                key = 300 if suit == 4 else 200 + _RANK[card] if suit == trump else \
+                    100 + _RANK[card] if suit == lead else 0
+                if key > best_key:
+                    best, best_key = k, key
+            leader = (leader + best) % players
+            won[leader] += 1
+            decisions += players
+        for s in range(players):
+            totals[s] += 20 + 10 * won[s] if won[s] == bids[s] else -10 * abs(won[s] - bids[s])
+    return decisions
+
+
 if __name__ == "__main__":
     import sys
 
-    print(bench_engine(*(sys.argv[1:2] or ["classic"]), games=int(sys.argv[2]) if len(sys.argv) > 2 else 1000))
+    variant = sys.argv[1] if len(sys.argv) > 1 else "classic"
+    n = int(sys.argv[2]) if len(sys.argv) > 2 else 1000
+    print(bench_engine(variant, games=n))
+    if variant == "classic":
+        print(bench_bare(games=n))
