@@ -69,7 +69,25 @@ AMIGO_HAND_SIZES: dict[int, tuple[int, ...]] = {
 }
 
 _PUBLIC = -1  # the viewer of an event everybody may see
-_NOBODY = object()  # no seat
+
+
+class _Nobody:
+    """The "no seat" sentinel: equal to no seat, and still itself after copy or pickle."""
+
+    def __copy__(self) -> "_Nobody":
+        return self
+
+    def __deepcopy__(self, memo: dict) -> "_Nobody":
+        return self
+
+    def __reduce__(self) -> str:
+        return "_NOBODY"  # pickled by reference to the module-level instance
+
+    def __repr__(self) -> str:
+        return "nobody"
+
+
+_NOBODY = _Nobody()
 _FREE = WIZARD  # the `_lead` value of a trick a Wizard opened: no lead suit, anything goes
 _BID_OPTIONS: tuple[tuple[int, ...], ...] = tuple(tuple(range(h + 1)) for h in range(NUM_CARDS + 1))
 _BIT: tuple[int, ...] = tuple(1 << c for c in range(NUM_CARDS))
@@ -225,7 +243,7 @@ class ClassicGame:
         self._leader = 0
         # The seat to play a card, _NOBODY outside the play phase (a sentinel no seat
         # argument can equal, so `seat == self._current` alone selects the hot path).
-        self._current: int | object = _NOBODY
+        self._current: int | _Nobody = _NOBODY
         self._lead = NO_SUIT  # NO_SUIT until a numbered card or Wizard decides it; _FREE for "none"
         self._follow = 0  # the lead suit's mask, 0 when there is no lead suit
         self._trick: list[int] = []  # cards in play order, the first one played by _leader

@@ -6,7 +6,9 @@ the helper :func:`stacked` turns "seat -> cards" into a deck in deal order.
 
 from __future__ import annotations
 
+import copy
 import json
+import pickle
 import random
 
 import pytest
@@ -653,6 +655,19 @@ def test_actions_log_and_replay_reach_the_same_state():
         again.apply(seat, action)
     assert again.snapshot() == game.snapshot()
     assert again.result() == game.result()
+
+
+def test_a_copied_or_pickled_game_plays_on_identically():
+    game = new(4, seed=4, rounds=3)
+    rng = random.Random(4)
+    game.apply(1, 0)  # mid-bidding, when nobody is to play a card
+    copies = [copy.deepcopy(game), pickle.loads(pickle.dumps(game))]
+    while not game.is_over:
+        for seat in game.to_act():
+            action = game.random_action(seat, rng)
+            for g in [game, *copies]:
+                g.apply(seat, action)
+    assert all(g.snapshot() == game.snapshot() for g in copies)
 
 
 def test_same_seed_same_deals_different_seeds_differ():
