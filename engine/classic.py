@@ -367,6 +367,7 @@ class ClassicGame:
             "to_act": list(self._to_act),
             "decision": phase if seat is not None and seat in self._to_act else None,
             "hand": list(codes_of(self._hands[seat])) if seat is not None else [],
+            "hand_sizes": [h.bit_count() for h in self._hands],
             "trump_card": CODES[self._trump_card] if self._trump_card >= 0 else None,
             "trump": suit_name(self._trump),
             "bidding": self.config.bidding,

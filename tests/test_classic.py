@@ -731,6 +731,7 @@ def test_observation_fields_during_play():
     assert obs["trick"] == [{"seat": 3, "card": "r4"}, {"seat": 0, "card": "r1"}]
     assert obs["lead_suit"] == "red" and obs["leader"] == 3 and obs["played"] == ["r4", "r1"]
     assert obs["hand"] == ["b2", "g2", "r2"] and obs["decision"] == PLAY and obs["to_act"] == [1]
+    assert obs["hand_sizes"] == [2, 3, 3, 2] and obs["hand_size"] == 3
     assert obs["trump"] == "green" and obs["trump_card"] == "g7" and obs["bids"] == [1, 1, 1, 1]
     game.apply(1, "r2")
     game.apply(2, "r13")
