@@ -114,7 +114,9 @@ def parse_card(code: str) -> int:
     try:
         return INDEX[code]
     except (KeyError, TypeError):
-        raise ValueError(f"unknown card {code!r}; cards are b1..b13, g1..g13, r1..r13, y1..y13, W1..W4, J1..J4") from None
+        raise ValueError(
+            f"unknown card {code!r}; cards are b1..b13, g1..g13, r1..r13, y1..y13, W1..W4, J1..J4"
+        ) from None
 
 
 def suit_name(suit: int) -> str | None:
