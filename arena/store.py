@@ -593,6 +593,7 @@ class Store:
 
     def create_tournament(self, settings: dict[str, Any], master_seed: int, status: str = "running") -> str:
         """Store a tournament's settings and master seed; return its short id such as ``t-k3x9qa``."""
+        _check_seed(master_seed, "master seed")
         with self._write() as session:
             while True:
                 tournament_id = "t-" + "".join(secrets.choice(_TOKEN_ALPHABET) for _ in range(6))
@@ -951,7 +952,14 @@ def _tournament_info(row: TournamentRow, matches: int) -> TournamentInfo:
                           row.status, matches)
 
 
+def _check_seed(seed: int, what: str) -> None:
+    # Seeds are stored as 64-bit integers, the widest both SQLite and PostgreSQL have.
+    if not -(2**63) <= seed < 2**63:
+        raise StoreError(f"{what} {seed} does not fit in 64 bits")
+
+
 def _check_record(record: MatchRecord) -> None:
+    _check_seed(record.seed, f"match {record.match_id}: seed")
     seats = len(record.bots)
     for name in ("bot_versions", "totals", "places", "forfeited"):
         if len(getattr(record, name)) != seats:

@@ -275,6 +275,12 @@ def test_inconsistent_records_are_refused(store: Store) -> None:
     short.totals = [1]
     with pytest.raises(StoreError, match="totals has 1 entries for 2 seats"):
         store.save_match(short)
+    huge = record("huge", ["a", "b"], [1, 2])
+    huge.seed = 2**64
+    with pytest.raises(StoreError, match="does not fit in 64 bits"):
+        store.save_match(huge)
+    with pytest.raises(StoreError, match="master seed"):
+        store.create_tournament({}, master_seed=-(2**70))
 
 
 def test_list_matches_filters(store: Store) -> None:
