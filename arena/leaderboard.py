@@ -58,17 +58,18 @@ def leaderboard(
     Every bot takes part in the fit; ``min_games`` only hides bots with fewer matches.
     The bootstrap is seeded (``seed``), so the same data always gives the same board.
     """
-    outcomes = store.outcomes(variant, tournament_id)
+    inputs = store.leaderboard_inputs(variant, tournament_id)
+    outcomes = inputs.outcomes
     names = sorted({bot for seats, _ in outcomes for bot, _ in seats})
     index = {name: i for i, name in enumerate(names)}
     games = pairwise_from_outcomes(
         [([(index[bot], place) for bot, place in seats], count) for seats, count in outcomes], n_bots=len(names)
     )
     fit = rate(games, samples=samples, seed=seed)
-    elo = store.current_elo(variant)
+    elo = inputs.elo
 
     rows = []
-    for agg in store.seat_aggregates(variant, tournament_id):
+    for agg in inputs.aggregates:
         if agg.games < min_games:
             continue
         i = index[agg.bot]

@@ -25,8 +25,8 @@ matches       ``save_match(record) -> bool`` (one transaction, idempotent),
               ``save_matches(records) -> int`` (the same, many at once),
               ``load_match(match_id) -> MatchRecord``, ``list_matches(...)``, ``match_count(...)``
 ratings       ``current_elo(variant)``, ``rating_history(bot, variant)``,
-              ``outcomes(variant, tournament_id)``, ``seat_aggregates(variant, tournament_id)``
-              (the last two are the leaderboard's input, see arena.leaderboard)
+              ``leaderboard_inputs(variant, tournament_id)`` (outcome counts, per-bot sums
+              and Elo in one snapshot: what arena.leaderboard reads)
 
 Tables (``SCHEMA_VERSION`` 1):
 
@@ -908,43 +908,70 @@ class Store:
     def current_elo(self, variant: str) -> dict[str, tuple[float, int]]:
         """Each bot's latest online Elo in a variant and how many rated matches it has."""
         with self._read() as session:
-            rows = session.exec(
-                select(BotRow.name, EloRow.elo, EloRow.games).join(BotRow, BotRow.id == EloRow.bot_id)
-                .where(EloRow.variant == variant)
-            ).all()
-            return {name: (elo, games) for name, elo, games in rows}
+            return _current_elo(session, variant)
 
     def outcomes(self, variant: str, tournament_id: str | None = None) -> list[tuple[list[tuple[str, int]], int]]:
         """The raw material of the Bradley–Terry fit: every distinct outcome of the completed
         matches, as ``([(bot, place) per seat], how many matches ended so)``.
         """
         with self._read() as session:
-            query = (select(OutcomeCountRow.outcome, func.sum(OutcomeCountRow.matches))
-                     .where(OutcomeCountRow.variant == variant).group_by(OutcomeCountRow.outcome))
-            if tournament_id is not None:
-                query = query.where(OutcomeCountRow.tournament_key == tournament_id)
-            rows = session.exec(query).all()
-            names = dict(session.exec(select(BotRow.id, BotRow.name)).all())
-        # Sorted by name, so the same outcome reads the same in any database.
-        return [(sorted((names[b], p) for b, p in parse_outcome(key)), int(count)) for key, count in rows]
+            return _outcomes(session, variant, tournament_id)
 
     def seat_aggregates(self, variant: str, tournament_id: str | None = None) -> list[SeatAggregate]:
         """Per-bot sums over the completed matches of a variant (optionally one tournament)."""
-        t = BotTotalsRow
         with self._read() as session:
-            query = (
-                select(BotRow.name, func.sum(t.games), func.sum(t.seats), func.sum(t.score_sum),
-                       func.sum(t.place_sum), func.sum(t.rounds), func.sum(t.exact_bids), func.sum(t.faults),
-                       func.sum(t.forfeits))
-                .join(BotRow, BotRow.id == t.bot_id).where(t.variant == variant).group_by(BotRow.name)
-            )
-            if tournament_id is not None:
-                query = query.where(t.tournament_key == tournament_id)
-            classic = variant == "classic"
-            return [SeatAggregate(name, int(games), int(seats), int(score), int(place),
-                                  int(rounds) if classic else None, int(exact) if classic else None,
-                                  int(faults), int(forfeits))
-                    for name, games, seats, score, place, rounds, exact, faults, forfeits in session.exec(query).all()]
+            return _seat_aggregates(session, variant, tournament_id)
+
+    def leaderboard_inputs(self, variant: str, tournament_id: str | None = None) -> LeaderboardInputs:
+        """Outcomes, per-bot sums and current Elo read in one transaction, so a match saved
+        meanwhile cannot show up in one and not in the others."""
+        with self._read() as session:
+            return LeaderboardInputs(_outcomes(session, variant, tournament_id),
+                                     _seat_aggregates(session, variant, tournament_id),
+                                     _current_elo(session, variant))
+
+
+@dataclass
+class LeaderboardInputs:
+    outcomes: list[tuple[list[tuple[str, int]], int]]
+    aggregates: list[SeatAggregate]
+    elo: dict[str, tuple[float, int]]
+
+
+def _current_elo(session: Session, variant: str) -> dict[str, tuple[float, int]]:
+    rows = session.exec(
+        select(BotRow.name, EloRow.elo, EloRow.games).join(BotRow, BotRow.id == EloRow.bot_id)
+        .where(EloRow.variant == variant)
+    ).all()
+    return {name: (elo, games) for name, elo, games in rows}
+
+
+def _outcomes(session: Session, variant: str, tournament_id: str | None) -> list[tuple[list[tuple[str, int]], int]]:
+    query = (select(OutcomeCountRow.outcome, func.sum(OutcomeCountRow.matches))
+             .where(OutcomeCountRow.variant == variant).group_by(OutcomeCountRow.outcome))
+    if tournament_id is not None:
+        query = query.where(OutcomeCountRow.tournament_key == tournament_id)
+    rows = session.exec(query).all()
+    names = dict(session.exec(select(BotRow.id, BotRow.name)).all())
+    # Sorted by name, so the same outcome reads the same in any database.
+    return [(sorted((names[b], p) for b, p in parse_outcome(key)), int(count)) for key, count in rows]
+
+
+def _seat_aggregates(session: Session, variant: str, tournament_id: str | None) -> list[SeatAggregate]:
+    t = BotTotalsRow
+    query = (
+        select(BotRow.name, func.sum(t.games), func.sum(t.seats), func.sum(t.score_sum),
+               func.sum(t.place_sum), func.sum(t.rounds), func.sum(t.exact_bids), func.sum(t.faults),
+               func.sum(t.forfeits))
+        .join(BotRow, BotRow.id == t.bot_id).where(t.variant == variant).group_by(BotRow.name)
+    )
+    if tournament_id is not None:
+        query = query.where(t.tournament_key == tournament_id)
+    classic = variant == "classic"
+    return [SeatAggregate(name, int(games), int(seats), int(score), int(place),
+                          int(rounds) if classic else None, int(exact) if classic else None,
+                          int(faults), int(forfeits))
+            for name, games, seats, score, place, rounds, exact, faults, forfeits in session.exec(query).all()]
 
 
 def _tournament_info(row: TournamentRow, matches: int) -> TournamentInfo:
