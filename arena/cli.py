@@ -338,9 +338,13 @@ def user_errors() -> tuple[type[BaseException], ...]:
     from engine import ConfigError
 
     errors: list[type[BaseException]] = [CliError, ConfigError, LineupError, ScheduleError]
-    store = sys.modules.get("arena.store")  # not imported means no StoreError was raised; sqlalchemy is slow to load
+    # Modules not imported yet cannot have raised; importing sqlalchemy just to catch is slow.
+    store = sys.modules.get("arena.store")
     if store is not None:
         errors.append(store.StoreError)
+    sqlalchemy_exc = sys.modules.get("sqlalchemy.exc")
+    if sqlalchemy_exc is not None:  # a damaged or half-foreign database file
+        errors.append(sqlalchemy_exc.DatabaseError)
     return tuple(errors)
 
 
@@ -360,7 +364,8 @@ def main(argv: Optional[list[str]] = None) -> NoReturn:
         print("arena: interrupted", file=sys.stderr)
         sys.exit(130)
     except user_errors() as exc:
-        print(f"arena: error: {exc}", file=sys.stderr)
+        message = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
+        print(f"arena: error: {message}", file=sys.stderr)
         sys.exit(2)
     except Exception as exc:
         if is_click_error(exc, "UsageError"):
