@@ -24,7 +24,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from arena.ratings import DEFAULT_BOOTSTRAP_SAMPLES, START_ELO, pairwise_from_outcomes, rate
+from arena.ratings import DEFAULT_BOOTSTRAP_SAMPLES, START_ELO, pairwise_from_tables, rate
 from arena.store import Store
 
 FORMATS = ("table", "md", "csv", "json", "html")
@@ -59,12 +59,8 @@ def leaderboard(
     The bootstrap is seeded (``seed``), so the same data always gives the same board.
     """
     inputs = store.leaderboard_inputs(variant, tournament_id)
-    outcomes = inputs.outcomes
-    names = sorted({bot for seats, _ in outcomes for bot, _ in seats})
-    index = {name: i for i, name in enumerate(names)}
-    games = pairwise_from_outcomes(
-        [([(index[bot], place) for bot, place in seats], count) for seats, count in outcomes], n_bots=len(names)
-    )
+    index = {name: i for i, name in enumerate(inputs.bots)}
+    games = pairwise_from_tables(inputs.tables, n_bots=len(inputs.bots))
     fit = rate(games, samples=samples, seed=seed)
     elo = inputs.elo
 

@@ -23,6 +23,7 @@ win each). Its 95% interval comes from a bootstrap over whole matches::
 from __future__ import annotations
 
 import math
+import statistics
 from dataclasses import dataclass, field
 from typing import Hashable, Sequence
 
@@ -116,7 +117,7 @@ def elo_update(ratings: Sequence[float], places: Sequence[int], ks: Sequence[flo
 # --------------------------------------------------------------------------------------
 
 DEFAULT_PRIOR_GAMES = 1.0      # one virtual drawn game against an average bot, per bot
-DEFAULT_BOOTSTRAP_SAMPLES = 200
+DEFAULT_BOOTSTRAP_SAMPLES = 100
 
 
 @dataclass
@@ -216,22 +217,44 @@ def pairwise_from_outcomes(
     outcomes: Sequence[tuple[Sequence[tuple[int, int]], int]], n_bots: int
 ) -> PairwiseGames:
     """:class:`PairwiseGames` from outcomes already counted: ``([(bot index, place) per
-    seat], how many matches ended so)``, as the store keeps them.
+    seat], how many matches ended so)``.
 
     >>> pairwise_from_outcomes([([(0, 1), (1, 2)], 3), ([(0, 2), (1, 1)], 1)], n_bots=2).wins().tolist()
     [[0.0, 3.0], [1.0, 0.0]]
     """
-    by_size: dict[int, tuple[list[list[int]], list[int]]] = {}
+    by_size: dict[int, tuple[list[list[int]], list[list[int]], list[int]]] = {}
     for seats, count in outcomes:
-        if count <= 0:
-            continue
-        if any(not 0 <= place < _PACK for _, place in seats):
-            raise ValueError("places must be between 0 and 63")
-        rows, counts = by_size.setdefault(len(seats), ([], []))
-        rows.append(sorted(bot * _PACK + place for bot, place in seats))
+        bots, places, counts = by_size.setdefault(len(seats), ([], [], []))
+        bots.append([bot for bot, _ in seats])
+        places.append([place for _, place in seats])
         counts.append(count)
-    groups = [(np.array(rows, dtype=np.int64), np.array(counts, dtype=np.int64))
-              for _, (rows, counts) in sorted(by_size.items())]
+    return pairwise_from_tables(
+        [(np.array(b, dtype=np.int64), np.array(p, dtype=np.int64), np.array(c, dtype=np.int64))
+         for b, p, c in by_size.values()],
+        n_bots,
+    )
+
+
+def pairwise_from_tables(
+    tables: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]], n_bots: int
+) -> PairwiseGames:
+    """:class:`PairwiseGames` from counted outcomes as arrays, one entry per table size:
+    ``(bots, places, counts)`` with ``bots`` and ``places`` of shape (outcomes, seats) and
+    ``counts`` how many matches ended so. This is the fast path the leaderboard uses.
+
+    >>> bots, places = np.array([[0, 1], [0, 1]]), np.array([[1, 2], [2, 1]])
+    >>> pairwise_from_tables([(bots, places, np.array([3, 1]))], n_bots=2).wins().tolist()
+    [[0.0, 3.0], [1.0, 0.0]]
+    """
+    groups = []
+    for bots, places, counts in tables:
+        keep = counts > 0
+        if not keep.any():
+            continue
+        if places.min() < 0 or places.max() >= _PACK:
+            raise ValueError("places must be between 0 and 63")
+        # Sorting a row makes the pattern independent of who sat where.
+        groups.append((np.sort(bots[keep] * _PACK + places[keep], axis=1), counts[keep]))
     return _from_patterns(groups, n_bots)
 
 
@@ -402,8 +425,8 @@ def rate(
 
     Each bootstrap sample draws as many matches as were played, with replacement (a
     multinomial over outcome patterns), refits, and re-centres on the mean. The
-    half-width is half the distance between the 2.5% and 97.5% quantiles of a bot's
-    rating over the samples. The random draws are seeded, so the output is reproducible.
+    half-width is 1.96 standard deviations of a bot's rating over the samples (the
+    normal bootstrap interval at 95%). The draws are seeded, so the output is reproducible.
 
     >>> g = pairwise_games([0, 0, 1, 1, 2, 2], [0, 1, 0, 1, 0, 1], [1, 2, 1, 2, 2, 1], n_bots=2)
     >>> result = rate(g, samples=50)
@@ -430,6 +453,8 @@ def rate(
             weights = np.bincount(drawn, minlength=len(games.pattern_counts))
         # Warm-starting from the full fit makes each refit a couple of Newton steps.
         draws[k] = fit_bradley_terry(games.wins(weights), prior_games, start=ratings)
-    tail = (1.0 - level) / 2.0 * 100.0
-    low, high = np.percentile(draws, [tail, 100.0 - tail], axis=0)
-    return BradleyTerryRatings(ratings, (high - low) / 2.0, total, samples)
+    # The normal bootstrap interval: ±1.96 standard deviations of the refitted ratings
+    # (for level 0.95). With 100 samples the standard deviation is known to about 7%,
+    # better than the 2.5% and 97.5% quantiles would be from the same samples.
+    z = statistics.NormalDist().inv_cdf(0.5 + level / 2.0)
+    return BradleyTerryRatings(ratings, z * draws.std(axis=0, ddof=1), total, samples)
