@@ -16,7 +16,6 @@ replays them, and making them legal would cost more than storing them.
 
 from __future__ import annotations
 
-import json
 import os
 import random
 import sys
@@ -27,7 +26,7 @@ from typing import Any
 
 from arena.leaderboard import leaderboard
 from arena.records import FaultRecord, MatchRecord
-from arena.store import Store
+from arena.store import Store, encode_log
 
 _CARDS = [f"{suit}{rank}" for suit in "bgry" for rank in range(1, 14)] + [f"W{i}" for i in range(1, 5)] + [
     f"J{i}" for i in range(1, 5)
@@ -139,12 +138,14 @@ def bench_store(
                     os.remove(stale + suffix)
 
         records = [synthetic_match(rng, f"rec-{i}", _table(rng, pool, 4), strength=strength) for i in range(matches)]
-        log_bytes = sum(len(json.dumps(r.actions)) for r in records) / max(matches, 1)
+        log_bytes = sum(sum(map(len, encode_log(r.actions, r.latencies_ms))) for r in records) / max(matches, 1)
         store = Store(record_path)
-        started = time.perf_counter()
+        load_before = os.getloadavg()[0]
+        started, cpu_started = time.perf_counter(), time.process_time()
         for record in records:
             store.save_match(record)
         record_seconds = time.perf_counter() - started
+        record_cpu = time.process_time() - cpu_started
         store.close()
         record_file_mb = os.path.getsize(record_path) / 1e6
 
@@ -167,7 +168,9 @@ def bench_store(
         "matches_per_s": round(matches / record_seconds, 1),
         "record_seconds": round(record_seconds, 3),
         "actions_per_match": round(sum(len(r.actions) for r in records) / max(matches, 1), 1),
-        "log_json_bytes_per_match": round(log_bytes),
+        "stored_log_bytes_per_match": round(log_bytes),
+        "record_cpu_ms_per_match": round(1000 * record_cpu / max(matches, 1), 3),
+        "load_average_before": round(load_before, 2),
         "record_file_mb": round(record_file_mb, 1),
         "leaderboard_matches": leaderboard_matches,
         "leaderboard_fill_seconds": round(fill_seconds, 2),
