@@ -178,6 +178,8 @@ def run_tournament_command(req: TournamentRequest, console: Console, err_console
         if stored.status == "finished":
             notice(f"tournament {tournament_id} is already complete; showing its leaderboard")
     else:
+        if "://" in req.db or Path(req.db).exists():
+            Store(req.db)  # refuse a foreign database before starting anything (npm, bots)
         settings = build_settings(req, notice)
         admin_token = req.admin_token
         if settings.server:
