@@ -342,6 +342,9 @@ def user_errors() -> tuple[type[BaseException], ...]:
     store = sys.modules.get("arena.store")
     if store is not None:
         errors.append(store.StoreError)
+    grpc = sys.modules.get("grpc")
+    if grpc is not None:  # a remote arena (--server) refused or could not be reached
+        errors.append(grpc.RpcError)
     sqlalchemy_exc = sys.modules.get("sqlalchemy.exc")
     if sqlalchemy_exc is not None:  # a damaged or half-foreign database file
         errors.append(sqlalchemy_exc.DatabaseError)
@@ -354,6 +357,13 @@ def is_click_error(exc: BaseException, name: str) -> bool:
     return any(cls.__name__ == name for cls in type(exc).__mro__)
 
 
+def one_line(exc: BaseException) -> str:
+    """The first line of what went wrong, for any of the user_errors()."""
+    if callable(getattr(exc, "code", None)) and callable(getattr(exc, "details", None)):  # a grpc error
+        return f"the arena server answered {exc.code().name}: {exc.details()}"  # type: ignore[attr-defined]
+    return (str(getattr(exc, "orig", None) or exc).strip().splitlines() or [type(exc).__name__])[0]
+
+
 def main(argv: Optional[list[str]] = None) -> NoReturn:
     """Entry point of the ``arena`` script."""
     command = typer.main.get_command(app)
@@ -364,7 +374,7 @@ def main(argv: Optional[list[str]] = None) -> NoReturn:
         print("arena: interrupted", file=sys.stderr)
         sys.exit(130)
     except user_errors() as exc:
-        message = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
+        message = one_line(exc)
         print(f"arena: error: {message}", file=sys.stderr)
         sys.exit(2)
     except Exception as exc:
