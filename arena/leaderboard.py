@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from rich import box
 from rich.console import Console
 from rich.table import Table
 
@@ -138,11 +139,15 @@ def render(
     title = title or f"Wizard {variant} leaderboard"
     headers = _headers(variant)
     if fmt == "table":
-        table = Table(title=title)
-        for header in headers:
-            table.add_column(header, justify="left" if header == "Bot" else "right")
-        for row in rows:
-            table.add_row(*_cells(row, variant))
+        table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
+        cells = [_cells(row, variant) for row in rows]
+        for i, header in enumerate(headers):
+            # Names and numbers are never cut; a narrow terminal folds the headers instead.
+            widest = max([len(row_cells[i]) for row_cells in cells] + [max(map(len, header.split()))])
+            table.add_column(header.replace(" ", "\n"), justify="left" if header == "Bot" else "right",
+                             no_wrap=True, min_width=min(widest, 30))
+        for row_cells in cells:
+            table.add_row(*row_cells)
         if console is not None:
             console.print(table)
         return table
