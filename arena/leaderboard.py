@@ -24,6 +24,7 @@ from typing import Any
 from rich import box
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from arena.ratings import DEFAULT_BOOTSTRAP_SAMPLES, START_ELO, pairwise_from_tables, rate
 from arena.store import Store
@@ -144,10 +145,9 @@ def render(
         for i, header in enumerate(headers):
             # Names and numbers are never cut; a narrow terminal folds the headers instead.
             widest = max([len(row_cells[i]) for row_cells in cells] + [max(map(len, header.split()))])
-            table.add_column(header.replace(" ", "\n"), justify="left" if header == "Bot" else "right",
-                             no_wrap=True, min_width=min(widest, 30))
+            table.add_column(header, justify="left" if header == "Bot" else "right", min_width=min(widest, 30))
         for row_cells in cells:
-            table.add_row(*row_cells)
+            table.add_row(*(Text(cell, no_wrap=True, overflow="ellipsis") for cell in row_cells))
         if console is not None:
             console.print(table)
         return table
