@@ -23,9 +23,11 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # help texts say "[default: ...]" literally
 )
-bot_app = typer.Typer(help="Register and list bots.", no_args_is_help=True)
-bench_app = typer.Typer(help="Benchmarks that print their figures.", no_args_is_help=True)
+bot_app = typer.Typer(help="Register and list bots.", no_args_is_help=True, rich_markup_mode=None)
+bench_app = typer.Typer(help="Benchmarks that print their figures.", no_args_is_help=True,
+                        rich_markup_mode=None)
 app.add_typer(bot_app, name="bot")
 app.add_typer(bench_app, name="bench")
 
