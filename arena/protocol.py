@@ -41,11 +41,20 @@ class Malformed(ValueError):
 # One encoder for everything: json.dumps with custom separators would build a new
 # encoder on every call, which costs more than the encoding of a small observation.
 _ENCODER = json.JSONEncoder(separators=(",", ":"), check_circular=False)
+# JSONEncoder.encode still builds a C encoder object on every call; on the referee's hot
+# path (an observation and a few events per decision) building it once and calling it
+# directly halves the cost for small events and saves about a quarter for an
+# observation. Same output: the arguments are those JSONEncoder.iterencode passes.
+_C_ENCODER = (json.encoder.c_make_encoder(None, _ENCODER.default, json.encoder.encode_basestring_ascii, None,
+                                          ":", ",", False, False, True)
+              if json.encoder.c_make_encoder is not None else None)
 
 
 def dumps(value: Any) -> str:
     """Compact JSON, as every JSON string on the wire is encoded."""
-    return _ENCODER.encode(value)
+    if _C_ENCODER is None:   # a Python without the _json accelerator
+        return _ENCODER.encode(value)
+    return "".join(_C_ENCODER(value, 0))
 
 
 def wire_options(decision: Decision) -> list[str]:
