@@ -7,9 +7,9 @@ Layout, outside in:
   and ``RunMatch``. Everything else is public.
 * :class:`ArenaServicer` is the thin gRPC servicer; each method hands over to
   :class:`ArenaServer`.
-* :class:`Connection` is one ``Play`` stream: a reader (the handler itself) that routes
-  the bot's answers to the open requests by request id, and a writer task that drains
-  an outbox, so a referee never blocks on a bot's socket.
+* :class:`Connection` is one ``Play`` stream: an outbox the referees put messages in
+  (never blocking on a bot's socket), drained by grpc as the call's response iterator,
+  and a reader task that routes the bot's answers to the open requests by request id.
 * :class:`Registry` keeps the live connections by bot name, seats matches on them, and
   remembers the seats of dropped connections so a reconnecting bot gets them back.
 * :class:`ArenaServer` is the Python API the tournament runner uses: ``start``,
@@ -32,7 +32,7 @@ import secrets
 import signal
 import time
 import uuid
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from dataclasses import dataclass
 from importlib import metadata
 from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable
@@ -134,7 +134,11 @@ class Connection:
         self.variants = [v for v in hello.variants]
         self.capacity = max(1, hello.max_matches)
         self.alive = True
-        self.outbox: asyncio.Queue[pb.ArenaMessage] = asyncio.Queue()
+        # The outbox: a deque and one waiter future, cheaper than an asyncio.Queue on
+        # the hot path (one message out per decision).
+        self._outbox: deque[pb.ArenaMessage] = deque()
+        self._outbox_waiter: asyncio.Future[None] | None = None
+        self._closed = False
         self.seats: set[tuple[Referee, int]] = set()
         self._open: dict[int, OpenRequest] = {}
         self._settled: OrderedDict[int, OpenRequest] = OrderedDict()
@@ -144,7 +148,8 @@ class Connection:
 
     def send(self, message: pb.ArenaMessage) -> None:
         if self.alive:
-            self.outbox.put_nowait(message)
+            self._outbox.append(message)
+            self._wake_outgoing()
 
     def open_request(self, request: OpenRequest) -> None:
         self._open[request.request_id] = request
@@ -205,14 +210,38 @@ class Connection:
             self.send(protocol.fault(match_id="", request_id=None, kind="unexpected",
                                      message="a message that answers no open request", faults=0, forfeited=False))
 
-    async def write_loop(self, context: grpc.aio.ServicerContext) -> None:
-        """Drain the outbox onto the stream, one write at a time (grpc allows no more)."""
+    async def outgoing(self) -> AsyncIterator[pb.ArenaMessage]:
+        """The outbox as the stream's responses, until :meth:`close` (pending ones are dropped)."""
+        outbox = self._outbox
+        while not self._closed:
+            if outbox:
+                yield outbox.popleft()
+            else:
+                self._outbox_waiter = asyncio.get_running_loop().create_future()
+                await self._outbox_waiter
+
+    def close(self) -> None:
+        """The bot's side of the stream ended: end :meth:`outgoing` too."""
+        self._closed = True
+        self._wake_outgoing()
+
+    def _wake_outgoing(self) -> None:
+        waiter, self._outbox_waiter = self._outbox_waiter, None
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    async def read_loop(self, context: grpc.aio.ServicerContext) -> None:
+        """Route the bot's messages until its side of the stream ends, then :meth:`close`.
+
+        Reads go on in this one task for the stream's whole life: per-decision time
+        limits are timers on the requests, never a timeout on a read (which would break
+        the stream, see GRPC-NOTES).
+        """
         try:
-            while True:
-                message = await self.outbox.get()
-                await context.write(message)
-        except Exception as error:   # the stream broke: the reader sees it end and cleans up
-            log.debug("write to %s failed: %r", self.conn_id, error)
+            while (message := await context.read()) is not grpc.aio.EOF:
+                self.route(message, time.monotonic())
+        finally:
+            self.close()
 
 
 class Registry:
@@ -362,8 +391,12 @@ class ArenaServicer(pb_grpc.ArenaServicer):
     def __init__(self, arena: "ArenaServer") -> None:
         self._arena = arena
 
-    async def Play(self, request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
-        await self._arena.play(context)
+    async def Play(self, request_iterator: Any,
+                   context: grpc.aio.ServicerContext) -> AsyncIterator[pb.ArenaMessage]:
+        # A response iterator rather than context.write() from a writer task: grpc's own
+        # send loop drives it, which measured cheaper per message.
+        async for message in self._arena.play(context):
+            yield message
 
     async def Spectate(self, request: pb.SpectateRequest,
                        context: grpc.aio.ServicerContext) -> AsyncIterator[pb.SpectatorEvent]:
@@ -528,8 +561,8 @@ class ArenaServer:
                 raise TimeoutError(f"bots not connected after {timeout:g} s: {', '.join(missing)}")
             await self.registry.wait_for_change(left)
 
-    async def play(self, context: grpc.aio.ServicerContext) -> None:
-        """One bot's Play stream, from Hello to disconnect."""
+    async def play(self, context: grpc.aio.ServicerContext) -> AsyncIterator[pb.ArenaMessage]:
+        """One bot's Play stream, from Hello to disconnect: yields the messages to send."""
         name = await self.bot_for_token(bearer_token(context.invocation_metadata()) or "")
         if name is None:   # the interceptor lets no such call through; belt and braces
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, "missing or unknown bot token")
@@ -543,15 +576,13 @@ class ArenaServer:
                                 f"this token belongs to bot {name!r}, not {first.hello.name!r}")
         conn = self.registry.connect(name, first.hello)
         log.info("bot %s connected (%s, version %r, %d slots)", name, conn.conn_id, conn.version, conn.capacity)
-        writer = asyncio.ensure_future(conn.write_loop(context))
+        reader = asyncio.ensure_future(conn.read_loop(context))
         try:
-            while True:
-                message = await context.read()
-                if message is grpc.aio.EOF:
-                    break
-                conn.route(message, time.monotonic())
+            async for message in conn.outgoing():   # ends when the bot's side ends
+                yield message
         finally:
-            writer.cancel()
+            # Also reached when the call is cancelled, or a write fails, while we wait.
+            reader.cancel()
             self.registry.disconnect(conn)
             log.info("bot %s disconnected (%s)", name, conn.conn_id)
 

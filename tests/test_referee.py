@@ -23,6 +23,18 @@ HONEST = ["honest0", "honest1", "honest2"]
 FAST = {"move_time": 0.2, "time_bank": 0.3}
 
 
+def _report_until(report: Path, msg: str, timeout: float = 5.0) -> list[dict]:
+    """The bot's report once it has logged a ``msg`` message: the bot process writes it
+    some time after the server sent it, possibly after run_match has returned."""
+    deadline = time.monotonic() + timeout
+    while True:
+        received = read_report(report)
+        if any(m["msg"] == msg for m in received):
+            return received
+        assert time.monotonic() < deadline, f"the bot never reported {msg!r}"
+        time.sleep(0.01)
+
+
 @pytest.fixture(scope="module")
 def arena() -> Iterator[ArenaThread]:
     # Keepalive every 0.5 s (5 s in production) so a frozen bot is found within the test.
@@ -85,7 +97,7 @@ def test_illegal_cards_are_faults_and_the_third_forfeits(arena: ArenaThread, tmp
     assert record.forfeited == [True, False, False, False]
     assert record.places[0] == 4
     assert_played_honestly(record, [1, 2, 3])
-    received = read_report(report)
+    received = _report_until(report, "match_ended")
     faults = [m for m in received if m["msg"] == "fault"]
     assert [f["faults"] for f in faults] == [1, 2, 3] and [f["forfeited"] for f in faults] == [False, False, True]
     ended = [m for m in received if m["msg"] == "match_ended"]
