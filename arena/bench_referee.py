@@ -13,9 +13,16 @@ JSON dict of figures. In one invocation it measures:
 3. **concurrent matches**: ``concurrent_matches`` full 4-player classic games at once in
    this one referee process; the bots are 4 processes holding ``concurrent_matches``
    connections each. Timeouts at a 1 s limit, decisions per second over all matches,
-   and the referee's resident memory (``VmRSS``). For comparison, the same layout of
-   bare echo streams (4 processes × ``concurrent_matches`` streams) is measured too:
-   the ceiling grpc itself puts on this machine, in this run.
+   and the referee's resident memory (``VmRSS``). Two layouts: every stream on its own
+   HTTP/2 connection (``concurrent_*``: 256 TCP connections, the hardest case for the
+   server) and each bot process multiplexing its streams over ``shared_channels``
+   connections (``shared_*``: what a bot process serving many matches would do). For
+   comparison, the same layouts of bare echo streams (4 processes ×
+   ``concurrent_matches`` streams) are measured too: the ceiling grpc itself puts on
+   this machine, in this run.
+
+The referee process gets the garbage-collector settings ``arena serve`` uses
+(``arena.server.tune_gc``) before anything is measured.
 
 Bot processes are started with ``asyncio.create_subprocess_exec`` (never fork, see
 GRPC-NOTES). This module is also the bots' and the echo client's entry point
@@ -40,7 +47,7 @@ import grpc
 from arena.pb.wizard_arena.v1 import arena_pb2 as pb
 from arena.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
 from arena.records import MatchSpec
-from arena.server import ArenaServer
+from arena.server import ArenaServer, tune_gc
 
 ECHO_METHOD = "/bench.Echo/Ping"
 # The client side uses the same generous limits as the SDK so big payloads are not refused.
@@ -108,9 +115,11 @@ async def ping_pong(round_trips: int = 3000, out_bytes: int = 1800, back_bytes: 
 
 
 async def ping_pong_throughput(streams: int = 64, processes: int = 4, round_trips: int = 200,
-                               out_bytes: int = 1800, back_bytes: int = 24) -> dict[str, float]:
+                               out_bytes: int = 1800, back_bytes: int = 24,
+                               channels: int | None = None) -> dict[str, float]:
     """Round trips per second of ``processes`` × ``streams`` bare echo streams into this
-    one server process: the layout of (3) without the referee, for comparison."""
+    one server process: the layout of (3) without the referee, for comparison.
+    ``channels`` per process (default: one per stream)."""
     total = streams * processes
     finished: list[int] = []
     all_done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
@@ -133,7 +142,8 @@ async def ping_pong_throughput(streams: int = 64, processes: int = 4, round_trip
     await server.start()
     started = time.perf_counter()
     clients = [await _spawn("--echo-client", f"127.0.0.1:{port}", "--back-bytes", str(back_bytes),
-                            "--connections", str(streams)) for _ in range(processes)]
+                            "--connections", str(streams), "--channels", str(channels or streams))
+               for _ in range(processes)]
     try:
         await asyncio.wait_for(all_done, 300)
         elapsed = time.perf_counter() - started   # includes client start-up: a conservative figure
@@ -143,17 +153,21 @@ async def ping_pong_throughput(streams: int = 64, processes: int = 4, round_trip
     return {"ping_pong_streams": total, "ping_pong_round_trips_per_s": total * round_trips / elapsed}
 
 
-async def _echo_client(address: str, back_bytes: int, streams: int = 1) -> None:
-    """Echo every message of ``streams`` streams, each on its own channel."""
+async def _echo_client(address: str, back_bytes: int, streams: int = 1, channels: int = 1) -> None:
+    """Echo every message of ``streams`` streams spread over ``channels`` channels."""
     reply = b"y" * back_bytes
+    opened = [grpc.aio.insecure_channel(address, options=CLIENT_OPTIONS) for _ in range(min(channels, streams))]
 
-    async def echo() -> None:
-        async with grpc.aio.insecure_channel(address, options=CLIENT_OPTIONS) as channel:
-            call = channel.stream_stream(ECHO_METHOD)()
-            while await call.read() is not grpc.aio.EOF:
-                await call.write(reply)
+    async def echo(channel: grpc.aio.Channel) -> None:
+        call = channel.stream_stream(ECHO_METHOD)()
+        while await call.read() is not grpc.aio.EOF:
+            await call.write(reply)
 
-    await asyncio.gather(*(echo() for _ in range(streams)))
+    try:
+        await asyncio.gather(*(echo(opened[i % len(opened)]) for i in range(streams)))
+    finally:
+        for channel in opened:
+            await channel.close()
 
 
 # ---------------------------------------------------------------------- bench bots
@@ -234,10 +248,14 @@ async def sequential_games(games: int) -> dict[str, float]:
             "sequential_referee_cpu_us_per_decision": cpu / decisions * 1e6}
 
 
-async def concurrent_matches(matches: int) -> dict[str, float]:
-    """``matches`` full games at once in this process, 4 × ``matches`` bot connections."""
-    # One HTTP/2 connection per stream: 256 real connections, the hardest case for the server.
-    arena, processes = await _arena_with_bots(connections=matches, move_time=1.0, channels=matches)
+async def concurrent_matches(matches: int, channels: int | None = None,
+                             prefix: str = "concurrent") -> dict[str, float]:
+    """``matches`` full games at once in this process, 4 × ``matches`` bot connections
+    over ``channels`` HTTP/2 connections per bot process (default: one per stream, 256
+    real connections for 64 matches, the hardest case for the server). The figures'
+    names start with ``prefix``; the memory figure is ``referee_rss_mb`` either way
+    (with another prefix, ``<prefix>_referee_rss_mb``)."""
+    arena, processes = await _arena_with_bots(connections=matches, move_time=1.0, channels=channels or matches)
     try:
         started, cpu = time.perf_counter(), time.process_time()
         records = await asyncio.gather(*(arena.run_match(_spec(seed=100 + i)) for i in range(matches)))
@@ -249,31 +267,44 @@ async def concurrent_matches(matches: int) -> dict[str, float]:
     decisions = sum(len(r.actions) for r in records)
     faults = [f for r in records for f in r.faults]
     latencies = sorted(ms for r in records for ms in r.latencies_ms if ms is not None)
-    return {"concurrent_matches": matches, "concurrent_decisions": decisions,
-            "concurrent_timeouts": sum(1 for f in faults if f.kind == "timeout"),
-            "concurrent_faults": len(faults),
-            "concurrent_decisions_per_s": decisions / elapsed,
-            "concurrent_seconds": elapsed,
-            "concurrent_round_trip_median_ms": statistics.median(latencies),
-            "concurrent_round_trip_p99_ms": statistics.quantiles(latencies, n=100)[98],
-            "concurrent_round_trip_max_ms": latencies[-1],
-            "concurrent_referee_cpu_us_per_decision": cpu / decisions * 1e6,
-            "referee_rss_mb": memory}
+    p = prefix
+    return {f"{p}_matches": matches, f"{p}_channels_per_bot_process": channels or matches,
+            f"{p}_decisions": decisions,
+            f"{p}_timeouts": sum(1 for f in faults if f.kind == "timeout"),
+            f"{p}_faults": len(faults),
+            f"{p}_decisions_per_s": decisions / elapsed,
+            f"{p}_seconds": elapsed,
+            f"{p}_round_trip_median_ms": statistics.median(latencies),
+            f"{p}_round_trip_p99_ms": statistics.quantiles(latencies, n=100)[98],
+            f"{p}_round_trip_max_ms": latencies[-1],
+            f"{p}_referee_cpu_us_per_decision": cpu / decisions * 1e6,
+            "referee_rss_mb" if p == "concurrent" else f"{p}_referee_rss_mb": memory}
 
 
-def bench_referee(games: int = 20, concurrent_matches: int = 64, round_trips: int = 3000) -> dict[str, Any]:
-    """Run all three measurements; return every figure in one dict (times in µs)."""
+def bench_referee(games: int = 20, concurrent_matches: int = 64, round_trips: int = 3000,
+                  shared_channels: int = 1) -> dict[str, Any]:
+    """Run all three measurements; return every figure in one dict (times in µs).
+    ``shared_channels``: HTTP/2 connections per bot process in the shared layout of (3)."""
 
     async def run() -> dict[str, Any]:
+        tune_gc()
         figures: dict[str, Any] = {}
         figures.update(await ping_pong(round_trips))
         figures.update(await sequential_games(games))
         figures["ratio_referee_to_ping_pong"] = (figures["referee_median_round_trip_us"]
                                                  / figures["ping_pong_median_us"])
+        # One connection per stream: keys as before.
         figures.update(await ping_pong_throughput(streams=concurrent_matches, processes=4))
         figures.update(await globals()["concurrent_matches"](concurrent_matches))
         figures["ratio_concurrent_decisions_to_ping_pong_throughput"] = (
             figures["concurrent_decisions_per_s"] / figures["ping_pong_round_trips_per_s"])
+        # Streams multiplexed over a few connections per bot process.
+        echo = await ping_pong_throughput(streams=concurrent_matches, processes=4, channels=shared_channels)
+        figures["ping_pong_shared_round_trips_per_s"] = echo["ping_pong_round_trips_per_s"]
+        figures.update(await globals()["concurrent_matches"](concurrent_matches, channels=shared_channels,
+                                                             prefix="shared"))
+        figures["ratio_shared_decisions_to_ping_pong_throughput"] = (
+            figures["shared_decisions_per_s"] / figures["ping_pong_shared_round_trips_per_s"])
         return figures
 
     return asyncio.run(run())
@@ -284,6 +315,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--games", type=int, default=20)
     parser.add_argument("--concurrent-matches", type=int, default=64)
     parser.add_argument("--round-trips", type=int, default=3000)
+    parser.add_argument("--shared-channels", type=int, default=1,
+                        help="HTTP/2 connections per bot process in the shared layout")
     # Internal modes: the processes this benchmark starts.
     parser.add_argument("--echo-client", metavar="ADDRESS")
     parser.add_argument("--back-bytes", type=int, default=24)
@@ -294,12 +327,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--channels", type=int, default=1)
     args = parser.parse_args(argv)
     if args.echo_client or args.bots:
-        helper = (_echo_client(args.echo_client, args.back_bytes, args.connections) if args.echo_client
+        helper = (_echo_client(args.echo_client, args.back_bytes, args.connections, args.channels)
+                  if args.echo_client
                   else _bots(args.bots, args.name, args.token, args.connections, args.channels))
         with contextlib.suppress(grpc.aio.AioRpcError):   # the benchmark stopped the server
             asyncio.run(helper)
         return
-    print(json.dumps(bench_referee(args.games, args.concurrent_matches, args.round_trips), indent=2))
+    print(json.dumps(bench_referee(args.games, args.concurrent_matches, args.round_trips, args.shared_channels),
+                     indent=2))
 
 if __name__ == "__main__":
     main()
