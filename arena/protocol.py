@@ -57,6 +57,64 @@ def dumps(value: Any) -> str:
     return "".join(_C_ENCODER(value, 0))
 
 
+class MatchJson:
+    """One match's JSON on the wire, reusing what was already encoded for it.
+
+    The output is always exactly :func:`dumps` of the value; only the work differs:
+
+    - public events are the same for every seat: each is encoded once per match
+      (:meth:`add_public`) and its JSON reused for every seat that receives it;
+    - an observation's ``round_history`` (most of its bytes late in a game, and the
+      same for every seat for a whole round) is encoded again only when it changed.
+
+    Reuse is decided by equality with the value encoded before, never by position
+    alone, so a private event or a changed history is always encoded afresh.
+    """
+
+    MEMO_KEY = "round_history"
+
+    def __init__(self) -> None:
+        self._public: list[tuple[Any, str]] = []     # public events so far, with their JSON
+        self._memo: tuple[Any, str] | None = None    # the last round_history and its JSON
+
+    def add_public(self, events: Sequence[Any]) -> None:
+        """Public events that follow those already added, in order."""
+        self._public.extend((event, dumps(event)) for event in events)
+
+    def events(self, events: Sequence[Any], public_seen: int) -> tuple[list[str], int]:
+        """The JSON of ``events`` (a seat's next events: public ones in order, its private
+        ones in between), given how many public events that seat already received;
+        returns the JSON and the new count."""
+        public = self._public
+        out = []
+        for event in events:
+            if public_seen < len(public) and public[public_seen][0] == event:
+                out.append(public[public_seen][1])
+                public_seen += 1
+            else:
+                out.append(dumps(event))
+        return out, public_seen
+
+    def observation(self, observation: dict[str, Any]) -> str:
+        key = self.MEMO_KEY
+        history = observation.get(key)
+        if not history:
+            return dumps(observation)
+        if self._memo is None or self._memo[0] != history:
+            self._memo = (history, dumps(history))
+        # The keys around it keep their order: {before..., "round_history": ..., after...}.
+        items = list(observation.items())
+        at = next(i for i, (k, _) in enumerate(items) if k == key)
+        parts = ["{"]
+        if at:
+            parts += [dumps(dict(items[:at]))[1:-1], ","]
+        parts += [dumps(key), ":", self._memo[1]]
+        if at + 1 < len(items):
+            parts += [",", dumps(dict(items[at + 1:]))[1:-1]]
+        parts.append("}")
+        return "".join(parts)
+
+
 def wire_options(decision: Decision) -> list[str]:
     """The decision's legal options as wire strings (bids ``3`` become ``"3"``); ``[]`` for a prediction."""
     if decision.options is None:

@@ -79,3 +79,33 @@ def test_a_decision_request_carries_everything() -> None:
     assert [json.loads(e) for e in request.events_json] == json.loads(json.dumps(events))
     assert (request.deadline_ms, request.time_bank_ms) == (1000, 9500)
     assert " " not in request.observation_json     # compact JSON
+
+
+def test_dumps_matches_compact_json_dumps() -> None:
+    for value in [{"a": [1, 2.5, None, True, "é\n"]}, "x", 3, [], {}, {1: "k"}, {"nested": {"b": [{}]}}]:
+        assert protocol.dumps(value) == json.dumps(value, separators=(",", ":"))
+    with pytest.raises(TypeError):
+        protocol.dumps({"x": object()})
+
+
+@pytest.mark.parametrize("variant", ["classic", "extreme"])
+def test_match_json_is_exactly_dumps(variant: str) -> None:
+    # What the referee sends each seat, through the per-match cache, equals plain
+    # dumps of the engine's events and observation at every decision of a whole game.
+    import random
+
+    game = new_game(GameConfig.from_dict({"variant": variant, "players": 4, "seed": 7}).validate())
+    cache = protocol.MatchJson()
+    rng = random.Random(7)
+    cursors, seen, public_cursor = [0] * 4, [0] * 4, 0
+    while not game.is_over:
+        seat = game.to_act()[0]
+        decision = game.decision(seat)
+        events, cursors[seat] = game.events_for(seat, cursors[seat])
+        public, public_cursor = game.events_for(None, public_cursor)
+        cache.add_public(public)
+        events_json, seen[seat] = cache.events(events, seen[seat])
+        assert events_json == [protocol.dumps(event) for event in events]
+        observation = game.observe(seat)
+        assert cache.observation(observation) == protocol.dumps(observation)
+        game.apply(seat, rng.choice(decision.options) if decision.options else decision.default)
