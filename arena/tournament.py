@@ -178,6 +178,9 @@ class LocalArena:
         self.log_dir = log_dir
 
     async def __aenter__(self) -> "LocalArena":
+        from arena.server import tune_gc
+
+        tune_gc()  # this process is the referee for the whole run
         port = await self.server.start("127.0.0.1", 0)
         address = f"127.0.0.1:{port}"
         try:
