@@ -74,22 +74,32 @@ class MatchJson:
     MEMO_KEY = "round_history"
 
     def __init__(self) -> None:
-        self._public: list[tuple[Any, str]] = []     # public events so far, with their JSON
+        self._public: list[tuple[Any, str]] = []     # public events from number _first on, with their JSON
+        self._first = 0
         self._memo: tuple[Any, str] | None = None    # the last round_history and its JSON
 
     def add_public(self, events: Sequence[Any]) -> None:
         """Public events that follow those already added, in order."""
         self._public.extend((event, dumps(event)) for event in events)
 
+    def forget(self, public_seen: int) -> None:
+        """Every seat has received the first ``public_seen`` public events: drop them
+        (in batches), so a long match does not keep two copies of its whole log."""
+        if public_seen - self._first >= 64:
+            del self._public[:public_seen - self._first]
+            self._first = public_seen
+
     def events(self, events: Sequence[Any], public_seen: int) -> tuple[list[str], int]:
         """The JSON of ``events`` (a seat's next events: public ones in order, its private
         ones in between), given how many public events that seat already received;
-        returns the JSON and the new count."""
-        public = self._public
+        returns the JSON and the new count. (A seat that starts over after
+        :meth:`forget`, e.g. on reconnecting, just gets everything encoded afresh.)"""
+        public, first = self._public, self._first
         out = []
         for event in events:
-            if public_seen < len(public) and public[public_seen][0] == event:
-                out.append(public[public_seen][1])
+            i = public_seen - first
+            if 0 <= i < len(public) and public[i][0] == event:
+                out.append(public[i][1])
                 public_seen += 1
             else:
                 out.append(dumps(event))

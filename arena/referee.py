@@ -224,6 +224,7 @@ class Referee:
                 ))
                 s.link.leave(self, s.seat)
         self.finished = True
+        self._json = protocol.MatchJson()   # the cache is no use now; finished matches stay in memory a while
         self._notify()
 
     def _make_record(self, started_at: Any, status: str) -> MatchRecord:
@@ -320,6 +321,7 @@ class Referee:
         public, self._public_cursor = self.game.events_for(None, self._public_cursor)
         self._json.add_public(public)
         events_json, s.public_seen = self._json.events(events, s.public_seen)
+        self._json.forget(min(seat.public_seen for seat in self.seats))
         return protocol.decision_request(
             match_id=self.match_id, seat=s.seat, request_id=request_id, decision=decision,
             observation_json=self._json.observation(self.game.observe(s.seat)),

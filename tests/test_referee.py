@@ -175,7 +175,7 @@ def test_reconnect_within_grace_gets_the_seat_back(arena: ArenaThread, tmp_path:
     assert seat_faults(record, 0) == ["disconnect"]
     assert not record.forfeited[0]
     assert_played_honestly(record, [1, 2, 3])
-    received = read_report(report)
+    received = _report_until(report, "match_ended")
     first = [m for m in received if m["session"] == 1]
     second = [m for m in received if m["session"] == 2]
     dropped = [m for m in first if m["msg"] == "request"][-1]     # the one it walked away from
