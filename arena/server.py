@@ -102,7 +102,9 @@ def tune_gc() -> None:
     """
     gc.collect()
     gc.freeze()
-    gc.set_threshold(20_000, 50, 100)
+    # Older generations keep their default ratios (10, 10): finished matches leave
+    # cyclic garbage (a referee and its seats' links) that must not linger for long.
+    gc.set_threshold(20_000, 10, 10)
 
 
 # How many settled requests a connection remembers, to tell a late answer (discarded)
@@ -257,6 +259,8 @@ class Connection:
         try:
             while (message := await context.read()) is not grpc.aio.EOF:
                 self.route(message, time.monotonic())
+        except Exception:   # nobody awaits this task: say why the stream is being ended
+            log.exception("reading from %s failed; ending the stream", self.conn_id)
         finally:
             self.close()
 
