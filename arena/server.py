@@ -8,8 +8,8 @@ Layout, outside in:
 * :class:`ArenaServicer` is the thin gRPC servicer; each method hands over to
   :class:`ArenaServer`.
 * :class:`Connection` is one ``Play`` stream: an outbox the referees put messages in
-  (never blocking on a bot's socket), drained by grpc as the call's response iterator,
-  and a reader task that routes the bot's answers to the open requests by request id.
+  (never blocking on a bot's socket), written out by the call's handler, and a reader
+  task that routes the bot's answers to the open requests by request id.
 * :class:`Registry` keeps the live connections by bot name, seats matches on them, and
   remembers the seats of dropped connections so a reconnecting bot gets them back.
 * :class:`ArenaServer` is the Python API the tournament runner uses: ``start``,
@@ -230,7 +230,7 @@ class Connection:
                                      message="a message that answers no open request", faults=0, forfeited=False))
 
     async def outgoing(self) -> AsyncIterator[pb.ArenaMessage]:
-        """The outbox as the stream's responses, until :meth:`close` (pending ones are dropped)."""
+        """The outbox as a stream of messages to write, until :meth:`close` (pending ones are dropped)."""
         outbox = self._outbox
         while not self._closed:
             if outbox:
@@ -412,12 +412,8 @@ class ArenaServicer(pb_grpc.ArenaServicer):
     def __init__(self, arena: "ArenaServer") -> None:
         self._arena = arena
 
-    async def Play(self, request_iterator: Any,
-                   context: grpc.aio.ServicerContext) -> AsyncIterator[pb.ArenaMessage]:
-        # A response iterator rather than context.write() from a writer task: grpc's own
-        # send loop drives it, which measured cheaper per message.
-        async for message in self._arena.play(context):
-            yield message
+    async def Play(self, request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
+        await self._arena.play(context)
 
     async def Spectate(self, request: pb.SpectateRequest,
                        context: grpc.aio.ServicerContext) -> AsyncIterator[pb.SpectatorEvent]:
@@ -582,8 +578,13 @@ class ArenaServer:
                 raise TimeoutError(f"bots not connected after {timeout:g} s: {', '.join(missing)}")
             await self.registry.wait_for_change(left)
 
-    async def play(self, context: grpc.aio.ServicerContext) -> AsyncIterator[pb.ArenaMessage]:
-        """One bot's Play stream, from Hello to disconnect: yields the messages to send."""
+    async def play(self, context: grpc.aio.ServicerContext) -> None:
+        """One bot's Play stream, from Hello to disconnect.
+
+        The handler writes the outbox with ``context.write``; a reader task routes the
+        answers. Measured back to back with 32 matches, this costs less referee CPU per
+        decision than grpc draining a response iterator, or a separate writer task.
+        """
         name = await self.bot_for_token(bearer_token(context.invocation_metadata()) or "")
         if name is None:   # the interceptor lets no such call through; belt and braces
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, "missing or unknown bot token")
@@ -600,7 +601,9 @@ class ArenaServer:
         reader = asyncio.ensure_future(conn.read_loop(context))
         try:
             async for message in conn.outgoing():   # ends when the bot's side ends
-                yield message
+                await context.write(message)
+        except Exception as error:   # the stream broke under a write: it is over either way
+            log.debug("write to %s failed: %r", conn.conn_id, error)
         finally:
             # Also reached when the call is cancelled, or a write fails, while we wait.
             reader.cancel()
