@@ -77,6 +77,17 @@ async def _reap(processes: list[asyncio.subprocess.Process]) -> None:
         await process.wait()
 
 
+async def _echo_server(ping: Any) -> tuple[grpc.aio.Server, int]:
+    """A bare grpc.aio server whose one bidi method is ``ping``; returns it and its port."""
+    handler = grpc.method_handlers_generic_handler(
+        "bench.Echo", {"Ping": grpc.stream_stream_rpc_method_handler(ping)})
+    server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
+    server.add_generic_rpc_handlers((handler,))
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    return server, port
+
+
 # ---------------------------------------------------------------------- (1) ping-pong
 
 
@@ -97,12 +108,7 @@ async def ping_pong(round_trips: int = 3000, out_bytes: int = 1800, back_bytes: 
         if not done.done():
             done.set_result(samples)
 
-    handler = grpc.method_handlers_generic_handler(
-        "bench.Echo", {"Ping": grpc.stream_stream_rpc_method_handler(ping)})
-    server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
-    server.add_generic_rpc_handlers((handler,))
-    port = server.add_insecure_port("127.0.0.1:0")
-    await server.start()
+    server, port = await _echo_server(ping)
     client = await _spawn("--echo-client", f"127.0.0.1:{port}", "--back-bytes", str(back_bytes))
     try:
         samples = await asyncio.wait_for(done, 120)
@@ -134,12 +140,7 @@ async def ping_pong_throughput(streams: int = 64, processes: int = 4, round_trip
         if len(finished) == total and not all_done.done():
             all_done.set_result(None)
 
-    handler = grpc.method_handlers_generic_handler(
-        "bench.Echo", {"Ping": grpc.stream_stream_rpc_method_handler(ping)})
-    server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
-    server.add_generic_rpc_handlers((handler,))
-    port = server.add_insecure_port("127.0.0.1:0")
-    await server.start()
+    server, port = await _echo_server(ping)
     started = time.perf_counter()
     clients = [await _spawn("--echo-client", f"127.0.0.1:{port}", "--back-bytes", str(back_bytes),
                             "--connections", str(streams), "--channels", str(channels or streams))
