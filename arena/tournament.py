@@ -27,17 +27,15 @@ from engine import GameConfig
 
 @dataclass
 class TournamentSettings:
-    """Every setting of a tournament; stored with it so ``--resume`` needs nothing else."""
+    """Every setting of a tournament; stored with it so ``--resume`` needs nothing else.
 
-    variant: str = "classic"
-    players: int = 4
+    ``game`` holds the engine's game options (a ``GameConfig`` as a dict, without the
+    seed: every deal gets its own seed from the master ``seed``).
+    """
+
+    game: dict[str, Any] = field(default_factory=lambda: {"variant": "classic", "players": 4})
     games: int = 40
     seed: int = 0
-    rounds: int | None = None
-    length: str = "standard"
-    bidding: str = "open"
-    plus_minus_one: bool = False
-    destroyer_penalty: int = 4
     move_time: float = 1.0
     time_bank: float = 10.0
     max_faults: int = 3
@@ -45,11 +43,16 @@ class TournamentSettings:
     server: str | None = None
     bots: list[dict[str, Any]] = field(default_factory=list)   # BotEntry fields, for local runs
 
+    @property
+    def variant(self) -> str:
+        return self.game_config(0).variant
+
+    @property
+    def players(self) -> int:
+        return self.game_config(0).players
+
     def game_config(self, seed: int) -> GameConfig:
-        return GameConfig(
-            variant=self.variant, players=self.players, seed=seed, rounds=self.rounds, length=self.length,
-            bidding=self.bidding, plus_minus_one=self.plus_minus_one, destroyer_penalty=self.destroyer_penalty,
-        )
+        return GameConfig.from_dict({**self.game, "seed": seed})
 
     def bot_names(self) -> list[str]:
         return [b["name"] for b in self.bots]

@@ -19,7 +19,7 @@ from arena.lineup import LineupError, parse_bot_option, sample_lineup
 from arena.records import MatchRecord
 from arena.schedule import ScheduleError, round_games
 from arena.tournament import LocalArena, RemoteArena, RunSummary, TournamentSettings, play_games
-from engine import ConfigError
+from engine import ConfigError, GameConfig
 
 DEFAULTS = TournamentSettings()
 
@@ -67,8 +67,6 @@ def check_numbers(req: TournamentRequest) -> None:
     for option, value, minimum in checks:
         if value is not None and value < minimum:
             raise ConfigError(f"{option} must be at least {minimum} (got {value})")
-    if req.variant is not None and req.variant not in ("classic", "extreme"):
-        raise ConfigError(f"unknown variant {req.variant!r}; allowed: classic, extreme")
     if req.server is not None and (":" not in req.server or not req.server.rsplit(":", 1)[1].isdigit()):
         raise ConfigError(f"--server takes HOST:PORT (got {req.server!r})")
 
@@ -76,23 +74,21 @@ def check_numbers(req: TournamentRequest) -> None:
 def build_settings(req: TournamentRequest, notice) -> TournamentSettings:
     """Settings for a new tournament, validated through the engine's own config checks."""
     check_numbers(req)
-    variant = req.variant or DEFAULTS.variant
+    given = {"variant": req.variant, "players": req.players, "rounds": req.rounds, "length": req.length,
+             "bidding": req.bidding, "plus_minus_one": req.plus_minus_one,
+             "destroyer_penalty": req.destroyer_penalty}
+    # The engine's own checks give the clear errors: rounds too large, contradictory options...
+    game = GameConfig(**{k: v for k, v in given.items() if v is not None}).validate().to_dict()
+    del game["seed"]
     settings = TournamentSettings(
-        variant=variant,
-        players=req.players if req.players is not None else DEFAULTS.players,
+        game=game,
         seed=req.seed if req.seed is not None else secrets.randbits(32),
-        rounds=req.rounds,
-        length=req.length or DEFAULTS.length,
-        bidding=req.bidding or DEFAULTS.bidding,
-        plus_minus_one=bool(req.plus_minus_one),
-        destroyer_penalty=req.destroyer_penalty if req.destroyer_penalty is not None else DEFAULTS.destroyer_penalty,
         move_time=req.move_time if req.move_time is not None else DEFAULTS.move_time,
         time_bank=req.time_bank if req.time_bank is not None else DEFAULTS.time_bank,
         max_faults=req.max_faults if req.max_faults is not None else DEFAULTS.max_faults,
         concurrency=req.concurrency if req.concurrency is not None else DEFAULTS.concurrency,
         server=req.server,
     )
-    settings.game_config(0).validate()  # the engine's clear errors: rounds too large, bad options...
     if req.server is None:
         own = [parse_bot_option(text) for text in req.bots]  # check these before any npm install
         entries = ([] if req.no_samples else sample_lineup(notice)) + own
