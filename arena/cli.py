@@ -133,7 +133,7 @@ def tournaments(db: Optional[str] = DbOption) -> None:
     store = open_store(db, must_exist=True)
     table = Table("id", "created", "variant", "games", "stored", "status")
     for t in store.list_tournaments():
-        table.add_row(t.id, str(t.created_at)[:19], t.settings.get("variant", ""),
+        table.add_row(t.id, str(t.created_at)[:19], t.settings.get("game", {}).get("variant", ""),
                       str(t.settings.get("games", "")), str(t.matches), t.status)
     console.print(table)
 
