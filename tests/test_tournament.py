@@ -95,6 +95,8 @@ def test_a_whole_tournament_runs_stores_and_can_be_browsed(tmp_path: Path) -> No
     assert shown.returncode == 0 and "trick" in shown.stdout.lower()
     exported = json.loads(arena("export", match_id, "--db", str(db), cwd=tmp_path).stdout)
     assert exported["match_id"] == match_id and len(exported["actions"]) > 0
+    tournaments = arena("tournaments", "--db", str(db), cwd=tmp_path).stdout
+    assert tid in tournaments and "classic" in tournaments and "finished" in tournaments
     listed = arena("matches", "--tournament", tid, "--db", str(db), cwd=tmp_path)
     assert listed.returncode == 0 and match_id[-5:] in listed.stdout
     board = json.loads(arena("leaderboard", "--format", "json", "--db", str(db), cwd=tmp_path).stdout)
