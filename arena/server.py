@@ -494,6 +494,7 @@ class ArenaServer:
         self.admin_token = admin_token or secrets.token_urlsafe(24)
         self.ladder = ladder
         self.seat_timeout = 10.0          # how long run_match waits for busy or absent bots
+        self.hello_timeout = 10.0         # a stream that never says Hello is closed after this
         self.keepalive_ms = 5_000         # ping interval and ack timeout (read by start())
         self.registry = Registry()
         self.running: dict[str, Referee] = {}
@@ -588,7 +589,11 @@ class ArenaServer:
         name = await self.bot_for_token(bearer_token(context.invocation_metadata()) or "")
         if name is None:   # the interceptor lets no such call through; belt and braces
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, "missing or unknown bot token")
-        first = await context.read()
+        try:
+            # wait_for breaks the stream when it fires (GRPC-NOTES); here that is the point.
+            first = await asyncio.wait_for(context.read(), self.hello_timeout)
+        except asyncio.TimeoutError:
+            await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, f"no Hello within {self.hello_timeout:g} s")
         if first is grpc.aio.EOF:
             return
         if first.WhichOneof("msg") != "hello":

@@ -76,6 +76,19 @@ def test_hello_must_name_the_tokens_bot(channel: grpc.Channel) -> None:
     outgoing.put(None)
 
 
+def test_a_stream_that_never_says_hello_is_closed(arena: ArenaThread, channel: grpc.Channel) -> None:
+    arena.arena.hello_timeout = 0.5
+    try:
+        outgoing: queue.Queue[Any] = queue.Queue()   # nothing is ever sent
+        call = pb_grpc.ArenaStub(channel).Play(iter(outgoing.get, None), metadata=bearer("token-honest0"))
+        with pytest.raises(grpc.RpcError) as closed:
+            next(call)
+        assert closed.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+        outgoing.put(None)
+    finally:
+        arena.arena.hello_timeout = 10.0
+
+
 def test_a_good_token_is_welcomed(arena: ArenaThread, channel: grpc.Channel) -> None:
     call, outgoing = open_play(channel, "token-honest1", "honest1")
     first = next(call)
