@@ -556,12 +556,12 @@ class ArenaServer:
         self._tokens[token] = name
 
     async def bot_for_token(self, token: str) -> str | None:
-        """The bot a token belongs to, or None. Store hits are cached: one DB read per token."""
+        """The bot a token belongs to, or None: a one-run token of a bot this arena launched,
+        else the store's. Store answers are not cached, so a rotated token stops working at
+        once; it is one indexed read per new stream."""
         name = self._tokens.get(token)
         if name is None and self.store is not None:
             name = await asyncio.to_thread(self.store.bot_for_token, token)
-            if name is not None:
-                self._tokens[token] = name
         return name
 
     def connected_bots(self) -> dict[str, ConnectedBotInfo]:

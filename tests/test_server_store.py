@@ -79,6 +79,24 @@ def test_list_matches_and_leaderboard_come_from_the_store(arena: ArenaThread) ->
         assert bad.value.code() == grpc.StatusCode.INVALID_ARGUMENT
 
 
+def test_a_rotated_token_stops_working_at_once(arena: ArenaThread, store: Store) -> None:
+    def first_reply(token: str) -> pb.ArenaMessage:
+        with grpc.insecure_channel(arena.address) as channel:
+            hello = pb.BotMessage(hello=pb.Hello(name="rotating", version="t", max_matches=1))
+            call = pb_grpc.ArenaStub(channel).Play(iter([hello]), metadata=bearer(token))
+            reply = next(call)
+            call.cancel()
+            return reply
+
+    old = store.register_bot("rotating")
+    assert first_reply(old).WhichOneof("msg") == "welcome"
+    new = store.register_bot("rotating", rotate=True)
+    with pytest.raises(grpc.RpcError) as refused:
+        first_reply(old)
+    assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED
+    assert first_reply(new).WhichOneof("msg") == "welcome"
+
+
 def test_a_stored_match_can_be_spectated(arena: ArenaThread, store: Store) -> None:
     record = arena.run_match(BOTS, match_id="replayed-1", config=CONFIG)
     arena.call(arena.arena.save(record))
