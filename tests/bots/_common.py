@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
-from typing import Any
+from typing import Any, Callable, Sequence
 
 import grpc
 
@@ -78,3 +78,31 @@ class Report:
             entry.update(match_id=body.match_id, seat=body.seat, places=list(body.places),
                          forfeited=body.forfeited, reason=body.reason)
         self._file.write(json.dumps(entry) + "\n")
+
+
+Respond = Callable[[pb.ArenaMessage, int, random.Random], Sequence[pb.BotMessage]]
+
+
+async def play(args: argparse.Namespace, respond: Respond) -> None:
+    """The loop every simple test bot runs: Hello, then for each message from the arena
+    record it and write what ``respond(message, requests_so_far, rng)`` returns.
+
+    ``requests_so_far`` counts the DecisionRequests received, this one included.
+    """
+    rng = random.Random(args.seed)
+    report = Report(args.report)
+    channel, call = open_stream(args)
+    await call.write(hello(args))
+    requests = 0
+    while (message := await call.read()) is not grpc.aio.EOF:
+        report.write(message)
+        if message.WhichOneof("msg") == "request":
+            requests += 1
+        for answer in respond(message, requests, rng):
+            await call.write(answer)
+    await channel.close()
+
+
+def honest(message: pb.ArenaMessage, requests: int, rng: random.Random) -> list[pb.BotMessage]:
+    """The honest bot's rule: a random legal answer to every request."""
+    return [honest_answer(message.request, rng)] if message.WhichOneof("msg") == "request" else []

@@ -3,24 +3,16 @@
 import asyncio
 import random
 
-import grpc
+from _common import honest, parse_args, play
+from arena.pb.wizard_arena.v1 import arena_pb2 as pb
 
-from _common import Report, hello, honest_answer, open_stream, parse_args
+
+def respond(message: pb.ArenaMessage, requests: int, rng: random.Random) -> list[pb.BotMessage]:
+    return honest(message, requests, rng) * 2   # the same answer twice
 
 
 async def main() -> None:
-    args = parse_args(__doc__)
-    rng = random.Random(args.seed)
-    report = Report(args.report)
-    channel, call = open_stream(args)
-    await call.write(hello(args))
-    while (message := await call.read()) is not grpc.aio.EOF:
-        report.write(message)
-        if message.WhichOneof("msg") == "request":
-            answer = honest_answer(message.request, rng)
-            await call.write(answer)
-            await call.write(answer)
-    await channel.close()
+    await play(parse_args(__doc__), respond)
 
 
 if __name__ == "__main__":

@@ -8,9 +8,7 @@ import asyncio
 import os
 import random
 
-import grpc
-
-from _common import Report, hello, honest_answer, open_stream, parse_args
+from _common import honest, parse_args, play
 from arena.pb.wizard_arena.v1 import arena_pb2 as pb
 
 
@@ -24,20 +22,16 @@ def bad_answer(request: pb.DecisionRequest, n: int) -> pb.BotMessage:
 
 async def main() -> None:
     args = parse_args(__doc__, {"bad": 3, "quit-on-forfeit": 0})
-    rng = random.Random(args.seed)
-    report = Report(args.report)
-    channel, call = open_stream(args)
-    await call.write(hello(args))
-    requests = 0
-    while (message := await call.read()) is not grpc.aio.EOF:
-        report.write(message)
-        if message.WhichOneof("msg") == "fault" and message.fault.forfeited and args.quit_on_forfeit:
+
+    def respond(message: pb.ArenaMessage, requests: int, rng: random.Random) -> list[pb.BotMessage]:
+        which = message.WhichOneof("msg")
+        if which == "fault" and message.fault.forfeited and args.quit_on_forfeit:
             os._exit(4)
-        if message.WhichOneof("msg") == "request":
-            requests += 1
-            answer = bad_answer(message.request, requests) if requests <= args.bad else honest_answer(message.request, rng)
-            await call.write(answer)
-    await channel.close()
+        if which == "request" and requests <= args.bad:
+            return [bad_answer(message.request, requests)]
+        return honest(message, requests, rng)
+
+    await play(args, respond)
 
 
 if __name__ == "__main__":

@@ -6,32 +6,22 @@ Bids, trumps, predictions and payments are answered honestly, so every fault is 
 import asyncio
 import random
 
-import grpc
-
-from _common import Report, hello, honest_answer, open_stream, parse_args
+from _common import honest, parse_args, play
 from arena.pb.wizard_arena.v1 import arena_pb2 as pb
 
 ALL_CARDS = [f"{suit}{rank}" for suit in "bgry" for rank in range(1, 14)] + [f"{c}{i}" for c in "WJ" for i in (1, 2, 3, 4)]
 
 
+def respond(message: pb.ArenaMessage, requests: int, rng: random.Random) -> list[pb.BotMessage]:
+    request = message.request
+    if message.WhichOneof("msg") != "request" or request.kind != pb.PLAY:
+        return honest(message, requests, rng)
+    not_held = [card for card in ALL_CARDS if card not in request.options]
+    return [pb.BotMessage(action=pb.Action(request_id=request.request_id, option=rng.choice(not_held)))]
+
+
 async def main() -> None:
-    args = parse_args(__doc__)
-    rng = random.Random(args.seed)
-    report = Report(args.report)
-    channel, call = open_stream(args)
-    await call.write(hello(args))
-    while (message := await call.read()) is not grpc.aio.EOF:
-        report.write(message)
-        if message.WhichOneof("msg") != "request":
-            continue
-        request = message.request
-        if request.kind == pb.PLAY:
-            not_held = [card for card in ALL_CARDS if card not in request.options]
-            await call.write(pb.BotMessage(action=pb.Action(request_id=request.request_id,
-                                                             option=rng.choice(not_held))))
-        else:
-            await call.write(honest_answer(request, rng))
-    await channel.close()
+    await play(parse_args(__doc__), respond)
 
 
 if __name__ == "__main__":

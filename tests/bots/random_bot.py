@@ -4,24 +4,12 @@ Usage: python tests/bots/random_bot.py --arena HOST:PORT --token T --name N [--m
 """
 
 import asyncio
-import random
 
-import grpc
-
-from _common import Report, hello, honest_answer, open_stream, parse_args
+from _common import honest, parse_args, play
 
 
 async def main() -> None:
-    args = parse_args(__doc__)
-    rng = random.Random(args.seed)
-    report = Report(args.report)
-    channel, call = open_stream(args)
-    await call.write(hello(args))
-    while (message := await call.read()) is not grpc.aio.EOF:
-        report.write(message)
-        if message.WhichOneof("msg") == "request":
-            await call.write(honest_answer(message.request, rng))
-    await channel.close()
+    await play(parse_args(__doc__), honest)
 
 
 if __name__ == "__main__":
