@@ -1,7 +1,7 @@
 """Storage: bots, tournaments, matches with their full decision logs, faults and ratings.
 
 One :class:`Store` wraps one database: a SQLite file (WAL mode) or, given a
-``postgresql://`` URL, a PostgreSQL database. Apart
+``postgresql://`` URL, a PostgreSQL database (``pip install -e '.[postgres]'``). Apart
 from the SQLite connection setup and the parameter marker of the save path's driver
 SQL (see ``_DriverSQL``) the SQL is the same. A Store may be used from any thread:
 every call opens its own session or connection on the shared engine, which is how the
@@ -68,7 +68,7 @@ from typing import Any
 import numpy as np
 from sqlalchemy import BigInteger, DateTime, LargeBinary, Text, UniqueConstraint, bindparam, event, func, inspect
 from sqlalchemy import exc as sa_exc
-from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.engine import Connection, Engine, make_url
 from sqlmodel import Field, Session, SQLModel, create_engine, insert, select, update
 
 from arena.ratings import START_ELO, elo_deltas, k_factor
@@ -519,13 +519,22 @@ class Store:
         else:
             self.name = url_or_path
             url = "sqlite:///" + os.path.abspath(url_or_path)
-        self.is_sqlite = url.startswith("sqlite")
+        try:
+            backend = make_url(url).get_backend_name()
+        except sa_exc.ArgumentError:
+            raise StoreError(f"{self.name!r} is not a database URL") from None
+        if backend not in ("sqlite", "postgresql"):
+            raise StoreError(f"unsupported database {backend!r}: use a SQLite file or a postgresql:// URL")
+        self.is_sqlite = backend == "sqlite"
         connect_args = {"check_same_thread": False, "timeout": 30} if self.is_sqlite else {}
-        self.engine: Engine = create_engine(url, connect_args=connect_args)
+        try:
+            self.engine: Engine = create_engine(url, connect_args=connect_args)
+        except ImportError as error:
+            raise StoreError(f"no driver for {backend} ({error}): pip install -e '.[postgres]'") from None
+        except sa_exc.ArgumentError as error:
+            raise StoreError(f"{self.name!r} is not a usable database URL ({error})") from None
         self._bot_id_cache: dict[str, int] = {}
         self._known_tournaments: set[str] = set()
-        if self.engine.dialect.name not in ("sqlite", "postgresql"):
-            raise StoreError(f"unsupported database {self.engine.dialect.name!r}: use SQLite or PostgreSQL")
         self._driver_sql = _DriverSQL(self.engine.dialect)
         if self.is_sqlite:
             _setup_sqlite(self.engine)

@@ -33,6 +33,8 @@ BAD = [
     (["leaderboard"], "no arena database"),
     (["show", "m1"], "no arena database"),
     (["bench", "engine", "--variant", "x"], "not one of"),
+    (["leaderboard", "--db", "mysql://u@127.0.0.1/arena"], "unsupported database 'mysql'"),
+    (["bot", "list", "--db", "postgresql+nodriver://u@127.0.0.1/arena"], "not a usable database URL"),
     (["frobnicate"], "No such command"),
 ]
 
@@ -56,6 +58,21 @@ def test_foreign_database_is_refused_in_one_line(tmp_path: Path) -> None:
         assert done.returncode == 2, done.stderr
         assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
     assert garbage.read_bytes() == b"this is not a database at all" * 100
+
+
+def test_a_missing_postgresql_driver_is_one_line(tmp_path: Path) -> None:
+    fake = tmp_path / "fake" / "psycopg"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text("raise ImportError('No module named psycopg')\n")
+    work = tmp_path / "work"
+    work.mkdir()
+    done = subprocess.run([sys.executable, "-m", "arena.cli", "leaderboard", "--db", "postgresql://u@127.0.0.1/a"],
+                          cwd=work, capture_output=True, text=True, timeout=120,
+                          env={"PATH": "/usr/bin:/bin", "HOME": str(work), "PYTHONPATH": str(fake.parent)})
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().splitlines() == [
+        "arena: error: no driver for postgresql (No module named psycopg): pip install -e '.[postgres]'"]
+    assert list(work.iterdir()) == []
 
 
 def test_unknown_ids_are_one_line_errors(tmp_path: Path) -> None:
