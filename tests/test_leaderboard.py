@@ -39,11 +39,6 @@ def extreme(match_id: str, seats: list[tuple[str, int, int]]) -> MatchRecord:
     )
 
 
-@pytest.fixture
-def store(tmp_path: Path) -> Store:
-    with Store(str(tmp_path / "arena.db")) as opened:
-        yield opened
-
 
 @pytest.fixture
 def filled(store: Store) -> Store:

@@ -63,11 +63,6 @@ def played(match_id: str, variant: str, bots: list[str], seed: int, forfeited: l
     )
 
 
-@pytest.fixture
-def store(tmp_path: Path) -> Store:
-    with Store(str(tmp_path / "arena.db")) as opened:
-        yield opened
-
 
 # --------------------------------------------------------------------------------------
 # Opening: schema, version, refusals
@@ -267,10 +262,9 @@ def test_a_failed_save_leaves_nothing(store: Store) -> None:
     assert store.list_bots() == []                 # the bots it created are gone too
     assert store.current_elo("classic") == {}
     assert store.outcomes("classic") == [] and store.seat_aggregates("classic") == []
-    db = sqlite3.connect(Path(store.name))
-    for table in ("matches", "match_seats", "match_logs", "rating_history", "elo_ratings"):
-        assert db.execute(f"select count(*) from {table}").fetchone() == (0,), table
-    db.close()
+    with store.engine.connect() as conn:
+        for table in ("matches", "match_seats", "match_logs", "rating_history", "elo_ratings"):
+            assert conn.exec_driver_sql(f"select count(*) from {table}").scalar() == 0, table
 
 
 def test_inconsistent_records_are_refused(store: Store) -> None:
