@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import secrets
 import sys
 from pathlib import Path
 from typing import Any, NoReturn, Optional

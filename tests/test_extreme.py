@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import random
-from collections import Counter
 from typing import Any
 
 import pytest
