@@ -119,7 +119,6 @@ class SeatState:
     faults: int = 0
     forfeited: bool = False
     event_cursor: int = 0                    # engine events already sent to this seat
-    public_seen: int = 0                     # public events among them (see protocol.MatchJson)
     pending: OpenRequest | None = None
     wake: asyncio.Event = field(default_factory=asyncio.Event)   # relinked or forfeited
     grace_timer: asyncio.TimerHandle | None = None
@@ -163,8 +162,6 @@ class Referee:
         self.finished = False
         self.record: MatchRecord | None = None
         self._changed: asyncio.Event | None = None   # created only while a spectator waits
-        self._json = protocol.MatchJson()
-        self._public_cursor = 0                      # engine log position of the public events in _json
 
     def _default_bot_seeds(self) -> list[int]:
         # Derived from the deal seed so a replay hands bots the same seeds.
@@ -224,7 +221,6 @@ class Referee:
                 ))
                 s.link.leave(self, s.seat)
         self.finished = True
-        self._json = protocol.MatchJson()   # the cache is no use now; finished matches stay in memory a while
         self._notify()
 
     def _make_record(self, started_at: Any, status: str) -> MatchRecord:
@@ -317,15 +313,11 @@ class Referee:
 
     def _request_message(self, s: SeatState, decision: Decision, request_id: int) -> pb.ArenaMessage:
         events, s.event_cursor = self.game.events_for(s.seat, s.event_cursor)
-        # Public events are encoded once per match, not once per seat.
-        public, self._public_cursor = self.game.events_for(None, self._public_cursor)
-        self._json.add_public(public)
-        events_json, s.public_seen = self._json.events(events, s.public_seen)
-        self._json.forget(min(seat.public_seen for seat in self.seats))
+        dumps = protocol.dumps
         return protocol.decision_request(
             match_id=self.match_id, seat=s.seat, request_id=request_id, decision=decision,
-            observation_json=self._json.observation(self.game.observe(s.seat)),
-            events_json=events_json,
+            observation_json=dumps(self.game.observe(s.seat)),
+            events_json=[dumps(event) for event in events],
             deadline_ms=int(self.limits.move_time * 1000), time_bank_ms=int(s.bank * 1000),
         )
 
@@ -407,7 +399,7 @@ class Referee:
             s.grace_timer = None
         s.link = link
         s.version = link.version
-        s.event_cursor = s.public_seen = 0
+        s.event_cursor = 0
         link.join(self, seat)
         link.send(self._match_started(s))
         link.send(protocol.fault(match_id=self.match_id, request_id=None, kind="disconnect",
