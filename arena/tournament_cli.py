@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets
+import shlex
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Optional
@@ -115,6 +116,15 @@ def finalize_games(settings: TournamentSettings, requested: int | None, notice) 
     settings.schedule()  # raises ScheduleError for an impossible lineup
 
 
+def resume_command(tournament_id: str, db: str) -> str:
+    """The command that finishes this tournament (``--db`` only when it is not the default).
+
+    >>> resume_command("t-abc123", "runs/my arena.db")
+    "arena tournament --resume t-abc123 --db 'runs/my arena.db'"
+    """
+    return f"arena tournament --resume {tournament_id}" + (f" --db {shlex.quote(db)}" if db != "arena.db" else "")
+
+
 def progress_bar(console: Console) -> Progress:
     return Progress(
         TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("games"),
@@ -186,8 +196,10 @@ def run_tournament_command(req: TournamentRequest, console: Console, err_console
         store = Store(req.db)
         tournament_id = store.create_tournament(settings.to_dict(), settings.seed)
         console.print(f"Tournament [bold]{tournament_id}[/]: {settings.variant}, {len(settings.bots)} bots "
-                      f"({', '.join(settings.bot_names())}), {settings.games} games, seed {settings.seed}. "
-                      f"Resume with: arena tournament --resume {tournament_id}", highlight=False)
+                      f"({', '.join(settings.bot_names())}), {settings.games} games, seed {settings.seed}.",
+                      highlight=False)
+        # On a line of its own and never wrapped, so it can be copied whole.
+        console.print(f"Resume with: {resume_command(tournament_id, req.db)}", highlight=False, soft_wrap=True)
 
     log_dir = Path(req.db).resolve().parent / "arena-logs" / tournament_id if "://" not in req.db \
         else Path("arena-logs") / tournament_id
@@ -198,8 +210,7 @@ def run_tournament_command(req: TournamentRequest, console: Console, err_console
         store.set_tournament_status(tournament_id, "interrupted")
         left = settings.games - len(store.finished_game_indexes(tournament_id))
         err_console.print(f"Interrupted: every finished game is stored, {left} left. "
-                          f"Resume with: arena tournament --resume {tournament_id}"
-                          + (f" --db {req.db}" if req.db != "arena.db" else ""), highlight=False)
+                          f"Resume with: {resume_command(tournament_id, req.db)}", highlight=False, soft_wrap=True)
         raise SystemExit(130)
     except RuntimeError as exc:
         store.set_tournament_status(tournament_id, "interrupted")
