@@ -142,10 +142,14 @@ def render(
     if fmt == "table":
         table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
         cells = [_cells(row, variant) for row in rows]
+        widths = [max([len(row_cells[i]) for row_cells in cells] + [len(h)]) for i, h in enumerate(headers)]
+        # Names and numbers are never cut: on a terminal too narrow for one-line headers
+        # ("Avg score"), they are folded onto two lines (rich would drop whole columns).
+        fold = console is None or sum(widths) + 2 * len(widths) > console.width
         for i, header in enumerate(headers):
-            # Names and numbers are never cut; a narrow terminal folds the headers instead.
             widest = max([len(row_cells[i]) for row_cells in cells] + [max(map(len, header.split()))])
-            table.add_column(header, justify="left" if header == "Bot" else "right", min_width=min(widest, 30))
+            table.add_column(header.replace(" ", "\n") if fold else header,
+                             justify="left" if header == "Bot" else "right", min_width=min(widest, 30))
         for row_cells in cells:
             table.add_row(*(Text(cell, no_wrap=True, overflow="ellipsis") for cell in row_cells))
         if console is not None:

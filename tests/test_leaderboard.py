@@ -133,6 +133,16 @@ def test_table(filled: Store) -> None:
     assert "ann" in text and "Exact bids" in text and "±" in text
 
 
+def test_table_fits_an_80_column_terminal_whole(filled: Store) -> None:
+    row = LeaderboardRow(1, "node-heuristic", 1727.4, 68.2, 1591.0, 32, -360.6, 1.91, 0.496, 12, 0)
+    console = Console(record=True, width=80)
+    render([row], "table", "classic", console=console)
+    text = console.export_text()
+    assert max(map(len, text.splitlines())) <= 80
+    for cell in ("node-heuristic", "1727", "±68", "1591", "-360.6", "1.91", "49.6%", "12", "Faults"):
+        assert cell in text, cell
+
+
 def test_markdown(filled: Store) -> None:
     text = render(leaderboard(filled, "classic", samples=50), "md", "classic")
     lines = text.splitlines()
