@@ -290,16 +290,23 @@ def bench_engine(
     games: int = typer.Option(1000, help="Full games to play."),
     seed: int = typer.Option(0, help="Seed of the first game."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    bare: bool = typer.Option(False, "--bare", help="Classic only: also time a bare-bones playout of the same "
+                              "games in this process (no interface, checks or log), and the ratio."),
 ) -> None:
     """Random full games in-process on one core: games/s and decisions/s."""
-    from arena.bench_engine import bench_engine as run
+    from arena.bench_engine import bench_against_bare, bench_engine as run
     from engine import GameConfig
 
     check_choice(variant, VARIANTS, "--variant")
     if games < 1:
         raise typer.BadParameter("must be at least 1", param_hint="--games")
+    if bare and variant != "classic":
+        raise typer.BadParameter("the bare playout exists for classic only", param_hint="--bare")
     GameConfig(variant=variant, players=players).validate()
-    print_figures(run(variant=variant, players=players, games=games, seed=seed), as_json)
+    if bare:
+        print_figures(bench_against_bare(players=players, games=games, seed=seed), as_json)
+    else:
+        print_figures(run(variant=variant, players=players, games=games, seed=seed), as_json)
 
 
 @bench_app.command("referee")

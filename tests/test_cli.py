@@ -33,6 +33,7 @@ BAD = [
     (["leaderboard"], "no arena database"),
     (["show", "m1"], "no arena database"),
     (["bench", "engine", "--variant", "x"], "not one of"),
+    (["bench", "engine", "--variant", "extreme", "--bare"], "classic only"),
     (["leaderboard", "--db", "mysql://u@127.0.0.1/arena"], "unsupported database 'mysql'"),
     (["bot", "list", "--db", "postgresql+nodriver://u@127.0.0.1/arena"], "not a usable database URL"),
     (["frobnicate"], "No such command"),
