@@ -108,7 +108,7 @@ def tournament(
     server: Optional[str] = typer.Option(None, help="HOST:PORT of a running `arena serve`: play its connected "
                                          "bots there", show_default=False),
     admin_token: Optional[str] = typer.Option(None, envvar="ARENA_ADMIN_TOKEN", help="With --server: the "
-                                              "organiser token `arena serve` printed", show_default=False),
+                                              "admin token `arena serve` printed", show_default=False),
     resume: Optional[str] = typer.Option(None, help="Finish the tournament with this ID", show_default=False),
     db: Optional[str] = DbOption,
 ) -> None:
@@ -149,6 +149,7 @@ def serve(
     max_faults: int = typer.Option(3, help="Faults before a bot forfeits a match."),
     grace: float = typer.Option(5.0, help="Seconds a disconnected bot has to reconnect."),
     ladder: Optional[str] = typer.Option(None, help="Keep seating idle connected bots in matches of this variant."),
+    quiet: bool = typer.Option(False, "--quiet", help="Log only warnings (default: connections, matches, faults)."),
 ) -> None:
     """Run the referee: bots connect, organisers run matches on it."""
     from arena.server import serve as serve_forever
@@ -159,9 +160,28 @@ def serve(
     for name, value in (("--move-time", move_time), ("--time-bank", time_bank), ("--grace", grace)):
         if value < 0:
             raise typer.BadParameter("must not be negative", param_hint=name)
+    check_port_free(host, port)
     open_store(db, must_exist=False)  # refuse a foreign database before binding the port
-    asyncio.run(serve_forever(host=host, port=port, db_path=db_location(db), move_time=move_time,
-                              time_bank=time_bank, max_faults=max_faults, grace=grace, ladder_variant=ladder))
+    try:
+        asyncio.run(serve_forever(host=host, port=port, db_path=db_location(db), move_time=move_time,
+                                  time_bank=time_bank, max_faults=max_faults, grace=grace, ladder_variant=ladder,
+                                  quiet=quiet))
+    except OSError as error:   # the port was taken between the check and grpc's bind
+        fail(str(error))
+
+
+def check_port_free(host: str, port: int) -> None:
+    """Refuse a taken port or an unknown host in one line, before grpc tries (and logs
+    its own multi-line complaint on stderr)."""
+    import socket
+
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM,
+                                                             flags=socket.AI_PASSIVE)[0]
+        with socket.socket(family, kind, proto) as probe:
+            probe.bind(address)
+    except OSError as error:
+        fail(f"cannot listen on {host}:{port}: {error.strerror or error}")
 
 
 # --------------------------------------------------------------------------- bots

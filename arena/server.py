@@ -31,6 +31,7 @@ import os
 import random
 import secrets
 import signal
+import sys
 import time
 import uuid
 from collections import OrderedDict, deque
@@ -528,7 +529,7 @@ class ArenaServer:
         self._server, self._health = server, health
         if self.ladder:
             self._spawn(self._ladder_loop(**self.ladder))
-        log.info("arena listening on %s:%d", host, bound)
+        log.debug("arena listening on %s:%d", host, bound)
         return bound
 
     async def stop(self, grace: float = 1.0) -> None:
@@ -639,7 +640,12 @@ class ArenaServer:
                           next_request_id=lambda: next(self._request_ids))
         self.running[spec.match_id] = referee
         try:
-            return await referee.run()   # takes the seats before its first await
+            record = await referee.run()   # takes the seats before its first await
+            log.info("match %s %s: %s%s", spec.match_id, record.status,
+                     ", ".join(f"{bot} {total} (#{place})" for bot, total, place
+                               in zip(record.bots, record.totals, record.places)),
+                     f"; {len(record.faults)} fault{'s' if len(record.faults) != 1 else ''}" if record.faults else "")
+            return record
         finally:
             del self.running[spec.match_id]
             self.recent[spec.match_id] = referee
@@ -759,13 +765,17 @@ def leaderboard_row(row: "LeaderboardRow") -> pb.LeaderboardRow:
 async def serve(host: str = "127.0.0.1", port: int = 50051, db_path: str = "arena.db", move_time: float = 1.0,
                 time_bank: float = 10.0, max_faults: int = 3, grace: float = 5.0,
                 ladder_variant: str | None = None, ladder_players: int = 4, ladder_rounds: int | None = None,
-                admin_token: str | None = None) -> None:
+                admin_token: str | None = None, quiet: bool = False) -> None:
     """``arena serve``: run the arena until SIGINT or SIGTERM, storing every finished match.
 
     The admin token is ``admin_token``, else ``$ARENA_ADMIN_TOKEN``, else a fresh random
-    one; it is printed once at startup together with the bound address.
+    one; it is printed once at startup together with the bound address. Connections,
+    finished matches and faults are logged on stderr (only warnings with ``quiet``).
     """
     from arena.store import Store
+
+    logging.basicConfig(level=logging.WARNING if quiet else logging.INFO, stream=sys.stderr,
+                        format="%(asctime)s %(message)s", datefmt="%H:%M:%S")
 
     store = Store(db_path)
     ladder = None

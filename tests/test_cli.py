@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -74,6 +75,17 @@ def test_a_missing_postgresql_driver_is_one_line(tmp_path: Path) -> None:
     assert done.stderr.strip().splitlines() == [
         "arena: error: no driver for postgresql (No module named psycopg): pip install -e '.[postgres]'"]
     assert list(work.iterdir()) == []
+
+
+def test_serve_on_a_taken_port_is_one_line(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = arena("serve", "--port", str(port), cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().splitlines() == [f"arena: error: cannot listen on 127.0.0.1:{port}: Address already in use"]
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_unknown_ids_are_one_line_errors(tmp_path: Path) -> None:
