@@ -116,13 +116,17 @@ def finalize_games(settings: TournamentSettings, requested: int | None, notice) 
     settings.schedule()  # raises ScheduleError for an impossible lineup
 
 
-def resume_command(tournament_id: str, db: str) -> str:
-    """The command that finishes this tournament (``--db`` only when it is not the default).
+def resume_command(tournament_id: str, db: str, remote: bool = False) -> str:
+    """The command that finishes this tournament (``--db`` only when it is not the default;
+    a tournament on a running server needs its admin token again).
 
     >>> resume_command("t-abc123", "runs/my arena.db")
     "arena tournament --resume t-abc123 --db 'runs/my arena.db'"
+    >>> print(resume_command("t-abc123", "arena.db", remote=True))
+    arena tournament --resume t-abc123 (with the server's admin token: --admin-token or ARENA_ADMIN_TOKEN)
     """
-    return f"arena tournament --resume {tournament_id}" + (f" --db {shlex.quote(db)}" if db != "arena.db" else "")
+    return (f"arena tournament --resume {tournament_id}" + (f" --db {shlex.quote(db)}" if db != "arena.db" else "")
+            + (" (with the server's admin token: --admin-token or ARENA_ADMIN_TOKEN)" if remote else ""))
 
 
 def progress_bar(console: Console) -> Progress:
@@ -190,27 +194,32 @@ def run_tournament_command(req: TournamentRequest, console: Console, err_console
         admin_token = req.admin_token
         if settings.server:
             if not admin_token:
-                raise ConfigError("--server needs the organiser token: --admin-token or ARENA_ADMIN_TOKEN")
+                raise ConfigError("--server needs the admin token `arena serve` printed: "
+                                  "--admin-token or ARENA_ADMIN_TOKEN")
             settings.bots = [{"name": n} for n in asyncio.run(_remote_bots(settings, admin_token))]
         finalize_games(settings, req.games, notice)
         store = Store(req.db)
         tournament_id = store.create_tournament(settings.to_dict(), settings.seed)
-        console.print(f"Tournament [bold]{tournament_id}[/]: {settings.variant}, {len(settings.bots)} bots "
-                      f"({', '.join(settings.bot_names())}), {settings.games} games, seed {settings.seed}.",
-                      highlight=False)
-        # On a line of its own and never wrapped, so it can be copied whole.
-        console.print(f"Resume with: {resume_command(tournament_id, req.db)}", highlight=False, soft_wrap=True)
 
-    log_dir = Path(req.db).resolve().parent / "arena-logs" / tournament_id if "://" not in req.db \
-        else Path("arena-logs") / tournament_id
-    store.set_tournament_status(tournament_id, "running")
+    # From here on a Ctrl-C, however early, leaves the tournament marked and resumable.
     try:
+        if req.resume is None:
+            console.print(f"Tournament [bold]{tournament_id}[/]: {settings.variant}, {len(settings.bots)} bots "
+                          f"({', '.join(settings.bot_names())}), {settings.games} games, seed {settings.seed}.",
+                          highlight=False)
+            # On a line of its own and never wrapped, so it can be copied whole.
+            console.print(f"Resume with: {resume_command(tournament_id, req.db, bool(settings.server))}",
+                          highlight=False, soft_wrap=True)
+        log_dir = Path(req.db).resolve().parent / "arena-logs" / tournament_id if "://" not in req.db \
+            else Path("arena-logs") / tournament_id
+        store.set_tournament_status(tournament_id, "running")
         summary = asyncio.run(run_local_or_remote(store, settings, tournament_id, log_dir, req.admin_token, console))
     except KeyboardInterrupt:
         store.set_tournament_status(tournament_id, "interrupted")
         left = settings.games - len(store.finished_game_indexes(tournament_id))
         err_console.print(f"Interrupted: every finished game is stored, {left} left. "
-                          f"Resume with: {resume_command(tournament_id, req.db)}", highlight=False, soft_wrap=True)
+                          f"Resume with: {resume_command(tournament_id, req.db, bool(settings.server))}",
+                          highlight=False, soft_wrap=True)
         raise SystemExit(130)
     except RuntimeError as exc:
         store.set_tournament_status(tournament_id, "interrupted")
@@ -221,7 +230,8 @@ def run_tournament_command(req: TournamentRequest, console: Console, err_console
     console.print(lb.render(rows, "table", settings.variant))
     console.print(f"{summary.played} games played in {summary.seconds:.1f} s"
                   + (f" ({summary.skipped} already stored)" if summary.skipped else "")
-                  + f", {summary.faults} faults. Stored in {req.db}.", highlight=False)
+                  + f", {summary.faults} fault{'' if summary.faults == 1 else 's'}. Stored in {req.db}.",
+                  highlight=False)
 
 
 async def _remote_bots(settings: TournamentSettings, admin_token: str) -> list[str]:
