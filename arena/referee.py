@@ -89,7 +89,7 @@ class OpenRequest:
     seat: int
     request_id: int
     answer: "asyncio.Future[Answer]"
-    answered: bool = False      # the bot sent a message that was taken as the answer
+    answered: bool = False      # the bot's Action for this request id was taken as the answer
 
     def deliver(self, message: "pb.BotMessage | None", received_at: float) -> bool:
         """Resolve with the bot's message (or ``None``: the connection is gone).
@@ -97,7 +97,10 @@ class OpenRequest:
         if self.answer.done():
             return False
         self.answer.set_result((message, received_at))
-        self.answered = message is not None
+        # A stray message taken as the answer (Hello, a wrong id) is one fault; the real
+        # answer after it is then late, like one after a timeout, not a second fault.
+        self.answered = (message is not None and message.WhichOneof("msg") == "action"
+                         and message.action.request_id == self.request_id)
         return True
 
     def expire(self) -> None:
@@ -305,7 +308,10 @@ class Referee:
                 self._fault(s, "timeout", f"no answer within {limit * 1000:.0f} ms", request_id)
                 return None, None, request_id
             if answer is None:
-                continue    # the connection dropped; seat_disconnected already counted it
+                # The connection dropped (seat_disconnected counted the fault). The time the
+                # bot had the request still counts: the bank pays what went past the limit.
+                s.bank = max(0.0, s.bank - max(0.0, received_at - sent_at - limits.move_time))
+                continue
             elapsed = received_at - sent_at
             s.bank = max(0.0, s.bank - max(0.0, elapsed - limits.move_time))
             action = self._check_answer(s, answer, decision, request_id)

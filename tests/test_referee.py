@@ -190,6 +190,31 @@ def test_reconnect_within_grace_gets_the_seat_back(arena: ArenaThread, tmp_path:
     assert any(m["msg"] == "match_ended" for m in second)
 
 
+def test_time_used_before_a_disconnect_is_charged_to_the_bank(arena: ArenaThread, tmp_path: Path) -> None:
+    # It thinks 350 ms on a 200 ms limit, then drops: the re-sent request shows the
+    # bank down by the 150 ms past the limit, not a fresh 300 ms.
+    report = tmp_path / "thinker.jsonl"
+    arena.start_bot("reconnect_bot.py", "thinker", "--answers", "0", "--think-ms", "350", "--away-ms", "100",
+                    report=report)
+    record = arena.run_match(["thinker", *HONEST], **FAST)
+    assert seat_faults(record, 0) == ["disconnect"]
+    received = _report_until(report, "match_ended")
+    first = [m for m in received if m["session"] == 1 and m["msg"] == "request"]
+    resent = [m for m in received if m["session"] == 2 and m["msg"] == "request"][0]
+    assert first[0]["time_bank_ms"] == 300 and resent["request_id"] == first[0]["request_id"]
+    assert 40 <= resent["time_bank_ms"] <= 160
+
+
+def test_a_stray_message_before_the_answer_is_one_fault(arena: ArenaThread) -> None:
+    # Hello again, then the real answer: the Hello is taken as the (faulty) answer and
+    # the fallback is played; the real answer after it is late, not a second fault.
+    arena.start_bot("stray_bot.py", "stray")
+    record = arena.run_match(["stray", *HONEST], config={"variant": "classic", "players": 4, "seed": 2, "rounds": 3})
+    assert seat_faults(record, 0) == ["unexpected"]
+    assert not record.forfeited[0]
+    assert_played_honestly(record, [1, 2, 3])
+
+
 def test_a_stuck_match_does_not_slow_another(arena: ArenaThread) -> None:
     arena.start_bot("silent_bot.py", "mute")
     stuck = arena.submit(arena.arena.run_match(_spec(["mute", *HONEST], seed=3, move_time=0.3, time_bank=0.3)))

@@ -1,5 +1,6 @@
-"""Answers --answers requests, then on the next one drops its connection and plays on
-honestly over a new one (same token), answering the re-sent request.
+"""Answers --answers requests, then on the next one drops its connection (after thinking
+--think-ms) and plays on honestly over a new one (same token), answering the re-sent
+request.
 
 By default it is away for --away-ms before reconnecting. With --overlap 1 it opens
 the new stream (and is welcomed) *before* dropping the old one, as a bot does that
@@ -16,7 +17,7 @@ from _common import Report, hello, honest_answer, open_stream, parse_args
 
 
 async def main() -> None:
-    args = parse_args(__doc__, {"answers": 3, "away-ms": 300, "overlap": 0})
+    args = parse_args(__doc__, {"answers": 3, "away-ms": 300, "overlap": 0, "think-ms": 0})
     rng = random.Random(args.seed)
     report = Report(args.report)
 
@@ -32,6 +33,7 @@ async def main() -> None:
         if message.WhichOneof("msg") == "request":
             requests += 1
             if requests > args.answers:
+                await asyncio.sleep(args.think_ms / 1000)
                 break
             await call.write(honest_answer(message.request, rng))
     if args.overlap:
