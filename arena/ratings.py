@@ -253,8 +253,13 @@ def pairwise_from_tables(
             continue
         if places.min() < 0 or places.max() >= _PACK:
             raise ValueError("places must be between 0 and 63")
-        # Sorting a row makes the pattern independent of who sat where.
-        groups.append((np.sort(bots[keep] * _PACK + places[keep], axis=1), counts[keep]))
+        # Sorting a row makes the pattern independent of who sat where; merging equal rows
+        # (in sorted order) makes the patterns independent of the order the rows came in,
+        # so the seeded bootstrap draws the same for the same matches.
+        rows = np.sort(bots[keep] * _PACK + places[keep], axis=1)
+        patterns, inverse = np.unique(rows, axis=0, return_inverse=True)
+        merged = np.bincount(inverse.ravel(), weights=counts[keep], minlength=len(patterns)).astype(np.int64)
+        groups.append((patterns, merged))
     return _from_patterns(groups, n_bots)
 
 

@@ -1014,8 +1014,12 @@ class Store:
             elo = _current_elo(session, variant)
         tables = outcome_tables([key for key, _ in rows], [count for _, count in rows])
         ids = np.unique(np.concatenate([bots.ravel() for bots, _, _ in tables])) if tables else np.zeros(0, np.int64)
-        indexed = [(np.searchsorted(ids, bots), places, counts) for bots, places, counts in tables]
-        return LeaderboardInputs([names[int(i)] for i in ids], indexed, aggregates, elo)
+        # Bots are indexed in name order, not by their ids in this database, so the same
+        # matches give the same leaderboard (bootstrap draws included) in any database.
+        ordered = sorted(names[int(i)] for i in ids)
+        index_of_id = np.array([ordered.index(names[int(i)]) for i in ids], dtype=np.int64)
+        indexed = [(index_of_id[np.searchsorted(ids, bots)], places, counts) for bots, places, counts in tables]
+        return LeaderboardInputs(ordered, indexed, aggregates, elo)
 
 
 @dataclass

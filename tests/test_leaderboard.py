@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 import random
@@ -91,6 +92,28 @@ def test_tournament_board(filled: Store) -> None:
 def test_board_is_reproducible(filled: Store) -> None:
     assert leaderboard(filled, "classic", samples=50) == leaderboard(filled, "classic", samples=50)
     assert leaderboard(filled, "classic", samples=50, seed=1) != leaderboard(filled, "classic", samples=50)
+
+
+def test_the_same_matches_give_the_same_board_in_any_database(tmp_path: Path) -> None:
+    # Another database holds other bots too and saw the matches in another order (in
+    # other tournaments): bot ids and stored outcome rows differ, the board must not.
+    rng = random.Random(5)
+    matches = [classic(f"m{i}", [(bot, 0, place, 0) for bot, place in
+                                 zip(["ann", "bob", "cy", "dee"], rng.choice([[1, 2, 3, 4], [2, 1, 4, 3], [4, 3, 2, 1]]))])
+               for i in range(30)]
+    with Store(str(tmp_path / "one.db")) as one, Store(str(tmp_path / "two.db")) as two:
+        one.save_matches(matches)
+        two.ensure_bot("zed")
+        two.ensure_bot("dee")
+        other = two.create_tournament({}, master_seed=1)
+        for i, record in enumerate(reversed(matches)):
+            record.tournament_id, record.game_index = (other, i) if i % 2 else (None, None)
+            two.save_match(record)
+        def board(store: Store) -> list[LeaderboardRow]:
+            # Online Elo depends on the order matches were played in; nothing else may.
+            return [dataclasses.replace(row, elo=None) for row in leaderboard(store, "classic", samples=50)]
+
+        assert board(one) == board(two)
 
 
 def test_empty_and_extreme(store: Store) -> None:
