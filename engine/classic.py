@@ -1,6 +1,6 @@
 """Classic Wizard: bid the number of tricks you will win, then win exactly that many.
 
-The rules are ``RULES.md`` section 1; the observation and event fields are in
+The rules are ``docs/rules.md`` section 1; the observation and event fields are in
 ``docs/engine.md``. A short tour::
 
     >>> import random

@@ -1,6 +1,6 @@
 """Wizard Extreme: predict with coloured tokens, pay them back by winning tricks.
 
-The rules are ``RULES.md`` section 2; the observation and event fields are in
+The rules are ``docs/rules.md`` section 2; the observation and event fields are in
 ``docs/engine-extreme.md``. A short tour::
 
     >>> import random

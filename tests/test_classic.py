@@ -1,4 +1,4 @@
-"""Rule tests for classic Wizard: one or more tests per sentence of RULES.md section 1.
+"""Rule tests for classic Wizard: one or more tests per sentence of docs/rules.md section 1.
 
 Specific situations are built with stacked decks (``ClassicGame(config, decks=...)``):
 the helper :func:`stacked` turns "seat -> cards" into a deck in deal order.

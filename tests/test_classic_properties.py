@@ -1,5 +1,5 @@
 """Property tests for classic Wizard: random legal games checked against invariants and
-against a small, slow, independent re-statement of the rules written from RULES.md.
+against a small, slow, independent re-statement of the rules written from docs/rules.md.
 
 Bounded (few examples, short games) so the whole file runs in a few seconds.
 """

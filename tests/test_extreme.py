@@ -1,4 +1,4 @@
-"""Wizard Extreme rules, one test (or a few) per sentence of RULES.md section 2 and 3.
+"""Wizard Extreme rules, one test (or a few) per sentence of docs/rules.md section 2 and 3.
 
 Specific situations are built with :meth:`ExtremeGame.from_deal` and hands written as
 colour ranges, e.g. ``"r1-9 y1-6"``. The three-player deal :data:`DEAL_A` is used a lot:
