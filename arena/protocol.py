@@ -93,6 +93,11 @@ def prediction_from_wire(message: pb.Prediction) -> Prediction:
         "tokens": dict(message.tokens),
         "take_from": [[pair.colour, pair.seat] for pair in message.take_from],
     }
+    # A name that is no colour at all is a shape error, like "pink" for PAY; a real
+    # colour the rules do not allow here is the engine's call (illegal).
+    for colour in [*data["tokens"], *(colour for colour, _ in data["take_from"])]:
+        if colour not in _COLOUR_NAMES:
+            raise Malformed(f"a prediction names tokens by colour, such as \"red\" (got {colour[:40]!r})")
     try:
         return Prediction.from_json(data)
     except ValueError as error:

@@ -48,6 +48,8 @@ def test_well_shaped_answers_parse(decision: Decision, text: str, expected: obje
     (BID, pb.Action(request_id=5, prediction=pb.Prediction(destroyer=True))),   # a prediction for a bid
     (PLAY, pb.Action(request_id=5)),                                            # no choice at all
     (PREDICT, option("red")),                                                   # an option for a prediction
+    (PREDICT, pb.Action(request_id=5, prediction=pb.Prediction(tokens={"pink": 1}))),   # no such colour
+    (PREDICT, pb.Action(request_id=5, prediction=pb.Prediction(take_from=[pb.TakeFrom(colour="Red", seat=1)]))),
 ])
 def test_malformed_answers_are_refused(decision: Decision, action: pb.Action) -> None:
     with pytest.raises(protocol.Malformed):
