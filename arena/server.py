@@ -159,6 +159,7 @@ class Connection:
         self._outbox: deque[pb.ArenaMessage] = deque()
         self._outbox_waiter: asyncio.Future[None] | None = None
         self._closed = False
+        self._finishing = False       # see finish()
         self.seats: set[tuple[Referee, int]] = set()
         self._open: dict[int, OpenRequest] = {}
         self._settled: OrderedDict[int, OpenRequest] = OrderedDict()
@@ -236,9 +237,16 @@ class Connection:
         while not self._closed:
             if outbox:
                 yield outbox.popleft()
+            elif self._finishing:
+                return
             else:
                 self._outbox_waiter = asyncio.get_running_loop().create_future()
                 await self._outbox_waiter
+
+    def finish(self) -> None:
+        """The server is stopping: end :meth:`outgoing` once the queued messages are written."""
+        self._finishing = True
+        self._wake_outgoing()
 
     def close(self) -> None:
         """The bot's side of the stream ended: end :meth:`outgoing` too."""
@@ -537,6 +545,11 @@ class ArenaServer:
         ``grace`` seconds, then are cancelled)."""
         for task in list(self._background):
             task.cancel()
+        # End every Play stream from our side once its queued messages are out, so the
+        # handlers return instead of being cancelled by grpc (which logs a traceback each).
+        for conns in list(self.registry.by_name.values()):
+            for conn in conns:
+                conn.finish()
         if self._health is not None:
             await self._health.enter_graceful_shutdown()
             self._health = None
