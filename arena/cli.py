@@ -213,11 +213,13 @@ def bot_list(db: Optional[str] = DbOption) -> None:
 
 @app.command()
 def leaderboard(
-    variant: str = typer.Option("classic", help="classic or extreme"),
+    variant: Optional[str] = typer.Option(None, help="classic or extreme [default: the tournament's, else classic]",
+                                          show_default=False),
     tournament: Optional[str] = typer.Option(None, help="Only this tournament's games."),
     min_games: int = typer.Option(0, help="Leave out bots with fewer games."),
     format: str = typer.Option("table", "--format", help="table, md, csv, json or html"),
-    export: Optional[Path] = typer.Option(None, help="Write Markdown, HTML and JSON files per variant here."),
+    export: Optional[Path] = typer.Option(None, help="Write Markdown, HTML and JSON files here: one set per variant "
+                                          "(or just --variant), for --tournament and --min-games as given."),
     db: Optional[str] = DbOption,
 ) -> None:
     """Show the leaderboard, sorted by the maximum-likelihood rating."""
@@ -227,18 +229,38 @@ def leaderboard(
     check_choice(format, FORMATS, "--format")
     if min_games < 0:
         raise typer.BadParameter("must not be negative", param_hint="--min-games")
+    if export is not None and format != "table":
+        raise typer.BadParameter("--export always writes md, html and json; drop --format", param_hint="--format")
+    if export is not None and export.exists() and not export.is_dir():
+        raise typer.BadParameter(f"{export} exists and is not a directory", param_hint="--export")
     store = open_store(db, must_exist=True)
+    tournament_variant = None
     if tournament is not None:
-        store.get_tournament(tournament)
+        tournament_variant = store.get_tournament(tournament).settings.get("game", {}).get("variant")
+        if variant is not None and tournament_variant not in (None, variant):
+            fail(f"tournament {tournament} is {tournament_variant}, not {variant}")
+    variant = variant or tournament_variant
     if export is not None:
-        for path in lb.export(store, export):
+        try:
+            written = lb.export(store, export, variants=[variant] if variant else None, tournament_id=tournament,
+                                min_games=min_games)
+        except OSError as error:
+            fail(f"cannot write to {export}: {error.strerror or error}")
+        for path in written:
             console.print(f"wrote {path}")
+        if not written:
+            err_console.print("nothing to export: no completed matches" + (f" in {tournament}" if tournament else ""))
         return
+    variant = variant or "classic"
     rows = lb.leaderboard(store, variant, tournament_id=tournament, min_games=min_games)
+    if not rows:
+        err_console.print(f"no completed {variant} matches" + (f" in tournament {tournament}" if tournament else "")
+                          + (f" by bots with {min_games}+ games" if min_games else ""))
+    title = f"Wizard {variant} leaderboard" + (f", tournament {tournament}" if tournament else "")
     if format == "table":
-        console.print(lb.render(rows, "table", variant))
+        console.print(lb.render(rows, "table", variant, title=title))
     else:
-        print(lb.render(rows, format, variant))
+        print(lb.render(rows, format, variant, title=title).rstrip("\n"))
 
 
 @app.command()

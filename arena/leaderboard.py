@@ -38,7 +38,7 @@ class LeaderboardRow:
     bot: str
     rating: float                    # 1500 + Bradley–Terry rating relative to the mean
     interval: float                  # ± half-width of the 95% bootstrap interval
-    elo: float | None                # latest online Elo (all tournaments), None if never rated
+    elo: float | None                # online Elo now (for one tournament: after its last match there)
     games: int
     avg_score: float
     avg_place: float
@@ -108,7 +108,7 @@ def _headers(variant: str) -> list[str]:
     return _HEADERS if variant == "classic" else [h for h in _HEADERS if h != "Exact bids"]
 
 
-def _as_json(rows: list[LeaderboardRow], variant: str) -> dict[str, Any]:
+def _as_json(rows: list[LeaderboardRow], variant: str, title: str | None = None) -> dict[str, Any]:
     def clean(row: LeaderboardRow) -> dict[str, Any]:
         data = asdict(row)
         for key in ("rating", "interval", "elo", "avg_score", "avg_place", "exact_bid_rate"):
@@ -116,7 +116,7 @@ def _as_json(rows: list[LeaderboardRow], variant: str) -> dict[str, Any]:
                 data[key] = round(data[key], 4)
         return data
 
-    return {"variant": variant, "rows": [clean(r) for r in rows]}
+    return {"variant": variant, "title": title or f"Wizard {variant} leaderboard", "rows": [clean(r) for r in rows]}
 
 
 def render(
@@ -170,7 +170,7 @@ def render(
         writer.writerows(data)
         return out.getvalue()
     if fmt == "json":
-        return json.dumps(_as_json(rows, variant), indent=2)
+        return json.dumps(_as_json(rows, variant, title), indent=2)
     if fmt == "html":
         head = "".join(f"<th>{html.escape(h)}</th>" for h in headers)
         body = "\n".join(
@@ -207,18 +207,23 @@ th:nth-child(2), td:nth-child(2) {{ text-align: left; }}
 """
 
 
-def export(store: Store, directory: str | Path) -> list[Path]:
+def export(store: Store, directory: str | Path, variants: list[str] | None = None,
+           tournament_id: str | None = None, min_games: int = 0) -> list[Path]:
     """Write ``<variant>.md``, ``.html`` and ``.json`` into ``directory`` for every variant
-    that has completed matches; return the paths written.
+    (of ``variants``, default all) that has completed matches (in ``tournament_id``, if
+    given); return the paths written. Nothing is created when there is nothing to write.
     """
     target = Path(directory)
-    target.mkdir(parents=True, exist_ok=True)
     written = []
-    for variant in store.variants():
-        rows = leaderboard(store, variant)
+    for variant in variants or store.variants():
+        rows = leaderboard(store, variant, tournament_id=tournament_id, min_games=min_games)
+        if not rows:
+            continue
+        title = f"Wizard {variant} leaderboard" + (f", tournament {tournament_id}" if tournament_id else "")
+        target.mkdir(parents=True, exist_ok=True)
         for fmt, suffix in (("md", "md"), ("html", "html"), ("json", "json")):
             path = target / f"{variant}.{suffix}"
-            text = render(rows, fmt, variant)
+            text = render(rows, fmt, variant, title=title)
             assert isinstance(text, str)
             path.write_text(text + ("\n" if not text.endswith("\n") else ""), encoding="utf-8")
             written.append(path)

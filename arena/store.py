@@ -1011,7 +1011,8 @@ class Store:
             rows = session.exec(query).all()
             names = dict(session.exec(select(BotRow.id, BotRow.name)).all())
             aggregates = _seat_aggregates(session, variant, tournament_id)
-            elo = _current_elo(session, variant)
+            elo = _current_elo(session, variant) if tournament_id is None else _elo_after(session, variant,
+                                                                                         tournament_id)
         tables = outcome_tables([key for key, _ in rows], [count for _, count in rows])
         ids = np.unique(np.concatenate([bots.ravel() for bots, _, _ in tables])) if tables else np.zeros(0, np.int64)
         # Bots are indexed in name order, not by their ids in this database, so the same
@@ -1057,6 +1058,18 @@ def _current_elo(session: Session, variant: str) -> dict[str, tuple[float, int]]
         .where(EloRow.variant == variant)
     ).all()
     return {name: (elo, games) for name, elo, games in rows}
+
+
+def _elo_after(session: Session, variant: str, tournament_id: str) -> dict[str, tuple[float, int]]:
+    """Each bot's online Elo after its last match of this tournament (what the board of a
+    finished tournament should show, whatever was played since)."""
+    h = RatingHistoryRow
+    rows = session.exec(
+        select(BotRow.name, h.elo_after, h.games).join(MatchRow, MatchRow.id == h.match_pk)
+        .join(BotRow, BotRow.id == h.bot_id)
+        .where(MatchRow.tournament_id == tournament_id, h.variant == variant).order_by(h.match_pk)
+    ).all()
+    return {name: (elo, games) for name, elo, games in rows}     # later matches overwrite earlier ones
 
 
 def _outcomes(session: Session, variant: str, tournament_id: str | None) -> list[tuple[list[tuple[str, int]], int]]:

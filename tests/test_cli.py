@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import socket
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from arena.store import Store
 
 
 def arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -107,3 +110,50 @@ def test_bot_register_prints_a_token_once_and_stores_only_its_hash(tmp_path: Pat
     assert again.returncode == 2 and len(again.stderr.strip().splitlines()) == 1
     listed = arena("bot", "list", cwd=tmp_path)
     assert "alpha" in listed.stdout
+
+
+def _two_tournaments(path: Path) -> tuple[str, str]:
+    """A database with one classic and one extreme tournament (hand-made records)."""
+    from test_leaderboard import classic, extreme
+
+    with Store(str(path)) as store:
+        first = store.create_tournament({"game": {"variant": "classic"}}, master_seed=1)
+        second = store.create_tournament({"game": {"variant": "extreme"}}, master_seed=2)
+        for i in range(3):
+            record = classic(f"c{i}", [("ann", 50, 1, 1), ("bob", 20, 2, 0), ("cy", 0, 3, 0)],
+                             tournament_id=first, game_index=i)
+            store.save_match(record)
+            record = extreme(f"x{i}", [("ann", 9, 3), ("bob", 1, 1), ("dee", 4, 2)])
+            record.tournament_id, record.game_index = second, i
+            store.save_match(record)
+        store.save_match(classic("late", [("ann", 0, 3, 0), ("bob", 0, 2, 0), ("cy", 90, 1, 2)]))
+    return first, second
+
+
+def test_leaderboard_export_follows_the_filters(tmp_path: Path) -> None:
+    first, second = _two_tournaments(tmp_path / "t.db")
+    done = arena("leaderboard", "--db", "t.db", "--tournament", second, "--export", "out", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["extreme.html", "extreme.json", "extreme.md"]
+    board = json.loads((tmp_path / "out" / "extreme.json").read_text())
+    assert board["title"] == f"Wizard extreme leaderboard, tournament {second}"
+    assert {row["bot"] for row in board["rows"]} == {"ann", "bob", "dee"}
+    # The tournament's own variant is the default, and its Elo is as of its last game.
+    shown = arena("leaderboard", "--db", "t.db", "--tournament", first, "--format", "json", cwd=tmp_path)
+    rows = {row["bot"]: row for row in json.loads(shown.stdout)["rows"]}
+    assert set(rows) == {"ann", "bob", "cy"} and all(row["games"] == 3 for row in rows.values())
+    everything = json.loads(arena("leaderboard", "--db", "t.db", "--format", "json", cwd=tmp_path).stdout)
+    assert {row["bot"]: row["elo"] for row in everything["rows"]}["ann"] < rows["ann"]["elo"]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--export", "t.db"], "exists and is not a directory"),
+    (["--export", "out", "--format", "csv"], "drop --format"),
+    (["--tournament", "TID", "--variant", "extreme"], "is classic, not extreme"),
+])
+def test_leaderboard_refusals_are_one_line(tmp_path: Path, args: list[str], message: str) -> None:
+    first, _ = _two_tournaments(tmp_path / "t.db")
+    done = arena("leaderboard", "--db", "t.db", *[first if a == "TID" else a for a in args], cwd=tmp_path)
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert message in done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith("t.db")) == []
