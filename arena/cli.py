@@ -66,8 +66,9 @@ def open_store(db: Optional[str], *, must_exist: bool) -> Any:
     from arena.store import Store
 
     location = db_location(db)
-    if must_exist and "://" not in location and not Path(location).exists():
-        fail(f"no arena database at {location} (run a tournament first, or pass --db)")
+    path = location.removeprefix("sqlite:///") if location.startswith("sqlite:///") else location
+    if must_exist and "://" not in path and not Path(path).exists():
+        fail(f"no arena database at {path} (run a tournament first, or pass --db)")
     return Store(location)
 
 
@@ -158,8 +159,8 @@ def serve(
     if not 0 <= port <= 65535:
         raise typer.BadParameter("must be between 0 and 65535", param_hint="--port")
     for name, value in (("--move-time", move_time), ("--time-bank", time_bank), ("--grace", grace)):
-        if value < 0:
-            raise typer.BadParameter("must not be negative", param_hint=name)
+        if not 0 <= value <= 86_400:     # also refuses nan and inf
+            raise typer.BadParameter("must be a number of seconds from 0 to 86400", param_hint=name)
     check_port_free(host, port)
     open_store(db, must_exist=False)  # refuse a foreign database before binding the port
     try:

@@ -68,7 +68,10 @@ def parse_bot_option(text: str) -> BotEntry:
     name, sep, command = text.partition("=")
     if not sep or not command.strip():
         raise LineupError(f"--bot takes NAME=COMMAND (got {text!r})")
-    argv = shlex.split(command)
+    try:
+        argv = shlex.split(command)
+    except ValueError as error:          # e.g. an unclosed quote
+        raise LineupError(f"--bot {name}: cannot read the command {command!r} ({error})") from None
     program = argv[0]
     if shutil.which(program) is None and not Path(program).is_file():
         raise LineupError(f"bot {name!r}: program {program!r} not found")

@@ -7,8 +7,10 @@ database behind. The run itself is resumable at any point (see arena.tournament)
 from __future__ import annotations
 
 import asyncio
+import os
 import secrets
 import shlex
+import signal
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Optional
@@ -60,6 +62,11 @@ class TournamentRequest:
         return named
 
 
+# A day per decision is far beyond any use, and keeps every time limit a finite
+# number of milliseconds on the wire (nan, inf and 1e20 broke the referee before).
+MAX_SECONDS = 86_400.0
+
+
 def check_numbers(req: TournamentRequest) -> None:
     checks = [
         ("--games", req.games, 1), ("--concurrency", req.concurrency, 1), ("--max-faults", req.max_faults, 1),
@@ -68,6 +75,11 @@ def check_numbers(req: TournamentRequest) -> None:
     for option, value, minimum in checks:
         if value is not None and value < minimum:
             raise ConfigError(f"{option} must be at least {minimum} (got {value})")
+    for option, seconds in (("--move-time", req.move_time), ("--time-bank", req.time_bank)):
+        if seconds is not None and not seconds <= MAX_SECONDS:     # also catches nan
+            raise ConfigError(f"{option} must be a number of seconds up to {MAX_SECONDS:g} (got {seconds})")
+    if req.seed is not None and not 0 <= req.seed < 2**63:
+        raise ConfigError(f"--seed must be between 0 and 2**63 - 1 (got {req.seed})")
     if req.server is not None and (":" not in req.server or not req.server.rsplit(":", 1)[1].isdigit()):
         raise ConfigError(f"--server takes HOST:PORT (got {req.server!r})")
 
@@ -190,6 +202,10 @@ def run_tournament_command(req: TournamentRequest, console: Console, err_console
     else:
         if "://" in req.db or Path(req.db).exists():
             Store(req.db)  # refuse a foreign database before starting anything (npm, bots)
+        else:
+            folder = Path(req.db).resolve().parent
+            if not folder.is_dir() or not os.access(folder, os.W_OK):
+                raise ConfigError(f"cannot create {req.db}: {folder} is not a writable directory")
         settings = build_settings(req, notice)
         admin_token = req.admin_token
         if settings.server:
@@ -213,7 +229,8 @@ def run_tournament_command(req: TournamentRequest, console: Console, err_console
         log_dir = Path(req.db).resolve().parent / "arena-logs" / tournament_id if "://" not in req.db \
             else Path("arena-logs") / tournament_id
         store.set_tournament_status(tournament_id, "running")
-        summary = asyncio.run(run_local_or_remote(store, settings, tournament_id, log_dir, req.admin_token, console))
+        summary = asyncio.run(sigterm_as_ctrl_c(
+            run_local_or_remote(store, settings, tournament_id, log_dir, req.admin_token, console)))
     except KeyboardInterrupt:
         store.set_tournament_status(tournament_id, "interrupted")
         left = settings.games - len(store.finished_game_indexes(tournament_id))
@@ -232,6 +249,18 @@ def run_tournament_command(req: TournamentRequest, console: Console, err_console
                   + (f" ({summary.skipped} already stored)" if summary.skipped else "")
                   + f", {summary.faults} fault{'' if summary.faults == 1 else 's'}. Stored in {req.db}.",
                   highlight=False)
+
+
+async def sigterm_as_ctrl_c(work: Any) -> Any:
+    """Run ``work`` with SIGTERM turned into SIGINT, so ``kill PID`` stops a tournament as
+    cleanly as Ctrl-C (asyncio's own SIGINT handling: the bots are ended, the tournament
+    is marked interrupted and can be resumed)."""
+    loop = asyncio.get_running_loop()
+    loop.add_signal_handler(signal.SIGTERM, os.kill, os.getpid(), signal.SIGINT)
+    try:
+        return await work
+    finally:
+        loop.remove_signal_handler(signal.SIGTERM)
 
 
 async def _remote_bots(settings: TournamentSettings, admin_token: str) -> list[str]:

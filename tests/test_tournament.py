@@ -121,7 +121,7 @@ def test_the_same_seed_replays_the_same_tournament(tmp_path: Path) -> None:
     assert results[0] == results[1]
 
 
-@pytest.mark.parametrize("how", ["sigint", "sigkill"])
+@pytest.mark.parametrize("how", ["sigint", "sigterm", "sigkill"])
 def test_an_interrupted_tournament_resumes_exactly(tmp_path: Path, how: str) -> None:
     db = tmp_path / "t.db"
     games = 24
@@ -129,7 +129,7 @@ def test_an_interrupted_tournament_resumes_exactly(tmp_path: Path, how: str) -> 
                        "--concurrency", "2", "--seed", "3", "--db", str(db), *LINEUP, cwd=tmp_path)
     try:
         wait_for_stored(db, 3, proc)
-        proc.send_signal(signal.SIGINT if how == "sigint" else signal.SIGKILL)
+        proc.send_signal({"sigint": signal.SIGINT, "sigterm": signal.SIGTERM, "sigkill": signal.SIGKILL}[how])
         _, err = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
@@ -137,7 +137,7 @@ def test_an_interrupted_tournament_resumes_exactly(tmp_path: Path, how: str) -> 
     tid = tournament_id(db)
     stored = Store(str(db)).finished_game_indexes(tid)
     assert 3 <= len(stored) < games
-    if how == "sigint":
+    if how != "sigkill":
         assert proc.returncode == 130
         assert f"arena tournament --resume {tid}" in err
         assert Store(str(db)).get_tournament(tid).status == "interrupted"
