@@ -75,7 +75,8 @@ def parse_bot_option(text: str) -> BotEntry:
     program = argv[0]
     if shutil.which(program) is None and not Path(program).is_file():
         raise LineupError(f"bot {name!r}: program {program!r} not found")
-    return BotEntry(check_name(name.strip()), argv)
+    # Run from where it was given, so relative paths in it still work on --resume elsewhere.
+    return BotEntry(check_name(name.strip()), argv, cwd=Path.cwd())
 
 
 def node_ready(notice: Callable[[str], None]) -> bool:

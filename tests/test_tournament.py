@@ -165,3 +165,17 @@ def test_orphaned_bots_exit_when_the_arena_is_killed(tmp_path: Path) -> None:
     for pid in alive:
         os.kill(int(pid), signal.SIGKILL)
     assert not alive, "bots kept running after their arena died"
+
+
+def test_a_bot_given_by_a_relative_path_runs_from_where_it_was_given(tmp_path: Path, monkeypatch) -> None:
+    from arena.lineup import parse_bot_option
+    from arena.tournament import TournamentSettings
+
+    (tmp_path / "mine.py").write_text("pass\n")
+    monkeypatch.chdir(tmp_path)
+    entry = parse_bot_option(f"mine={PY} mine.py")
+    settings = TournamentSettings(game={"variant": "classic", "players": 4}, seed=1,
+                                  bots=[TournamentSettings.entry_dict(entry)])
+    monkeypatch.chdir("/")
+    stored = TournamentSettings.from_dict(json.loads(json.dumps(settings.to_dict())))
+    assert stored.entries()[0].cwd == tmp_path
