@@ -25,6 +25,21 @@ app = typer.Typer(
     rich_markup_mode=None,  # help texts say "[default: ...]" literally
 )
 bot_app = typer.Typer(help="Register and list bots.", no_args_is_help=True, rich_markup_mode=None)
+MatchArgument = typer.Argument(..., metavar="MATCH", help="A match id, as `arena matches` lists them.")
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from arena.server import SERVER_VERSION
+
+        print(f"arena {SERVER_VERSION}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(version: bool = typer.Option(False, "--version", callback=_print_version, is_eager=True,
+                                          help="Print the version and exit.")) -> None:
+    """Wizard Arena: tournaments, ratings and match logs for Wizard and Wizard Extreme bots."""
 bench_app = typer.Typer(help="Benchmarks that print their figures.", no_args_is_help=True,
                         rich_markup_mode=None)
 app.add_typer(bot_app, name="bot")
@@ -103,7 +118,7 @@ def tournament(
                                          show_default=False),
     destroyer_penalty: Optional[int] = typer.Option(None, help="extreme: the destroyer's base penalty [default: 4]",
                                                     show_default=False),
-    bot: list[str] = typer.Option([], "--bot", help="Add a local bot: NAME=COMMAND (repeatable); the arena "
+    bot: list[str] = typer.Option([], "--bot", metavar="NAME=COMMAND", help="Add a local bot: NAME=COMMAND (repeatable); the arena "
                                   "appends --arena HOST:PORT --token T", show_default=False),
     no_samples: bool = typer.Option(False, "--no-samples", help="Leave the sample bots out of the lineup."),
     server: Optional[str] = typer.Option(None, help="HOST:PORT of a running `arena serve`: play its connected "
@@ -285,7 +300,7 @@ def matches(
 
 
 @app.command()
-def show(match: str, db: Optional[str] = DbOption) -> None:
+def show(match: str = MatchArgument, db: Optional[str] = DbOption) -> None:
     """Show a match round by round and trick by trick."""
     from arena import browse
 
@@ -293,9 +308,11 @@ def show(match: str, db: Optional[str] = DbOption) -> None:
 
 
 @app.command()
-def replay(match: str, verify: bool = typer.Option(False, "--verify", help="Confirm the stored result."),
+def replay(match: str = MatchArgument,
+           verify: bool = typer.Option(False, "--verify", help="Confirm the stored result (replaying always "
+                                       "does; the flag is accepted so scripts can say so)."),
            db: Optional[str] = DbOption) -> None:
-    """Re-run a stored match log through the engine."""
+    """Re-run a stored match log through the engine and confirm the stored totals and places."""
     from arena import browse
 
     ok, message = browse.verify_match(open_store(db, must_exist=True), match)
@@ -307,7 +324,7 @@ def replay(match: str, verify: bool = typer.Option(False, "--verify", help="Conf
 
 
 @app.command()
-def export(match: str, db: Optional[str] = DbOption) -> None:
+def export(match: str = MatchArgument, db: Optional[str] = DbOption) -> None:
     """Print a stored match as JSON."""
     from arena import browse
 
@@ -429,6 +446,9 @@ def main(argv: Optional[list[str]] = None) -> NoReturn:
         print(f"arena: error: {message}", file=sys.stderr)
         sys.exit(2)
     except Exception as exc:
+        if is_click_error(exc, "NoArgsIsHelpError"):   # `arena` or `arena bot` alone: the help, not an error
+            print(exc.format_message())  # type: ignore[attr-defined]
+            sys.exit(0)
         if is_click_error(exc, "UsageError"):
             ctx = getattr(exc, "ctx", None)
             where = f"{ctx.command_path}: " if ctx is not None else "arena: "

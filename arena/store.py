@@ -626,7 +626,8 @@ class Store:
             if bot is None:
                 session.add(BotRow(name=name, token_hash=hash_token(token), created_at=datetime.now(timezone.utc)))
             elif bot.token_hash is not None and not rotate:
-                raise StoreError(f"bot {name!r} is already registered (rotate its token to get a new one)")
+                raise StoreError(f"bot {name!r} is already registered "
+                                 f"(arena bot register {name} --rotate issues a new token)")
             else:
                 bot.token_hash = hash_token(token)
         return token

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from rich.console import Console
+from rich.table import Column
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from arena.lineup import LineupError, parse_bot_option, sample_lineup
@@ -142,9 +143,18 @@ def resume_command(tournament_id: str, db: str, remote: bool = False) -> str:
 
 
 def progress_bar(console: Console) -> Progress:
+    """Games done, time, ETA and the current leader on one line that fits the terminal:
+    on a narrow one the bar is shorter and the leader text is cut (with "…") first."""
+    bar = 10 if console.width < 110 else 20
+    fixed = Column(no_wrap=True)
+    # description (variant) + bar + "40/40 games 0:00:15 ETA 0:00:03" + the gaps between columns
+    room = max(12, console.width - (7 + bar + 34 + 8))
     return Progress(
-        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("games"),
-        TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(), TextColumn("{task.fields[status]}"),
+        TextColumn("[bold]{task.description}", table_column=fixed), BarColumn(bar_width=bar),
+        MofNCompleteColumn(table_column=fixed), TextColumn("games", table_column=fixed),
+        TimeElapsedColumn(table_column=fixed), TextColumn("ETA", table_column=fixed),
+        TimeRemainingColumn(table_column=fixed),
+        TextColumn("{task.fields[status]}", table_column=Column(no_wrap=True, overflow="ellipsis", max_width=room)),
         console=console, transient=False,
     )
 
@@ -168,7 +178,7 @@ async def run_local_or_remote(store: Any, settings: TournamentSettings, tourname
             await asyncio.to_thread(store.save_match, record)
 
     with progress_bar(console) as progress:
-        task = progress.add_task(f"{settings.variant} {tournament_id}", total=total, completed=len(done), status="")
+        task = progress.add_task(settings.variant, total=total, completed=len(done), status="")
 
         def on_game(record: MatchRecord, summary: RunSummary) -> None:
             progress.update(task, advance=1, status=status_text(summary))
