@@ -296,7 +296,14 @@ def matches(
     store = open_store(db, must_exist=True)
     if tournament is not None:
         store.get_tournament(tournament)
-    console.print(browse.match_table(store, variant=variant, tournament_id=tournament, bot=bot, limit=limit))
+    # One more than asked tells whether --limit cut the list.
+    lines = browse.match_rows(store, variant=variant, tournament_id=tournament, bot=bot, limit=limit + 1)
+    if not lines:
+        err_console.print("no stored matches" + (" match these filters" if variant or tournament or bot else ""))
+        return
+    console.print(browse.matches_table(lines[:limit]))
+    if len(lines) > limit:
+        err_console.print(f"the newest {limit} shown; --limit N shows more")
 
 
 @app.command()

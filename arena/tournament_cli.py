@@ -91,6 +91,12 @@ def build_settings(req: TournamentRequest, notice) -> TournamentSettings:
     given = {"variant": req.variant, "players": req.players, "rounds": req.rounds, "length": req.length,
              "bidding": req.bidding, "plus_minus_one": req.plus_minus_one,
              "destroyer_penalty": req.destroyer_penalty}
+    # An option of the other variant is refused even at its default value, which the
+    # engine's config cannot tell from "not given" (--destroyer-penalty 4 with classic).
+    if (req.variant or "classic") == "classic" and req.destroyer_penalty is not None:
+        raise ConfigError("destroyer penalty is a Wizard Extreme option; classic has no destroyer")
+    if req.variant == "extreme" and (req.length, req.bidding, req.plus_minus_one) != (None, None, None):
+        raise ConfigError("--length, --bidding and --plus-minus-one are classic options; extreme predicts with tokens")
     # The engine's own checks give the clear errors: rounds too large, contradictory options...
     game = GameConfig(**{k: v for k, v in given.items() if v is not None}).validate().to_dict()
     del game["seed"]
@@ -227,6 +233,9 @@ def run_tournament_command(req: TournamentRequest, console: Console, err_console
         store = Store(req.db)
         tournament_id = store.create_tournament(settings.to_dict(), settings.seed)
 
+    log_dir = Path(req.db).resolve().parent / "arena-logs" / tournament_id if "://" not in req.db \
+        else Path("arena-logs") / tournament_id
+    lock = hold_lock(log_dir, tournament_id)  # noqa: F841 (held until this process ends)
     # From here on a Ctrl-C, however early, leaves the tournament marked and resumable.
     try:
         if req.resume is None:
@@ -236,8 +245,6 @@ def run_tournament_command(req: TournamentRequest, console: Console, err_console
             # On a line of its own and never wrapped, so it can be copied whole.
             console.print(f"Resume with: {resume_command(tournament_id, req.db, bool(settings.server))}",
                           highlight=False, soft_wrap=True)
-        log_dir = Path(req.db).resolve().parent / "arena-logs" / tournament_id if "://" not in req.db \
-            else Path("arena-logs") / tournament_id
         store.set_tournament_status(tournament_id, "running")
         summary = asyncio.run(sigterm_as_ctrl_c(
             run_local_or_remote(store, settings, tournament_id, log_dir, req.admin_token, console)))
@@ -259,6 +266,24 @@ def run_tournament_command(req: TournamentRequest, console: Console, err_console
                   + (f" ({summary.skipped} already stored)" if summary.skipped else "")
                   + f", {summary.faults} fault{'' if summary.faults == 1 else 's'}. Stored in {req.db}.",
                   highlight=False)
+
+
+def hold_lock(log_dir: Path, tournament_id: str) -> Any:
+    """One runner per tournament: an exclusive lock on a file in its log folder, which the
+    OS releases when this process ends, however it ends (so a killed run never blocks
+    its resume). Returns the open file that holds it; None where there is no flock."""
+    try:
+        import fcntl
+    except ImportError:    # not on this platform: no guard
+        return None
+    log_dir.mkdir(parents=True, exist_ok=True)
+    handle = open(log_dir / ".lock", "a+")
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.close()
+        raise ConfigError(f"tournament {tournament_id} is being run by another arena process right now") from None
+    return handle
 
 
 async def sigterm_as_ctrl_c(work: Any) -> Any:

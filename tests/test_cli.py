@@ -38,6 +38,8 @@ BAD = [
     (["show", "m1"], "no arena database"),
     (["bench", "engine", "--variant", "x"], "not one of"),
     (["bench", "engine", "--variant", "extreme", "--bare"], "classic only"),
+    (["tournament", "--destroyer-penalty", "4"], "destroyer penalty is a Wizard Extreme option"),
+    (["tournament", "--variant", "extreme", "--bidding", "open"], "are classic options"),
     (["tournament", "--move-time", "nan"], "--move-time must be a number of seconds up to 86400"),
     (["tournament", "--time-bank", "1e20"], "--time-bank must be a number of seconds up to 86400"),
     (["tournament", "--seed", "99999999999999999999999"], "--seed must be between 0 and 2**63 - 1"),

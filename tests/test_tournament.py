@@ -148,6 +148,20 @@ def test_an_interrupted_tournament_resumes_exactly(tmp_path: Path, how: str) -> 
     assert_complete(db, tid, games)
 
 
+def test_a_tournament_runs_in_one_process_at_a_time(tmp_path: Path) -> None:
+    db = tmp_path / "t.db"
+    proc = start_arena("tournament", "--rounds", "6", "--games", "40", "--db", str(db), *LINEUP, cwd=tmp_path)
+    try:
+        wait_for_stored(db, 1, proc)
+        second = arena("tournament", "--resume", tournament_id(db), "--db", str(db), cwd=tmp_path)
+        assert second.returncode == 2
+        assert second.stderr.strip().splitlines() == [
+            f"arena: error: tournament {tournament_id(db)} is being run by another arena process right now"]
+    finally:
+        proc.kill()
+        proc.wait()
+
+
 def test_orphaned_bots_exit_when_the_arena_is_killed(tmp_path: Path) -> None:
     db = tmp_path / "t.db"
     proc = start_arena("tournament", "--rounds", "6", "--games", "40", "--db", str(db), *LINEUP, cwd=tmp_path)
