@@ -185,6 +185,22 @@ def _event_text(event: dict[str, Any], names: list[str]) -> str:
     if event["type"] == "trump":
         turned = f"{event['card']} turned up" if event.get("card") else "no card turned up"
         return f"trump: {turned}, " + (f"trump suit {event['suit']}" if event.get("suit") else "no trump suit")
+    # Wizard Extreme's events, in words.
+    if event["type"] == "destroyer":
+        return f"{names[event['seat']]} takes the destroyer"
+    if event["type"] == "prediction":
+        tokens = ", ".join(f"{n} {colour}" for colour, n in event["tokens"].items()) or "no tokens"
+        taken = [f"{colour} from {names[seat]}" for colour, seat in event.get("take_from", [])
+                 if 0 <= seat < len(names) and seat != event["seat"]]
+        return f"{names[event['seat']]} predicts {tokens}" + (f" (taking {', '.join(taken)})" if taken else "")
+    if event["type"] == "token_exchange":
+        return (f"{names[event['to_seat']]} takes a {event['colour']} token from {names[event['from_seat']]}, "
+                f"who gets a white one")
+    if event["type"] == "token_returned":
+        return f"{names[event['seat']]} returns a {event['colour']} token"
+    if event["type"] in ("black_taken", "black_exhausted"):
+        return (f"{names[event['seat']]} takes a black token" if event["type"] == "black_taken"
+                else f"{names[event['seat']]} would take a black token, but none is left")
     parts = []
     for key, value in event.items():
         if key == "type":
