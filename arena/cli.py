@@ -99,7 +99,8 @@ def tournament(
     variant: Optional[str] = typer.Option(None, help="classic or extreme [default: classic]", show_default=False),
     rounds: Optional[int] = typer.Option(None, help="Wizard rounds per game [default: the variant's standard length]",
                                          show_default=False),
-    players: Optional[int] = typer.Option(None, help="Table size [default: 4]", show_default=False),
+    players: Optional[int] = typer.Option(None, help="Table size: 3-6 classic, 3-5 extreme [default: 4]",
+                                          show_default=False),
     games: Optional[int] = typer.Option(None, help="Games to play, rounded up to whole duplicate sets [default: 40]",
                                         show_default=False),
     seed: Optional[int] = typer.Option(None, help="Master seed; the whole tournament reproduces from it "
@@ -118,7 +119,8 @@ def tournament(
                                          show_default=False),
     destroyer_penalty: Optional[int] = typer.Option(None, help="extreme: the destroyer's base penalty [default: 4]",
                                                     show_default=False),
-    bot: list[str] = typer.Option([], "--bot", metavar="NAME=COMMAND", help="Add a local bot: NAME=COMMAND (repeatable); the arena "
+    bot: list[str] = typer.Option([], "--bot", metavar="NAME=COMMAND",
+                                  help="Add a local bot: NAME=COMMAND (repeatable); the arena "
                                   "appends --arena HOST:PORT --token T", show_default=False),
     no_samples: bool = typer.Option(False, "--no-samples", help="Leave the sample bots out of the lineup."),
     server: Optional[str] = typer.Option(None, help="HOST:PORT of a running `arena serve`: play its connected "
@@ -203,7 +205,8 @@ def check_port_free(host: str, port: int) -> None:
 # --------------------------------------------------------------------------- bots
 
 @bot_app.command("register")
-def bot_register(name: str, rotate: bool = typer.Option(False, help="Issue a new token for an existing bot."),
+def bot_register(name: str,
+                 rotate: bool = typer.Option(False, "--rotate", help="Issue a new token for an existing bot."),
                  db: Optional[str] = DbOption) -> None:
     """Register a bot and print its token (shown once; only a hash is stored)."""
     from arena.lineup import check_name

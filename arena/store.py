@@ -767,9 +767,11 @@ class Store:
             if unknown := [t for t in tournament_ids if t not in known]:
                 # A tournament organised elsewhere: `arena tournament --server` keeps its
                 # settings in the organiser's database and has this server run its matches.
+                variants = {r.tournament_id: r.variant for r in fresh}
                 conn.execute(insert(TournamentRow.__table__), [
                     {"id": t, "created_at": datetime.now(timezone.utc), "master_seed": 0, "status": "remote",
-                     "settings_json": _json({"organised_elsewhere": True})} for t in unknown])
+                     "settings_json": _json({"organised_elsewhere": True, "game": {"variant": variants[t]}})}
+                    for t in unknown])
             self._known_tournaments.update(known)
 
         bot_ids = self._bot_ids(conn, [name for r in fresh for name in r.bots + [f.bot for f in r.faults]])

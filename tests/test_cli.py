@@ -96,7 +96,8 @@ def test_serve_on_a_taken_port_is_one_line(tmp_path: Path) -> None:
         port = taken.getsockname()[1]
         done = arena("serve", "--port", str(port), cwd=tmp_path)
     assert done.returncode == 2, done.stderr
-    assert done.stderr.strip().splitlines() == [f"arena: error: cannot listen on 127.0.0.1:{port}: Address already in use"]
+    assert done.stderr.strip().splitlines() == [
+        f"arena: error: cannot listen on 127.0.0.1:{port}: Address already in use"]
     assert list(tmp_path.iterdir()) == []
 
 

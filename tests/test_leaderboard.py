@@ -98,8 +98,8 @@ def test_the_same_matches_give_the_same_board_in_any_database(tmp_path: Path) ->
     # Another database holds other bots too and saw the matches in another order (in
     # other tournaments): bot ids and stored outcome rows differ, the board must not.
     rng = random.Random(5)
-    matches = [classic(f"m{i}", [(bot, 0, place, 0) for bot, place in
-                                 zip(["ann", "bob", "cy", "dee"], rng.choice([[1, 2, 3, 4], [2, 1, 4, 3], [4, 3, 2, 1]]))])
+    orders = [[1, 2, 3, 4], [2, 1, 4, 3], [4, 3, 2, 1]]
+    matches = [classic(f"m{i}", [(bot, 0, place, 0) for bot, place in zip(["ann", "bob", "cy", "dee"], rng.choice(orders))])
                for i in range(30)]
     with Store(str(tmp_path / "one.db")) as one, Store(str(tmp_path / "two.db")) as two:
         one.save_matches(matches)
