@@ -148,11 +148,16 @@ def tournaments(db: Optional[str] = DbOption) -> None:
     from rich.table import Table
 
     store = open_store(db, must_exist=True)
-    table = Table("id", "created", "variant", "games", "stored", "status")
+    table = Table("id", "created", "variant", "players", "bots", "games", "stored", "status", "seed")
     for t in store.list_tournaments():
-        table.add_row(t.id, str(t.created_at)[:19], t.settings.get("game", {}).get("variant", ""),
-                      str(t.settings.get("games", "")), str(t.matches), t.status)
+        game, bots = t.settings.get("game", {}), t.settings.get("bots") or []
+        table.add_row(t.id, str(t.created_at)[:19], game.get("variant", ""), str(game.get("players", "")),
+                      ", ".join(b["name"] for b in bots) if bots else ("elsewhere" if t.status == "remote" else ""),
+                      str(t.settings.get("games", "")), str(t.matches), t.status,
+                      str(t.master_seed) if t.status != "remote" else "")
     console.print(table)
+    if not table.row_count:
+        err_console.print("no tournaments stored yet")
 
 
 # --------------------------------------------------------------------------- serving
