@@ -180,9 +180,11 @@ def serve(
     check_choice(ladder, VARIANTS, "--ladder")
     if not 0 <= port <= 65535:
         raise typer.BadParameter("must be between 0 and 65535", param_hint="--port")
+    from arena.referee import MAX_SECONDS
+
     for name, value in (("--move-time", move_time), ("--time-bank", time_bank), ("--grace", grace)):
-        if not 0 <= value <= 86_400:     # also refuses nan and inf
-            raise typer.BadParameter("must be a number of seconds from 0 to 86400", param_hint=name)
+        if not 0 <= value <= MAX_SECONDS:     # also refuses nan and inf
+            raise typer.BadParameter(f"must be a number of seconds from 0 to {MAX_SECONDS:g}", param_hint=name)
     check_port_free(host, port)
     open_store(db, must_exist=False)  # refuse a foreign database before binding the port
     try:
@@ -280,7 +282,7 @@ def leaderboard(
     if not rows:
         err_console.print(f"no completed {variant} matches" + (f" in tournament {tournament}" if tournament else "")
                           + (f" by bots with {min_games}+ games" if min_games else ""))
-    title = f"Wizard {variant} leaderboard" + (f", tournament {tournament}" if tournament else "")
+    title = lb.title_of(variant, tournament)
     if format == "table":
         console.print(lb.render(rows, "table", variant, title=title))
     else:

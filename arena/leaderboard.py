@@ -108,6 +108,11 @@ def _headers(variant: str) -> list[str]:
     return _HEADERS if variant == "classic" else [h for h in _HEADERS if h != "Exact bids"]
 
 
+def title_of(variant: str, tournament_id: str | None = None) -> str:
+    """A board's title: ``Wizard classic leaderboard``, with the tournament when it is one's."""
+    return f"Wizard {variant} leaderboard" + (f", tournament {tournament_id}" if tournament_id else "")
+
+
 def _as_json(rows: list[LeaderboardRow], variant: str, title: str | None = None) -> dict[str, Any]:
     def clean(row: LeaderboardRow) -> dict[str, Any]:
         data = asdict(row)
@@ -116,7 +121,7 @@ def _as_json(rows: list[LeaderboardRow], variant: str, title: str | None = None)
                 data[key] = round(data[key], 4)
         return data
 
-    return {"variant": variant, "title": title or f"Wizard {variant} leaderboard", "rows": [clean(r) for r in rows]}
+    return {"variant": variant, "title": title or title_of(variant), "rows": [clean(r) for r in rows]}
 
 
 def render(
@@ -137,7 +142,7 @@ def render(
     >>> "a&lt;b" in render([row], "html", "classic")
     True
     """
-    title = title or f"Wizard {variant} leaderboard"
+    title = title or title_of(variant)
     headers = _headers(variant)
     if fmt == "table":
         table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
@@ -219,7 +224,7 @@ def export(store: Store, directory: str | Path, variants: list[str] | None = Non
         rows = leaderboard(store, variant, tournament_id=tournament_id, min_games=min_games)
         if not rows:
             continue
-        title = f"Wizard {variant} leaderboard" + (f", tournament {tournament_id}" if tournament_id else "")
+        title = title_of(variant, tournament_id)
         target.mkdir(parents=True, exist_ok=True)
         for fmt, suffix in (("md", "md"), ("html", "html"), ("json", "json")):
             path = target / f"{variant}.{suffix}"

@@ -257,9 +257,7 @@ def pairwise_from_tables(
         # (in sorted order) makes the patterns independent of the order the rows came in,
         # so the seeded bootstrap draws the same for the same matches.
         rows = np.sort(bots[keep] * _PACK + places[keep], axis=1)
-        patterns, inverse = np.unique(rows, axis=0, return_inverse=True)
-        merged = np.bincount(inverse.ravel(), weights=counts[keep], minlength=len(patterns)).astype(np.int64)
-        groups.append((patterns, merged))
+        groups.append(_unique_rows(rows, base=n_bots * _PACK, weights=counts[keep]))
     return _from_patterns(groups, n_bots)
 
 
@@ -291,15 +289,20 @@ def _from_patterns(groups: list[tuple[np.ndarray, np.ndarray]], n_bots: int) -> 
     )
 
 
-def _unique_rows(rows: np.ndarray, base: int) -> tuple[np.ndarray, np.ndarray]:
-    """``np.unique(rows, axis=0, return_counts=True)``, faster when a row fits one int64."""
+def _unique_rows(rows: np.ndarray, base: int, weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows, sorted, and how many times each occurs (with ``weights``: the sum
+    of the weights of its occurrences). ``np.unique(rows, axis=0, return_counts=True)``,
+    but faster when a row fits one int64."""
     size = rows.shape[1]
     if base ** size >= 2**62:
-        return np.unique(rows, axis=0, return_counts=True)
-    # Read each row as the digits of one number in the given base (unique on 1-D is ~50x faster).
-    codes = rows @ (base ** np.arange(size - 1, -1, -1, dtype=np.int64))
-    unique_codes, first, counts = np.unique(codes, return_index=True, return_counts=True)
-    return rows[first], counts
+        unique, inverse = np.unique(rows, axis=0, return_inverse=True)
+    else:
+        # Read each row as the digits of one number in the given base (unique on 1-D is ~50x faster).
+        codes = rows @ (base ** np.arange(size - 1, -1, -1, dtype=np.int64))
+        _, first, inverse = np.unique(codes, return_index=True, return_inverse=True)
+        unique = rows[first]
+    totals = np.bincount(inverse.ravel(), weights=weights, minlength=len(unique))
+    return unique, totals.astype(np.int64)
 
 
 def _log_sigmoid(x: np.ndarray) -> np.ndarray:

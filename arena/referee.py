@@ -43,6 +43,12 @@ from engine import Action, Decision, GameConfig, IllegalAction, new_game
 log = logging.getLogger(__name__)
 
 
+# The longest limit accepted for a decision or a bank: a day is far beyond any use, and
+# keeps every limit a finite number of milliseconds on the wire (nan, inf and 1e20 broke
+# the referee before).
+MAX_SECONDS = 86_400.0
+
+
 @dataclass(frozen=True)
 class Limits:
     """Time control and fault limits of one match (seconds)."""
@@ -307,13 +313,12 @@ class Referee:
                 s.bank = 0.0
                 self._fault(s, "timeout", f"no answer within {limit * 1000:.0f} ms", request_id)
                 return None, None, request_id
-            if answer is None:
-                # The connection dropped (seat_disconnected counted the fault). The time the
-                # bot had the request still counts: the bank pays what went past the limit.
-                s.bank = max(0.0, s.bank - max(0.0, received_at - sent_at - limits.move_time))
-                continue
             elapsed = received_at - sent_at
+            # What went past the limit comes out of the bank, also when the connection
+            # dropped (then seat_disconnected counted the fault and the request is re-sent).
             s.bank = max(0.0, s.bank - max(0.0, elapsed - limits.move_time))
+            if answer is None:
+                continue
             action = self._check_answer(s, answer, decision, request_id)
             return action, round(elapsed * 1000, 3), request_id
 

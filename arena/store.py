@@ -60,7 +60,7 @@ import sys
 import zlib
 from array import array
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
@@ -775,8 +775,12 @@ class Store:
             self._known_tournaments.update(known)
 
         bot_ids = self._bot_ids(conn, [name for r in fresh for name in r.bots + [f.bot for f in r.faults]])
+        with closing(conn.connection.cursor()) as cursor:   # the rows go through the driver (see _DriverSQL)
+            return self._insert_rows(cursor, fresh, bot_ids)
+
+    def _insert_rows(self, cursor: Any, fresh: list[MatchRecord], bot_ids: dict[str, int]) -> int:
+        """Every row of the new matches: match, seats, log, faults, summaries, Elo."""
         sql = self._driver_sql
-        cursor = conn.connection.cursor()     # the rows themselves go through the driver (see _DriverSQL)
         pks = []
         for record in fresh:
             median, highest = _latency_figures(record.latencies_ms)
@@ -820,7 +824,6 @@ class Store:
         _run(cursor, sql.insert_faults, fault_rows)
         self._add_to_summaries(cursor, fresh, seat_rows)
         self._update_elo(cursor, list(zip(pks, fresh)), bot_ids)
-        cursor.close()
         return len(fresh)
 
     def _add_to_summaries(self, cursor: Any, records: list[MatchRecord], seat_rows: list[dict[str, Any]]) -> None:
@@ -1021,7 +1024,8 @@ class Store:
         # Bots are indexed in name order, not by their ids in this database, so the same
         # matches give the same leaderboard (bootstrap draws included) in any database.
         ordered = sorted(names[int(i)] for i in ids)
-        index_of_id = np.array([ordered.index(names[int(i)]) for i in ids], dtype=np.int64)
+        position = {name: i for i, name in enumerate(ordered)}
+        index_of_id = np.array([position[names[int(i)]] for i in ids], dtype=np.int64)
         indexed = [(index_of_id[np.searchsorted(ids, bots)], places, counts) for bots, places, counts in tables]
         return LeaderboardInputs(ordered, indexed, aggregates, elo)
 

@@ -21,6 +21,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from arena.lineup import LineupError, parse_bot_option, sample_lineup
 from arena.records import MatchRecord
+from arena.referee import MAX_SECONDS
 from arena.schedule import ScheduleError, round_games
 from arena.tournament import LocalArena, RemoteArena, RunSummary, TournamentSettings, play_games
 from engine import ConfigError, GameConfig
@@ -63,11 +64,6 @@ class TournamentRequest:
         return named
 
 
-# A day per decision is far beyond any use, and keeps every time limit a finite
-# number of milliseconds on the wire (nan, inf and 1e20 broke the referee before).
-MAX_SECONDS = 86_400.0
-
-
 def check_numbers(req: TournamentRequest) -> None:
     checks = [
         ("--games", req.games, 1), ("--concurrency", req.concurrency, 1), ("--max-faults", req.max_faults, 1),
@@ -79,7 +75,7 @@ def check_numbers(req: TournamentRequest) -> None:
     for option, seconds in (("--move-time", req.move_time), ("--time-bank", req.time_bank)):
         if seconds is not None and not seconds <= MAX_SECONDS:     # also catches nan
             raise ConfigError(f"{option} must be a number of seconds up to {MAX_SECONDS:g} (got {seconds})")
-    if req.seed is not None and not 0 <= req.seed < 2**63:
+    if req.seed is not None and not 0 <= req.seed < 2**63:     # checked before anything is written
         raise ConfigError(f"--seed must be between 0 and 2**63 - 1 (got {req.seed})")
     if req.server is not None and (":" not in req.server or not req.server.rsplit(":", 1)[1].isdigit()):
         raise ConfigError(f"--server takes HOST:PORT (got {req.server!r})")

@@ -176,12 +176,7 @@ def test_node_bot_reconnects_into_its_seat() -> None:
         try:
             await server.wait_connected(names, timeout=30)
             spec = MatchSpec(config={"variant": "extreme", "players": 3, "seed": 9, "rounds": 6}, bots=names)
-            match = asyncio.create_task(server.run_match(spec))
-            while not server.running or len(next(iter(server.running.values())).game.actions) < 20:
-                await asyncio.sleep(0.005)  # drop only once the match is well under way
-            assert not match.done(), "the match ended before the drop; make it longer"
-            proxy.drop()
-            record = await asyncio.wait_for(match, 60)
+            record = await proxy.run_match_dropping_midway(server, spec)
             return record, proxy.accepted, procs[0].poll() is None
         finally:
             for proc in procs:

@@ -441,6 +441,16 @@ class DroppingProxy:
         self.drop()
         self.server.close()
 
+    async def run_match_dropping_midway(self, server: Any, spec: Any) -> Any:
+        """Run ``spec`` on ``server`` and cut every proxied connection once the match is
+        well under way (20 actions in); return the finished match's record."""
+        match = asyncio.create_task(server.run_match(spec))
+        while not server.running or len(next(iter(server.running.values())).game.actions) < 20:
+            await asyncio.sleep(0.005)
+        assert not match.done(), "the match ended before the drop; make it longer"
+        self.drop()
+        return await asyncio.wait_for(match, 60)
+
 
 def test_sdk_bot_reconnects_into_its_seat_on_the_real_arena() -> None:
     """The network drops mid-match; the bot reconnects within the grace period, gets its
@@ -467,12 +477,7 @@ def test_sdk_bot_reconnects_into_its_seat_on_the_real_arena() -> None:
         try:
             spec = MatchSpec(config={"variant": "classic", "players": 3, "seed": 5, "rounds": 12},
                              bots=["flaky"] * 3)
-            match = asyncio.create_task(server.run_match(spec))
-            while not server.running or len(next(iter(server.running.values())).game.actions) < 20:
-                await asyncio.sleep(0.005)  # drop only once the match is well under way
-            assert not match.done(), "the match ended before the drop; make it longer"
-            proxy.drop()
-            record = await asyncio.wait_for(match, 60)
+            record = await proxy.run_match_dropping_midway(server, spec)
             for _ in range(200):  # MatchEnded may still be on its way to the bot
                 if not client.seats:
                     break
