@@ -6,10 +6,14 @@ messages whose options are always strings. This module is the only place that kn
 how one maps to the other, so the referee and the server stay free of wire details.
 
 Answer checking happens in two steps. :func:`parse_answer` checks the *shape* of an
-answer (a bid must be a whole number, a card must look like a card code, a prediction
-must come as a ``Prediction`` and only for a ``PREDICT`` request, ...) and raises
-:class:`Malformed` otherwise. Whether a well-shaped answer is *legal* is the engine's
-call: ``game.apply`` raises :class:`engine.IllegalAction`.
+answer against the variant's vocabulary and raises :class:`Malformed` when it names
+nothing the variant has: a bid must be a whole number written the canonical way
+(``"0"``, ``"3"``, ``"-1"``; never ``"03"``), a card one of the variant's card codes, a
+colour one of the variant's colour names, a prediction must come as a ``Prediction``
+and only for a ``PREDICT`` request. Whether a well-shaped answer is *legal* now (a card
+you hold, a bid in range, a colour on offer) is the engine's call: ``game.apply``
+raises :class:`engine.IllegalAction`. That split is the fault table of
+``docs/protocol.md``: malformed versus illegal.
 """
 
 from __future__ import annotations
@@ -20,19 +24,25 @@ from typing import Any, Sequence
 import orjson
 
 from arena.pb.wizard_arena.v1 import arena_pb2 as pb
+from engine.classic_cards import CODES as CLASSIC_CARDS
+from engine.classic_cards import SUITS as CLASSIC_SUITS
 from engine.core import BID, PAY, PLAY, PREDICT, TRUMP, Action, Decision, Prediction
+from engine.extreme import CARD_CODES as EXTREME_CARDS
+from engine.extreme import TOKEN_COLOURS as EXTREME_COLOURS
 
 PROTOCOL_VERSION = 1
 
 KIND_TO_WIRE: dict[str, int] = {BID: pb.BID, PLAY: pb.PLAY, TRUMP: pb.TRUMP, PREDICT: pb.PREDICT, PAY: pb.PAY}
 WIRE_TO_KIND: dict[int, str] = {wire: kind for kind, wire in KIND_TO_WIRE.items()}
 
-# Shapes of well-formed options. A card code is a suit/colour letter (or W/J for
-# Wizards and Jesters) followed by a number: "b7", "W1", "J3", "r15".
-_CARD_CODE = re.compile(r"[A-Za-z][0-9]{1,2}")
-_BID = re.compile(r"-?[0-9]{1,3}")
-# Trump suits (classic) and token colours (extreme; white is the joker token).
-_COLOUR_NAMES = frozenset({"blue", "green", "red", "yellow", "purple", "white", "black"})
+# A bid is written the canonical way: no sign on zero, no leading zeros, no "+", no
+# spaces; at most three digits (no round has more tricks than that).
+_BID = re.compile(r"0|-?[1-9][0-9]{0,2}")
+# What each variant's answers may name: its card codes, and its colour names (the
+# trump suits of classic; the token colours of Wizard Extreme, white included).
+CARD_CODES: dict[str, frozenset[str]] = {"classic": frozenset(CLASSIC_CARDS), "extreme": frozenset(EXTREME_CARDS)}
+COLOUR_NAMES: dict[str, frozenset[str]] = {"classic": frozenset(CLASSIC_SUITS),
+                                           "extreme": frozenset(EXTREME_COLOURS)}
 
 
 class Malformed(ValueError):
@@ -59,49 +69,84 @@ def wire_options(decision: Decision) -> list[str]:
     return [str(option) for option in decision.options]
 
 
-def parse_answer(action: pb.Action, decision: Decision) -> Action:
+def parse_answer(action: pb.Action, decision: Decision, variant: str) -> Action:
     """The engine action an ``Action`` message stands for, or :class:`Malformed`.
 
-    The request id is not checked here (the referee routes answers by id).
+    The request id is not checked here (the connection routes answers by id).
+
+    >>> play = Decision(seat=0, kind=PLAY, options=("b7", "W1"))
+    >>> parse_answer(pb.Action(option="b7"), play, "classic")
+    'b7'
+    >>> parse_answer(pb.Action(option="b14"), play, "classic")
+    Traceback (most recent call last):
+    ...
+    arena.protocol.Malformed: 'b14' is not a card of classic (cards are b1..b13, g1..g13, r1..r13, y1..y13, W1..W4, J1..J4)
+    >>> parse_answer(pb.Action(option="01"), Decision(seat=0, kind=BID, options=(0, 1)), "classic")
+    Traceback (most recent call last):
+    ...
+    arena.protocol.Malformed: a bid is a whole number written as "0", "1", "2"... (got '01')
     """
     which = action.WhichOneof("choice")
     if decision.kind == PREDICT:
         if which != "prediction":
             raise Malformed("a PREDICT request needs an Action with a prediction")
-        return prediction_from_wire(action.prediction)
+        return prediction_from_wire(action.prediction, variant)
     if which != "option":
         raise Malformed(f"a {decision.kind.upper()} request needs an Action with an option string"
                         + (", not a prediction" if which == "prediction" else ""))
     option = action.option
     if decision.kind == BID:
         if not _BID.fullmatch(option):
-            raise Malformed(f"a bid is a whole number such as \"2\" (got {option[:40]!r})")
+            raise Malformed(f"a bid is a whole number written as \"0\", \"1\", \"2\"... (got {clip(option)})")
         return int(option)
     if decision.kind == PLAY:
-        if not _CARD_CODE.fullmatch(option):
-            raise Malformed(f"a card is a card code such as \"b7\" (got {option[:40]!r})")
+        if option not in CARD_CODES[variant]:
+            raise Malformed(f"{clip(option)} is not a card of {variant} ({CARD_HELP[variant]})")
         return option
-    if option not in _COLOUR_NAMES:
-        raise Malformed(f"a {decision.kind} answer is a colour name such as \"blue\" (got {option[:40]!r})")
+    if option not in COLOUR_NAMES[variant]:
+        raise Malformed(f"a {decision.kind.upper()} answer is one of {', '.join(sorted(COLOUR_NAMES[variant]))} "
+                        f"(got {clip(option)})")
     return option
 
 
-def prediction_from_wire(message: pb.Prediction) -> Prediction:
+# More than there are tokens in the game (27): no legal prediction needs so many pairs.
+MAX_TAKE_FROM = 32
+
+CARD_HELP = {"classic": "cards are b1..b13, g1..g13, r1..r13, y1..y13, W1..W4, J1..J4",
+             "extreme": "cards are r1..r15, y1..y15, g1..g15, b1..b15, p1..p15"}
+
+
+def clip(text: str, limit: int = 40) -> str:
+    """``repr`` of a client's string, cut to ``limit`` characters: error messages never
+    echo a client's field back whole (a 100 KB name would overflow gRPC's metadata).
+
+    >>> clip("x" * 100, 5)
+    "'xxxxx'… (100 characters)"
+    """
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}… ({len(text)} characters)"
+
+
+def prediction_from_wire(message: pb.Prediction, variant: str = "extreme") -> Prediction:
     """The engine :class:`Prediction` for a wire ``Prediction``; :class:`Malformed` if it cannot be one."""
     data = {
         "destroyer": message.destroyer,
         "tokens": dict(message.tokens),
         "take_from": [[pair.colour, pair.seat] for pair in message.take_from],
     }
-    # A name that is no colour at all is a shape error, like "pink" for PAY; a real
-    # colour the rules do not allow here is the engine's call (illegal).
+    if len(data["take_from"]) > MAX_TAKE_FROM:
+        raise Malformed(f"a prediction lists at most {MAX_TAKE_FROM} take_from pairs "
+                        f"(got {len(data['take_from'])})")
+    # A name that is no colour of the variant is a shape error, like "pink" for PAY; a
+    # real colour the rules do not allow here is the engine's call (illegal).
     for colour in [*data["tokens"], *(colour for colour, _ in data["take_from"])]:
-        if colour not in _COLOUR_NAMES:
-            raise Malformed(f"a prediction names tokens by colour, such as \"red\" (got {colour[:40]!r})")
+        if colour not in COLOUR_NAMES[variant]:
+            raise Malformed(f"a prediction names tokens by colour, such as \"red\" (got {clip(colour)})")
     try:
         return Prediction.from_json(data)
     except ValueError as error:
-        raise Malformed(str(error)) from None
+        raise Malformed(str(error)[:200]) from None
 
 
 def prediction_to_wire(prediction: Prediction) -> pb.Prediction:
@@ -156,7 +201,8 @@ def fault(*, match_id: str, request_id: int | None, kind: str, message: str, fau
     ))
 
 
-def welcome(*, bot_id: str, bot_name: str, server_version: str) -> pb.ArenaMessage:
+def welcome(*, bot_id: str, bot_name: str, server_version: str, max_matches: int) -> pb.ArenaMessage:
     return pb.ArenaMessage(welcome=pb.Welcome(
         bot_id=bot_id, bot_name=bot_name, server_version=server_version, protocol_version=PROTOCOL_VERSION,
+        max_matches=max_matches,
     ))

@@ -32,35 +32,54 @@ def test_options_go_out_as_strings() -> None:
     assert protocol.wire_options(PREDICT) == []
 
 
-@pytest.mark.parametrize("decision, text, expected", [
-    (BID, "2", 2), (BID, "7", 7), (BID, "-1", -1),     # shaped like bids; legality is the engine's call
-    (PLAY, "b7", "b7"), (PLAY, "y13", "y13"), (PLAY, "J3", "J3"),
-    (TRUMP, "red", "red"), (PAY, "white", "white"),
+@pytest.mark.parametrize("variant, decision, text, expected", [
+    # Shaped like answers of the variant; whether they are legal now is the engine's call.
+    ("classic", BID, "2", 2), ("classic", BID, "7", 7), ("classic", BID, "-1", -1), ("classic", BID, "0", 0),
+    ("classic", PLAY, "b7", "b7"), ("classic", PLAY, "y13", "y13"), ("classic", PLAY, "J3", "J3"),
+    ("extreme", PLAY, "p15", "p15"), ("extreme", PLAY, "r12", "r12"),
+    ("classic", TRUMP, "red", "red"), ("extreme", PAY, "white", "white"), ("extreme", PAY, "purple", "purple"),
 ])
-def test_well_shaped_answers_parse(decision: Decision, text: str, expected: object) -> None:
-    assert protocol.parse_answer(option(text), decision) == expected
+def test_well_shaped_answers_parse(variant: str, decision: Decision, text: str, expected: object) -> None:
+    assert protocol.parse_answer(option(text), decision, variant) == expected
 
 
-@pytest.mark.parametrize("decision, action", [
-    (BID, option("two")), (BID, option("")), (BID, option("1.5")),
-    (PLAY, option("banana")), (PLAY, option("b 7")), (PLAY, option("")),
-    (TRUMP, option("b7")), (PAY, option("RED")),
-    (BID, pb.Action(request_id=5, prediction=pb.Prediction(destroyer=True))),   # a prediction for a bid
-    (PLAY, pb.Action(request_id=5)),                                            # no choice at all
-    (PREDICT, option("red")),                                                   # an option for a prediction
-    (PREDICT, pb.Action(request_id=5, prediction=pb.Prediction(tokens={"pink": 1}))),   # no such colour
-    (PREDICT, pb.Action(request_id=5, prediction=pb.Prediction(take_from=[pb.TakeFrom(colour="Red", seat=1)]))),
+@pytest.mark.parametrize("variant, decision, action", [
+    ("classic", BID, option("two")), ("classic", BID, option("")), ("classic", BID, option("1.5")),
+    # Answers are verbatim: one way to write each bid.
+    ("classic", BID, option("00")), ("classic", BID, option("01")), ("classic", BID, option("+1")),
+    ("classic", BID, option("-0")), ("classic", BID, option(" 1")), ("classic", BID, option("1000")),
+    ("classic", PLAY, option("banana")), ("classic", PLAY, option("b 7")), ("classic", PLAY, option("")),
+    # Shaped like a card code but no card of the variant.
+    ("classic", PLAY, option("x7")), ("classic", PLAY, option("b14")), ("classic", PLAY, option("W5")),
+    ("classic", PLAY, option("b07")), ("classic", PLAY, option("p3")), ("extreme", PLAY, option("W1")),
+    ("extreme", PLAY, option("J1")), ("extreme", PLAY, option("p16")),
+    ("classic", TRUMP, option("b7")), ("classic", TRUMP, option("purple")), ("extreme", PAY, option("RED")),
+    ("extreme", PAY, option("pink")),
+    ("classic", BID, pb.Action(request_id=5, prediction=pb.Prediction(destroyer=True))),   # a prediction for a bid
+    ("classic", PLAY, pb.Action(request_id=5)),                                            # no choice at all
+    ("extreme", PREDICT, option("red")),                                                   # an option for a prediction
+    ("extreme", PREDICT, pb.Action(request_id=5, prediction=pb.Prediction(tokens={"pink": 1}))),   # no such colour
+    ("extreme", PREDICT, pb.Action(request_id=5, prediction=pb.Prediction(
+        take_from=[pb.TakeFrom(colour="Red", seat=1)]))),
+    ("extreme", PREDICT, pb.Action(request_id=5, prediction=pb.Prediction(
+        take_from=[pb.TakeFrom(colour="red", seat=1)] * 100))),                             # absurdly many pairs
 ])
-def test_malformed_answers_are_refused(decision: Decision, action: pb.Action) -> None:
+def test_malformed_answers_are_refused(variant: str, decision: Decision, action: pb.Action) -> None:
     with pytest.raises(protocol.Malformed):
-        protocol.parse_answer(action, decision)
+        protocol.parse_answer(action, decision, variant)
+
+
+def test_a_malformed_message_never_echoes_a_long_field_whole() -> None:
+    with pytest.raises(protocol.Malformed) as refused:
+        protocol.parse_answer(option("x" * 100_000), PLAY, "classic")
+    assert len(str(refused.value)) < 200
 
 
 def test_predictions_round_trip() -> None:
     prediction = Prediction(tokens={"red": 2, "blue": 1}, take_from=(("red", 2),))
     wire = pb.Action(request_id=1, prediction=protocol.prediction_to_wire(prediction))
-    assert protocol.parse_answer(wire, PREDICT) == prediction
-    empty = protocol.parse_answer(pb.Action(request_id=1, prediction=pb.Prediction()), PREDICT)
+    assert protocol.parse_answer(wire, PREDICT, "extreme") == prediction
+    empty = protocol.parse_answer(pb.Action(request_id=1, prediction=pb.Prediction()), PREDICT, "extreme")
     assert empty == Prediction()
 
 

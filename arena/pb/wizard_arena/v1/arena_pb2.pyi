@@ -92,16 +92,18 @@ class ArenaMessage(_message.Message):
     def __init__(self, welcome: _Optional[_Union[Welcome, _Mapping]] = ..., match_started: _Optional[_Union[MatchStarted, _Mapping]] = ..., request: _Optional[_Union[DecisionRequest, _Mapping]] = ..., fault: _Optional[_Union[Fault, _Mapping]] = ..., match_ended: _Optional[_Union[MatchEnded, _Mapping]] = ...) -> None: ...
 
 class Welcome(_message.Message):
-    __slots__ = ("bot_id", "bot_name", "server_version", "protocol_version")
+    __slots__ = ("bot_id", "bot_name", "server_version", "protocol_version", "max_matches")
     BOT_ID_FIELD_NUMBER: _ClassVar[int]
     BOT_NAME_FIELD_NUMBER: _ClassVar[int]
     SERVER_VERSION_FIELD_NUMBER: _ClassVar[int]
     PROTOCOL_VERSION_FIELD_NUMBER: _ClassVar[int]
+    MAX_MATCHES_FIELD_NUMBER: _ClassVar[int]
     bot_id: str
     bot_name: str
     server_version: str
     protocol_version: int
-    def __init__(self, bot_id: _Optional[str] = ..., bot_name: _Optional[str] = ..., server_version: _Optional[str] = ..., protocol_version: _Optional[int] = ...) -> None: ...
+    max_matches: int
+    def __init__(self, bot_id: _Optional[str] = ..., bot_name: _Optional[str] = ..., server_version: _Optional[str] = ..., protocol_version: _Optional[int] = ..., max_matches: _Optional[int] = ...) -> None: ...
 
 class MatchStarted(_message.Message):
     __slots__ = ("match_id", "variant", "seat", "players", "bot_names", "options_json", "seed", "move_time_ms", "time_bank_ms")
@@ -187,13 +189,13 @@ class SpectateRequest(_message.Message):
     match_id: str
     def __init__(self, match_id: _Optional[str] = ...) -> None: ...
 
-class SpectatorEvent(_message.Message):
-    __slots__ = ("match_id", "event_json")
+class SpectatorUpdate(_message.Message):
+    __slots__ = ("match_id", "events_json")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
-    EVENT_JSON_FIELD_NUMBER: _ClassVar[int]
+    EVENTS_JSON_FIELD_NUMBER: _ClassVar[int]
     match_id: str
-    event_json: str
-    def __init__(self, match_id: _Optional[str] = ..., event_json: _Optional[str] = ...) -> None: ...
+    events_json: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, match_id: _Optional[str] = ..., events_json: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class ListMatchesRequest(_message.Message):
     __slots__ = ("variant", "limit")

@@ -42,7 +42,7 @@ class ArenaStub:
         self.Spectate = channel.unary_stream(
                 '/wizard_arena.v1.Arena/Spectate',
                 request_serializer=wizard__arena_dot_v1_dot_arena__pb2.SpectateRequest.SerializeToString,
-                response_deserializer=wizard__arena_dot_v1_dot_arena__pb2.SpectatorEvent.FromString,
+                response_deserializer=wizard__arena_dot_v1_dot_arena__pb2.SpectatorUpdate.FromString,
                 _registered_method=True)
         self.ListMatches = channel.unary_unary(
                 '/wizard_arena.v1.Arena/ListMatches',
@@ -77,8 +77,9 @@ class ArenaServicer:
         raise NotImplementedError('Method not implemented!')
 
     def Spectate(self, request, context):
-        """Public events of a running (or finished) match, from its start, live.
-        Spectators never see hands or unrevealed bids.
+        """Public events of a running (or finished) match, from its start, live, in
+        batches. Spectators never see hands or unrevealed bids. No token needed; at
+        most 64 spectators per match (RESOURCE_EXHAUSTED past that).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -127,7 +128,7 @@ def add_ArenaServicer_to_server(servicer, server):
             'Spectate': grpc.unary_stream_rpc_method_handler(
                     servicer.Spectate,
                     request_deserializer=wizard__arena_dot_v1_dot_arena__pb2.SpectateRequest.FromString,
-                    response_serializer=wizard__arena_dot_v1_dot_arena__pb2.SpectatorEvent.SerializeToString,
+                    response_serializer=wizard__arena_dot_v1_dot_arena__pb2.SpectatorUpdate.SerializeToString,
             ),
             'ListMatches': grpc.unary_unary_rpc_method_handler(
                     servicer.ListMatches,
@@ -203,7 +204,7 @@ class Arena:
             target,
             '/wizard_arena.v1.Arena/Spectate',
             wizard__arena_dot_v1_dot_arena__pb2.SpectateRequest.SerializeToString,
-            wizard__arena_dot_v1_dot_arena__pb2.SpectatorEvent.FromString,
+            wizard__arena_dot_v1_dot_arena__pb2.SpectatorUpdate.FromString,
             options,
             channel_credentials,
             insecure,
