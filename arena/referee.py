@@ -19,18 +19,17 @@ documented fallback (``Decision.default``) is played for that decision. After
 the last place. A disconnect is a fault too, but the seat's decisions wait up to
 ``grace`` seconds for the bot to come back before the seat forfeits.
 
-Stale answers. An answer for a request the referee already closed without the bot's
-answer (it timed out, or the connection dropped) is discarded silently: the timeout has
-been counted once and a late answer must not count twice. A second answer to a request
-the bot *did* answer is an ``unexpected`` fault. (The connection applies this rule, see
-``arena/server.py``; the referee only provides :meth:`Referee.record_fault`.)
+Stale answers. An answer for a request that is no longer open (it timed out, was
+answered already, or its match is over) is ignored, whatever the delay: a timeout is
+counted once and a repeated answer changes nothing. The connection applies this rule
+(``arena/server.py``, ``Connection.route``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import random
+import secrets
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
@@ -95,7 +94,6 @@ class OpenRequest:
     seat: int
     request_id: int
     answer: "asyncio.Future[Answer]"
-    answered: bool = False      # the bot's Action for this request id was taken as the answer
 
     def deliver(self, message: "pb.BotMessage | None", received_at: float) -> bool:
         """Resolve with the bot's message (or ``None``: the connection is gone).
@@ -103,10 +101,6 @@ class OpenRequest:
         if self.answer.done():
             return False
         self.answer.set_result((message, received_at))
-        # A stray message taken as the answer (Hello, a wrong id) is one fault; the real
-        # answer after it is then late, like one after a timeout, not a second fault.
-        self.answered = (message is not None and message.WhichOneof("msg") == "action"
-                         and message.action.request_id == self.request_id)
         return True
 
     def expire(self) -> None:
@@ -131,6 +125,7 @@ class SeatState:
     pending: OpenRequest | None = None
     wake: asyncio.Event = field(default_factory=asyncio.Event)   # relinked or forfeited
     grace_timer: asyncio.TimerHandle | None = None
+    told_the_end: bool = False               # MatchEnded went out to this seat's bot
 
 
 class Referee:
@@ -160,7 +155,10 @@ class Referee:
         )
         self.game = new_game(self.config)
         self._next_request_id = next_request_id
-        seeds = spec.bot_seeds or self._default_bot_seeds()
+        # Without seeds from the organiser each seat gets a fresh random one: a bot's seed
+        # must say nothing about the deal or the other seats (never derive it from the
+        # deal seed, which a bot could then search for).
+        seeds = spec.bot_seeds or [secrets.randbits(63) for _ in spec.bots]
         self.seats = [
             SeatState(seat=i, bot=name, version=link.version, link=link, bank=self.limits.time_bank,
                       seed=seeds[i])
@@ -169,13 +167,14 @@ class Referee:
         self.faults: list[FaultRecord] = []
         self.latencies_ms: list[float | None] = []
         self.finished = False
+        self.finished_at: float | None = None        # monotonic
+        self.end_reason = ""
         self.record: MatchRecord | None = None
         self._changed: asyncio.Event | None = None   # created only while a spectator waits
-
-    def _default_bot_seeds(self) -> list[int]:
-        # Derived from the deal seed so a replay hands bots the same seeds.
-        rng = random.Random(self.config.seed)
-        return [rng.getrandbits(63) for _ in self.spec.bots]
+        self.spectators = 0
+        # The public events encoded once for every spectator (and the engine's cursor).
+        self._public_json: list[str] = []
+        self._public_cursor = 0
 
     # ------------------------------------------------------------------ running
 
@@ -219,18 +218,23 @@ class Referee:
         return self.record
 
     def _end(self, reason: str) -> None:
-        record = self.record
-        assert record is not None
-        result_json = protocol.dumps(record.result)
+        self.end_reason = reason
         for s in self.seats:
             if s.link is not None:
-                s.link.send(protocol.match_ended(
-                    match_id=self.match_id, seat=s.seat, totals=record.totals, places=record.places,
-                    result_json=result_json, forfeited=s.forfeited, reason=reason,
-                ))
+                s.link.send(self._match_ended(s))
+                s.told_the_end = True
                 s.link.leave(self, s.seat)
         self.finished = True
+        self.finished_at = time.monotonic()
         self._notify()
+
+    def _match_ended(self, s: SeatState) -> pb.ArenaMessage:
+        record = self.record
+        assert record is not None
+        return protocol.match_ended(
+            match_id=self.match_id, seat=s.seat, totals=record.totals, places=record.places,
+            result_json=protocol.dumps(record.result), forfeited=s.forfeited, reason=self.end_reason,
+        )
 
     def _make_record(self, started_at: Any, status: str) -> MatchRecord:
         forfeited = [s.forfeited for s in self.seats]
@@ -345,7 +349,7 @@ class Referee:
                         f"but the open request is {request_id}", request_id)
             return None
         try:
-            return protocol.parse_answer(message.action, decision)
+            return protocol.parse_answer(message.action, decision, self.config.variant)
         except protocol.Malformed as error:
             self._fault(s, "malformed", str(error), request_id)
             return None
@@ -369,26 +373,25 @@ class Referee:
             s.grace_timer = None
         s.wake.set()
 
-    def record_fault(self, seat: int, kind: str, message: str, request_id: int | None) -> None:
-        """Record a fault found outside a decision (e.g. a second answer to a request).
-        A seat that has forfeited collects no more faults."""
-        if not self.finished and not self.seats[seat].forfeited:
-            self._fault(self.seats[seat], kind, message, request_id)
-
-    def seat_disconnected(self, seat: int, link: BotLink) -> bool:
-        """The connection holding ``seat`` is gone. Returns True if the seat now waits
-        for its bot to reconnect (within the grace period)."""
+    def seat_disconnected(self, seat: int, link: BotLink, why: str = "the connection was lost",
+                          closed_by_arena: bool = False) -> bool:
+        """The connection holding ``seat`` is gone. Returns True if the seat wants its bot
+        back: to play on (within the grace period), or, once forfeited, to be told the
+        end of the match when it reconnects. A bot leaving after it forfeited is no
+        further fault; the arena closing its stream (a flood) is always recorded."""
         s = self.seats[seat]
         if self.finished or s.link is not link:
             return False
         s.link = None
-        if s.forfeited:     # nothing left to wait for, and no further faults to count
-            return False
-        self._fault(s, "disconnect", "the connection was lost", s.pending.request_id if s.pending else None)
+        if s.forfeited:     # nothing left to play; only the ending to tell
+            if closed_by_arena:
+                self._fault(s, "disconnect", why, None)
+            return True
+        self._fault(s, "disconnect", why, s.pending.request_id if s.pending else None)
         if s.pending is not None:
             s.pending.deliver(None, time.monotonic())
         if s.forfeited:
-            return False
+            return True
         s.grace_timer = asyncio.get_running_loop().call_later(self.limits.grace, self._grace_over, s)
         return True
 
@@ -401,10 +404,24 @@ class Referee:
     def seat_reconnected(self, seat: int, link: BotLink) -> bool:
         """The seat's bot is back on ``link``. It gets ``MatchStarted`` again, a ``Fault``
         recalling the disconnect, and (from :meth:`_ask`) its pending request with the
-        current observation and every event of the match so far."""
+        current observation and every event of the match so far.
+
+        A seat that forfeited gets ``MatchStarted`` and then ``MatchEnded``: at once if
+        the match is over, else when it ends (until then it holds one of the
+        connection's slots, as any seat does). Returns False if there was nothing to
+        give back."""
         s = self.seats[seat]
-        if self.finished or s.forfeited or s.link is not None:
+        if s.link is not None or s.told_the_end:
             return False
+        if self.finished or s.forfeited:
+            link.send(self._match_started(s))
+            if self.finished:
+                link.send(self._match_ended(s))
+                s.told_the_end = True
+            else:
+                s.link = link
+                link.join(self, seat)
+            return True
         if s.grace_timer is not None:
             s.grace_timer.cancel()
             s.grace_timer = None
@@ -420,17 +437,23 @@ class Referee:
         return True
 
     def _match_started(self, s: SeatState) -> pb.ArenaMessage:
+        # The game options without the deal seed: from the seed and the (importable)
+        # engine a bot could compute every hand.
+        options = {k: v for k, v in self.config.to_dict().items() if k != "seed"}
         return protocol.match_started(
             match_id=self.match_id, variant=self.config.variant, seat=s.seat, bot_names=self.spec.bots,
-            options_json=protocol.dumps(self.config.to_dict()), seed=s.seed,
+            options_json=protocol.dumps(options), seed=s.seed,
             move_time_ms=int(self.limits.move_time * 1000), time_bank_ms=int(self.limits.time_bank * 1000),
         )
 
     # ------------------------------------------------------------------ spectators
 
-    def public_events(self, start: int) -> tuple[list[Any], int]:
-        """Public events from position ``start``: what a spectator may see."""
-        return self.game.events_for(None, start)
+    def public_json(self, start: int) -> tuple[list[str], int]:
+        """Public events (JSON) from position ``start`` of the public log, and the next
+        position: what a spectator may see. Each event is encoded once for all."""
+        new, self._public_cursor = self.game.events_for(None, self._public_cursor)
+        self._public_json.extend(protocol.dumps(event) for event in new)
+        return self._public_json[start:], len(self._public_json)
 
     async def wait_for_change(self) -> None:
         """Return after the next applied action (or the end of the match)."""

@@ -37,7 +37,7 @@ import uuid
 from collections import OrderedDict, deque
 from dataclasses import dataclass
 from importlib import metadata
-from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable
+from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable, NoReturn
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -108,9 +108,34 @@ def tune_gc() -> None:
     gc.set_threshold(20_000, 10, 10)
 
 
-# How many settled requests a connection remembers, to tell a late answer (discarded)
-# from an answer to a request id it never had (a fault).
-_SETTLED_MEMORY = 256
+# Limits a client meets (documented in docs/protocol.md and the proto's comments).
+MAX_NAME_LENGTH = 64          # Hello.name
+MAX_VERSION_LENGTH = 128      # Hello.version
+MAX_MATCHES_PER_STREAM = 64   # Hello.max_matches is capped at this
+MAX_STREAMS_PER_BOT = 32      # Play streams one bot may hold open at once
+# Flood control, per stream: every message that is not the answer to an open request
+# (a stray, a late or repeated answer, Hello again) takes one token from a bucket of
+# STRAY_BURST tokens refilled at STRAY_RATE per second. An empty bucket closes the stream
+# with RESOURCE_EXHAUSTED. Honest answers cost nothing, so no honest bot ever meets it.
+STRAY_BURST = 50
+STRAY_RATE = 10.0
+# Spectators: at most this many per match and in all; each gets the match's public
+# events in batches at most every SPECTATOR_BATCH_SECONDS, so a crowd costs the referee
+# a few writes per second each; one whose stream takes more than SPECTATOR_WRITE_TIMEOUT
+# to accept a batch is dropped, never waited for.
+MAX_SPECTATORS_PER_MATCH = 64
+MAX_SPECTATORS = 512
+SPECTATOR_BATCH_SECONDS = 0.2
+SPECTATOR_WRITE_TIMEOUT = 5.0
+SPECTATOR_REPLAY_BATCH = 500   # events per message when a stored match is replayed
+# A rotated or removed token ends its streams within this many seconds.
+TOKEN_CHECK_SECONDS = 0.5
+# Seats whose bot is away are remembered so a returning bot gets them back (or, once
+# forfeited, hears how the match ended); the finished ones are forgotten after this
+# long, and a bot never has more than ORPHANS_PER_BOT of them.
+ORPHAN_KEEP_SECONDS = 600.0
+ORPHANS_PER_BOT = 64
+MAX_LIST_MATCHES = 500
 
 
 class SeatingError(TimeoutError):
@@ -126,6 +151,31 @@ class ConnectedBotInfo:
     variants: list[str]     # empty: both
     connections: int
     free_slots: int         # more matches it can take now, over all its connections
+
+
+def hello_problem(message: pb.BotMessage, name: str) -> tuple[grpc.StatusCode, str] | None:
+    """Why a stream's first message is refused (a status and a message), or None.
+
+    The message never echoes a client's field back whole (a 100 KB name would overflow
+    the status's metadata and reach the client as RESOURCE_EXHAUSTED instead).
+    """
+    if message.WhichOneof("msg") != "hello":
+        return grpc.StatusCode.INVALID_ARGUMENT, "the first message must be Hello"
+    hello = message.hello
+    if len(hello.name) > MAX_NAME_LENGTH:
+        return (grpc.StatusCode.INVALID_ARGUMENT,
+                f"Hello.name is at most {MAX_NAME_LENGTH} characters (got {len(hello.name)})")
+    if len(hello.version) > MAX_VERSION_LENGTH:
+        return (grpc.StatusCode.INVALID_ARGUMENT,
+                f"Hello.version is at most {MAX_VERSION_LENGTH} characters (got {len(hello.version)})")
+    unknown = [v for v in hello.variants if v not in VARIANTS]
+    if unknown:
+        return (grpc.StatusCode.INVALID_ARGUMENT,
+                f"unknown variant {protocol.clip(unknown[0])} in Hello.variants; accepted: {', '.join(VARIANTS)}")
+    if hello.name and hello.name != name:
+        return (grpc.StatusCode.PERMISSION_DENIED,
+                f"this token belongs to bot {name!r}, not {protocol.clip(hello.name)}")
+    return None
 
 
 def bearer_token(metadata: Any) -> str | None:
@@ -146,13 +196,14 @@ def bearer_token(metadata: Any) -> str | None:
 class Connection:
     """One bot's ``Play`` stream. Implements :class:`arena.referee.BotLink`."""
 
-    def __init__(self, serial: int, name: str, hello: pb.Hello) -> None:
+    def __init__(self, serial: int, name: str, hello: pb.Hello, token: str) -> None:
         self.serial = serial                  # connections are numbered in arrival order
         self.conn_id = f"{name}/{serial}"
         self.name = name
+        self.token = token
         self.version = hello.version
-        self.variants = [v for v in hello.variants]
-        self.capacity = max(1, hello.max_matches)
+        self.variants = sorted(set(hello.variants))
+        self.capacity = min(MAX_MATCHES_PER_STREAM, max(1, hello.max_matches))
         self.alive = True
         # The outbox: a deque and one waiter future, cheaper than an asyncio.Queue on
         # the hot path (one message out per decision).
@@ -160,10 +211,17 @@ class Connection:
         self._outbox_waiter: asyncio.Future[None] | None = None
         self._closed = False
         self._finishing = False       # see finish()
+        # Why the arena ended the stream (a status for the bot), or None.
+        self.ended: tuple[grpc.StatusCode, str] | None = None
         self.seats: set[tuple[Referee, int]] = set()
         self._open: dict[int, OpenRequest] = {}
-        self._settled: OrderedDict[int, OpenRequest] = OrderedDict()
-        self._last_request: OpenRequest | None = None
+        # Request ids grow across the whole arena, so every id this stream was ever sent
+        # is at most this: an answer naming one of those that is no longer open is late
+        # or repeated, whatever the delay, without remembering each id.
+        self._highest_sent = 0
+        self._tokens = float(STRAY_BURST)
+        self._refilled_at = time.monotonic()
+        self.strays = 0               # messages that answered no open request
 
     # -- BotLink
 
@@ -174,13 +232,11 @@ class Connection:
 
     def open_request(self, request: OpenRequest) -> None:
         self._open[request.request_id] = request
-        self._last_request = request
+        if request.request_id > self._highest_sent:
+            self._highest_sent = request.request_id
 
     def close_request(self, request: OpenRequest) -> None:
         self._open.pop(request.request_id, None)
-        self._settled[request.request_id] = request
-        if len(self._settled) > _SETTLED_MEMORY:
-            self._settled.popitem(last=False)
 
     def join(self, referee: Referee, seat: int) -> None:
         self.seats.add((referee, seat))
@@ -202,34 +258,54 @@ class Connection:
     # -- the stream
 
     def route(self, message: pb.BotMessage, received_at: float) -> None:
-        """Hand a message from the bot to whoever expects it.
+        """Hand a message from the bot to whoever expects it (docs/protocol.md, section 5).
 
-        An answer goes to the open request with its id. A late answer to a request that
-        was settled without the bot's answer (timeout, disconnect) is dropped; a second
-        answer to one the bot already answered is an ``unexpected`` fault. Anything else
-        (an unknown id, Hello again, an empty message) is taken as the answer to the
-        oldest open request, whose referee records it as ``unexpected``: a bot can never
-        answer for a request that was not sent to it.
+        * An ``Action`` naming an open request of this stream is that request's answer.
+        * An ``Action`` naming any other id this stream could have been sent (a late
+          answer after a timeout, a second answer, an answer after its match ended) is
+          ignored: never applied, never charged to a seat, whatever the delay.
+        * Anything else (``Hello`` again, an empty message, an id above every id sent
+          here, or 0) is a stray: it is taken as the answer to the oldest open request,
+          whose referee records it as ``unexpected`` and plays the fallback; with no
+          open request it is charged to no seat and answered with a seat-less ``Fault``.
+
+        Everything but an answer to an open request draws on the stream's flood
+        allowance; when it runs out the stream is closed.
         """
-        if message.WhichOneof("msg") == "action":
-            request_id = message.action.request_id
-            request = self._open.get(request_id) or self._settled.get(request_id)
-            if request is not None:
-                if not request.deliver(message, received_at) and request.answered:
-                    request.referee.record_fault(request.seat, "unexpected",
-                                                 f"request {request_id} was already answered", request_id)
-                # else: accepted, or a late answer to a request that timed out: dropped
+        is_action = message.WhichOneof("msg") == "action"
+        if is_action:
+            request = self._open.get(message.action.request_id)
+            if request is not None and request.deliver(message, received_at):
                 return
-        # Hello again, an empty message, or an answer naming a request never sent here.
+        self.strays += 1
+        if not self._take_token(received_at):
+            self.end(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                     f"flood: more than {STRAY_BURST} messages that answered no open request "
+                     f"(at most {STRAY_RATE:g} a second after that); the stream is closed")
+            return
+        if is_action and 0 < message.action.request_id <= self._highest_sent:
+            return   # late or repeated
         oldest = next(iter(self._open.values()), None)
         if oldest is not None and oldest.deliver(message, received_at):
             return
-        target = oldest or self._last_request
-        if target is not None and not target.referee.finished:
-            target.referee.record_fault(target.seat, "unexpected", "a message that answers no open request", None)
-        else:
-            self.send(protocol.fault(match_id="", request_id=None, kind="unexpected",
-                                     message="a message that answers no open request", faults=0, forfeited=False))
+        self.send(protocol.fault(match_id="", request_id=None, kind="unexpected",
+                                 message="a message that answers no open request (charged to no seat)",
+                                 faults=0, forfeited=False))
+
+    def _take_token(self, now: float) -> bool:
+        self._tokens = min(float(STRAY_BURST), self._tokens + (now - self._refilled_at) * STRAY_RATE)
+        self._refilled_at = now
+        if self._tokens < 1.0:
+            return False
+        self._tokens -= 1.0
+        return True
+
+    def end(self, code: grpc.StatusCode, details: str) -> None:
+        """End the stream from the arena's side with this status (flood, revoked token)."""
+        if self.ended is None:
+            self.ended = (code, details)
+            log.warning("ending %s: %s", self.conn_id, details)
+        self.close()
 
     async def outgoing(self) -> AsyncIterator[pb.ArenaMessage]:
         """The outbox as a stream of messages to write, until :meth:`close` (pending ones are dropped)."""
@@ -249,7 +325,7 @@ class Connection:
         self._wake_outgoing()
 
     def close(self) -> None:
-        """The bot's side of the stream ended: end :meth:`outgoing` too."""
+        """The bot's side of the stream ended (or the arena ends it): end :meth:`outgoing` too."""
         self._closed = True
         self._wake_outgoing()
 
@@ -266,12 +342,21 @@ class Connection:
         the stream, see GRPC-NOTES).
         """
         try:
-            while (message := await context.read()) is not grpc.aio.EOF:
+            while not self._closed and (message := await context.read()) is not grpc.aio.EOF:
                 self.route(message, time.monotonic())
         except Exception:   # nobody awaits this task: say why the stream is being ended
             log.exception("reading from %s failed; ending the stream", self.conn_id)
         finally:
             self.close()
+
+
+def _recent_orphans(orphans: list[tuple[Referee, int]]) -> list[tuple[Referee, int]]:
+    """The orphaned seats worth keeping: running matches, and matches that ended less
+    than ORPHAN_KEEP_SECONDS ago, newest last, at most ORPHANS_PER_BOT."""
+    now = time.monotonic()
+    kept = [(r, s) for r, s in orphans
+            if r.finished_at is None or now - r.finished_at < ORPHAN_KEEP_SECONDS]
+    return kept[-ORPHANS_PER_BOT:]
 
 
 class Registry:
@@ -283,15 +368,20 @@ class Registry:
         self._ids = itertools.count(1)
         self._changed: asyncio.Event | None = None
 
-    def connect(self, name: str, hello: pb.Hello) -> Connection:
-        """Register a new stream: Welcome it, and give it back seats its bot lost."""
-        conn = Connection(next(self._ids), name, hello)
-        conn.send(protocol.welcome(bot_id=conn.conn_id, bot_name=name, server_version=SERVER_VERSION))
+    def connect(self, name: str, hello: pb.Hello, token: str) -> Connection:
+        """Register a new stream: Welcome it, and give it back seats its bot lost (and
+        the endings of matches it forfeited while away)."""
+        conn = Connection(next(self._ids), name, hello, token)
+        conn.send(protocol.welcome(bot_id=conn.conn_id, bot_name=name, server_version=SERVER_VERSION,
+                                   max_matches=conn.capacity))
         self.by_name.setdefault(name, []).append(conn)
         for referee, seat in self._orphans.pop(name, []):
             referee.seat_reconnected(seat, conn)
         self._notify()
         return conn
+
+    def streams_of(self, name: str) -> int:
+        return len(self.by_name.get(name, []))
 
     def disconnect(self, conn: Connection) -> None:
         """The stream is gone: its seats wait for the bot to reconnect.
@@ -307,9 +397,10 @@ class Registry:
             conns.remove(conn)
         if not conns:
             self.by_name.pop(conn.name, None)
-        orphans = [(r, s) for r, s in self._orphans.pop(conn.name, []) if not r.finished]
+        orphans = self._orphans.pop(conn.name, [])
+        why = f"the arena closed the stream: {conn.ended[1]}" if conn.ended else "the connection was lost"
         for referee, seat in sorted(conn.seats, key=lambda rs: (rs[0].match_id, rs[1])):
-            if referee.seat_disconnected(seat, conn):
+            if referee.seat_disconnected(seat, conn, why, closed_by_arena=conn.ended is not None):
                 orphans.append((referee, seat))
         conn.seats.clear()
         newer = [c for c in conns if c.serial > conn.serial]
@@ -317,8 +408,15 @@ class Registry:
             for referee, seat in orphans:
                 referee.seat_reconnected(seat, newer[-1])
         elif orphans:
-            self._orphans[conn.name] = orphans
+            self._orphans[conn.name] = _recent_orphans(orphans)
         self._notify()
+
+    def revoke(self, still_valid: Callable[[Connection], bool]) -> None:
+        """End every stream whose token is no longer its bot's (rotated or removed)."""
+        for conns in list(self.by_name.values()):
+            for conn in conns:
+                if conn.alive and not still_valid(conn):
+                    conn.end(grpc.StatusCode.UNAUTHENTICATED, "this bot's token was rotated or removed")
 
     def released(self) -> None:
         """A match ended: slots are free again."""
@@ -424,17 +522,28 @@ class ArenaServicer(pb_grpc.ArenaServicer):
     async def Play(self, request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
         await self._arena.play(context)
 
-    async def Spectate(self, request: pb.SpectateRequest,
-                       context: grpc.aio.ServicerContext) -> AsyncIterator[pb.SpectatorEvent]:
+    async def Spectate(self, request: pb.SpectateRequest, context: grpc.aio.ServicerContext) -> None:
+        # Written with context.write (not yielded) so that a spectator that stops reading
+        # can be dropped after a timeout instead of holding its batch forever.
         try:
-            async for event_json in self._arena.spectate(request.match_id):
-                yield pb.SpectatorEvent(match_id=request.match_id, event_json=event_json)
+            async for batch in self._arena.spectate(request.match_id):
+                update = pb.SpectatorUpdate(match_id=request.match_id, events_json=batch)
+                try:
+                    await asyncio.wait_for(context.write(update), SPECTATOR_WRITE_TIMEOUT)
+                except asyncio.TimeoutError:
+                    await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                        f"spectator too slow: a batch waited over {SPECTATOR_WRITE_TIMEOUT:g} s")
         except LookupError:
-            await context.abort(grpc.StatusCode.NOT_FOUND, f"no match {request.match_id!r}")
+            await context.abort(grpc.StatusCode.NOT_FOUND, f"no match {protocol.clip(request.match_id)}")
+        except OverflowError as error:
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(error))
 
     async def ListMatches(self, request: pb.ListMatchesRequest,
                           context: grpc.aio.ServicerContext) -> pb.ListMatchesResponse:
-        matches = await self._arena.list_matches(request.variant, request.limit or 50)
+        if request.variant and request.variant not in VARIANTS:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT,
+                                f"unknown variant {protocol.clip(request.variant)}; accepted: {', '.join(VARIANTS)}")
+        matches = await self._arena.list_matches(request.variant, min(request.limit or 50, MAX_LIST_MATCHES))
         return pb.ListMatchesResponse(matches=matches)
 
     async def GetLeaderboard(self, request: pb.LeaderboardRequest,
@@ -443,7 +552,8 @@ class ArenaServicer(pb_grpc.ArenaServicer):
             await context.abort(grpc.StatusCode.FAILED_PRECONDITION, "this arena has no database")
         variant = request.variant or "classic"
         if variant not in VARIANTS:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"unknown variant {variant!r}")
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT,
+                                f"unknown variant {protocol.clip(variant)}; accepted: {', '.join(VARIANTS)}")
         rows = await self._arena.leaderboard(variant, request.min_games)
         return pb.LeaderboardResponse(rows=rows)
 
@@ -506,10 +616,12 @@ class ArenaServer:
         self.hello_timeout = 10.0         # a stream that never says Hello is closed after this
         self.keepalive_ms = 5_000         # ping interval and ack timeout (read by start())
         self.registry = Registry()
+        self.spectators = 0
         self.running: dict[str, Referee] = {}
         self.recent: OrderedDict[str, Referee] = OrderedDict()   # finished, newest last
         self._tokens: dict[str, str] = {}        # token -> bot name (local ones and cached store hits)
         self._request_ids = itertools.count(1)
+        self.port = 0                     # the bound port once started
         self._server: grpc.aio.Server | None = None
         self._health: health_aio.HealthServicer | None = None
         self._background: set[asyncio.Task[Any]] = set()
@@ -535,8 +647,11 @@ class ArenaServer:
         await health.set("", health_pb2.HealthCheckResponse.SERVING)
         await health.set(SERVICE, health_pb2.HealthCheckResponse.SERVING)
         self._server, self._health = server, health
+        self.port = bound
         if self.ladder:
             self._spawn(self._ladder_loop(**self.ladder))
+        if self.store is not None:
+            self._spawn(self._watch_tokens())
         log.debug("arena listening on %s:%d", host, bound)
         return bound
 
@@ -578,6 +693,24 @@ class ArenaServer:
             name = await asyncio.to_thread(self.store.bot_for_token, token)
         return name
 
+    async def _watch_tokens(self) -> None:
+        """End the streams of rotated or removed tokens (``arena bot register --rotate``,
+        ``arena bot remove``, run in another process) within TOKEN_CHECK_SECONDS."""
+        store = self.store
+        assert store is not None
+        while True:
+            await asyncio.sleep(TOKEN_CHECK_SECONDS)
+            tokens = {conn.token for conns in self.registry.by_name.values() for conn in conns
+                      if conn.token not in self._tokens}
+            if not tokens:
+                continue
+            try:
+                owners = await asyncio.to_thread(store.bots_for_tokens, tokens)
+            except Exception:   # a database hiccup must not stop the watch
+                log.exception("checking bot tokens failed")
+                continue
+            self.registry.revoke(lambda conn: conn.token in self._tokens or owners.get(conn.token) == conn.name)
+
     def connected_bots(self) -> dict[str, ConnectedBotInfo]:
         return self.registry.info()
 
@@ -600,23 +733,28 @@ class ArenaServer:
         answers. Measured back to back with 32 matches, this costs less referee CPU per
         decision than grpc draining a response iterator, or a separate writer task.
         """
-        name = await self.bot_for_token(bearer_token(context.invocation_metadata()) or "")
+        token = bearer_token(context.invocation_metadata()) or ""
+        name = await self.bot_for_token(token)
+        peer = context.peer()
         if name is None:   # the interceptor lets no such call through; belt and braces
-            await context.abort(grpc.StatusCode.UNAUTHENTICATED, "missing or unknown bot token")
+            await self._refuse(context, grpc.StatusCode.UNAUTHENTICATED, "missing or unknown bot token", peer)
         try:
             # wait_for breaks the stream when it fires (GRPC-NOTES); here that is the point.
             first = await asyncio.wait_for(context.read(), self.hello_timeout)
         except asyncio.TimeoutError:
-            await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, f"no Hello within {self.hello_timeout:g} s")
+            await self._refuse(context, grpc.StatusCode.DEADLINE_EXCEEDED,
+                               f"no Hello within {self.hello_timeout:g} s", peer, name)
         if first is grpc.aio.EOF:
             return
-        if first.WhichOneof("msg") != "hello":
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the first message must be Hello")
-        if first.hello.name != name:
-            await context.abort(grpc.StatusCode.PERMISSION_DENIED,
-                                f"this token belongs to bot {name!r}, not {first.hello.name!r}")
-        conn = self.registry.connect(name, first.hello)
-        log.info("bot %s connected (%s, version %r, %d slots)", name, conn.conn_id, conn.version, conn.capacity)
+        problem = hello_problem(first, name)
+        if problem is not None:
+            await self._refuse(context, *problem, peer, name)
+        if self.registry.streams_of(name) >= MAX_STREAMS_PER_BOT:
+            await self._refuse(context, grpc.StatusCode.RESOURCE_EXHAUSTED,
+                               f"bot {name!r} already has {MAX_STREAMS_PER_BOT} streams open", peer, name)
+        conn = self.registry.connect(name, first.hello, token)
+        log.info("bot %s connected from %s (%s, version %s, %d slots)", name, peer, conn.conn_id,
+                 protocol.clip(conn.version), conn.capacity)
         reader = asyncio.ensure_future(conn.read_loop(context))
         try:
             async for message in conn.outgoing():   # ends when the bot's side ends
@@ -628,6 +766,16 @@ class ArenaServer:
             reader.cancel()
             self.registry.disconnect(conn)
             log.info("bot %s disconnected (%s)", name, conn.conn_id)
+        if conn.ended is not None:
+            await context.abort(*conn.ended)
+
+    @staticmethod
+    async def _refuse(context: grpc.aio.ServicerContext, code: grpc.StatusCode, details: str, peer: str,
+                      name: str | None = None) -> NoReturn:
+        log.warning("refused a Play stream from %s%s: %s %s", peer, f" (bot {name})" if name else "",
+                    code.name, details)
+        await context.abort(code, details)
+        raise AssertionError("abort returns by raising")   # for the type checker
 
     # -- matches
 
@@ -642,9 +790,12 @@ class ArenaServer:
         if spec.match_id in self.running:
             raise ValueError(f"match {spec.match_id!r} is already running")
         deadline = time.monotonic() + self.seat_timeout
-        while (links := self.registry.seat(spec.bots, config.variant)) is None:
+        while (clash := self._same_deal(config, spec.bots)) or \
+                (links := self.registry.seat(spec.bots, config.variant)) is None:
             left = deadline - time.monotonic()
             if left <= 0:
+                if clash:
+                    raise SeatingError(f"{clash} within {self.seat_timeout:g} s")
                 missing = self.registry.missing(spec.bots, config.variant)
                 raise SeatingError(f"cannot seat {', '.join(missing)} for a {config.variant} match "
                                    f"within {self.seat_timeout:g} s (not connected, busy, or not playing it)")
@@ -666,6 +817,18 @@ class ArenaServer:
                 self.recent.popitem(last=False)
             self.registry.released()
 
+    def _same_deal(self, config: GameConfig, bots: list[str]) -> str:
+        """Why the match must wait: one of its bots is playing the same deal right now in
+        another match (a duplicate rotation), where it would hold another seat's cards.
+        Empty when it may start."""
+        for referee in self.running.values():
+            if referee.config.seed == config.seed and referee.config.variant == config.variant:
+                shared = sorted(set(bots) & set(referee.spec.bots))
+                if shared:
+                    return (f"{', '.join(shared)} cannot play the same deal twice at once "
+                            f"(match {referee.match_id} is still running)")
+        return ""
+
     async def save(self, record: MatchRecord) -> None:
         """Store a record, off the event loop; a storage error is logged, not raised."""
         if self.store is None:
@@ -675,26 +838,42 @@ class ArenaServer:
         except Exception:
             log.exception("could not store match %s", record.match_id)
 
-    async def spectate(self, match_id: str) -> AsyncIterator[str]:
-        """The public events of a match as JSON, from its start; live while it runs.
+    async def spectate(self, match_id: str) -> AsyncIterator[list[str]]:
+        """The public events of a match as JSON, in batches, from its start; live while it runs.
 
-        A match no longer in memory is replayed from the store. Raises ``LookupError``
-        for an unknown match.
+        The spectator reads the match's public log at its own pace (a cursor, no queue):
+        the referee never waits for it, and a crowd costs one write per spectator per
+        batch (at most every ``SPECTATOR_BATCH_SECONDS``). A match no longer in memory is
+        replayed from the store. Raises ``LookupError`` for an unknown match and
+        ``OverflowError`` when the match or the arena has all the spectators it takes.
         """
         referee = self.running.get(match_id) or self.recent.get(match_id)
         if referee is None:
-            for event in await self._stored_public_events(match_id):
-                yield protocol.dumps(event)
+            events = await self._stored_public_events(match_id)
+            for start in range(0, len(events), SPECTATOR_REPLAY_BATCH):
+                yield [protocol.dumps(event) for event in events[start:start + SPECTATOR_REPLAY_BATCH]]
             return
-        cursor = 0
-        while True:
-            events, cursor = referee.public_events(cursor)
-            for event in events:
-                yield protocol.dumps(event)
-            if not events:
+        if referee.spectators >= MAX_SPECTATORS_PER_MATCH or self.spectators >= MAX_SPECTATORS:
+            raise OverflowError(f"match {match_id} already has {referee.spectators} spectators "
+                                f"(at most {MAX_SPECTATORS_PER_MATCH} a match, {MAX_SPECTATORS} in all)")
+        referee.spectators += 1
+        self.spectators += 1
+        try:
+            cursor = 0
+            while True:
+                events, cursor = referee.public_json(cursor)
+                if events:
+                    yield events
                 if referee.finished:
+                    events, cursor = referee.public_json(cursor)
+                    if events:
+                        yield events
                     return
                 await referee.wait_for_change()
+                await asyncio.sleep(SPECTATOR_BATCH_SECONDS)   # gather a batch
+        finally:
+            referee.spectators -= 1
+            self.spectators -= 1
 
     async def _stored_public_events(self, match_id: str) -> list[Any]:
         if self.store is None:
@@ -749,7 +928,8 @@ class ArenaServer:
                           if any(c.plays(variant) and c.free_slots() > 0 for c in conns))
             if len(idle) >= players:
                 bots = rng.sample(idle, players)
-                config = {"variant": variant, "players": players, "seed": rng.getrandbits(31)}
+                # Deal seeds are secrets: unguessable, never derived from anything a bot sees.
+                config = {"variant": variant, "players": players, "seed": secrets.randbits(63)}
                 if rounds is not None:
                     config["rounds"] = rounds
                 self._spawn(self._ladder_match(MatchSpec(config=config, bots=bots)))

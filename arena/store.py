@@ -59,7 +59,7 @@ import secrets
 import sys
 import zlib
 from array import array
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -641,6 +641,26 @@ class Store:
         """The name of the bot this token belongs to, or None."""
         with self._read() as session:
             return session.exec(select(BotRow.name).where(BotRow.token_hash == hash_token(token))).first()
+
+    def bots_for_tokens(self, tokens: Iterable[str]) -> dict[str, str]:
+        """The bot name of each token that belongs to a bot (one query; unknown ones left out)."""
+        by_hash = {hash_token(token): token for token in tokens}
+        if not by_hash:
+            return {}
+        with self._read() as session:
+            rows = session.exec(select(BotRow.token_hash, BotRow.name)
+                                .where(BotRow.token_hash.in_(list(by_hash)))).all()  # type: ignore[union-attr]
+        return {by_hash[token_hash]: name for token_hash, name in rows}
+
+    def remove_bot(self, name: str) -> None:
+        """Take a bot's token away: it can no longer connect (a running arena ends its
+        streams), while its matches and ratings stay. ``register_bot(name, rotate=True)``
+        gives it a new token."""
+        with self._write() as session:
+            bot = session.exec(select(BotRow).where(BotRow.name == name)).first()
+            if bot is None or bot.token_hash is None:
+                raise StoreError(f"no bot {name!r} with a token is registered")
+            bot.token_hash = None
 
     def list_bots(self) -> list[BotInfo]:
         with self._read() as session:

@@ -203,15 +203,15 @@ def test_spectate_streams_public_events_live(arena: ArenaThread, channel: grpc.C
     live = False
     for message in stream:
         live = live or not running.done()
-        events.append(json.loads(message.event_json))
+        events.extend(json.loads(e) for e in message.events_json)
     record: MatchRecord = running.result(30)
     assert live and record.faults == []
     game = replay(GameConfig.from_dict(record.config), record.actions)
     assert events == json.loads(json.dumps(game.events_for(None, 0)[0]))
     assert not any(event["type"] == "hand" for event in events)
     # A finished match can still be watched from the start.
-    again = [json.loads(m.event_json)
-             for m in pb_grpc.ArenaStub(channel).Spectate(pb.SpectateRequest(match_id="watched-1"))]
+    again = [json.loads(e) for m in pb_grpc.ArenaStub(channel).Spectate(pb.SpectateRequest(match_id="watched-1"))
+             for e in m.events_json]
     assert again == events
     with pytest.raises(grpc.RpcError) as missing:
         next(pb_grpc.ArenaStub(channel).Spectate(pb.SpectateRequest(match_id="no-such-match")))

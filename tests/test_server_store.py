@@ -102,8 +102,8 @@ def test_a_stored_match_can_be_spectated(arena: ArenaThread, store: Store) -> No
     arena.call(arena.arena.save(record))
     arena.arena.recent.clear()          # forget it: only the store knows it now
     with grpc.insecure_channel(arena.address) as channel:
-        events = [json.loads(m.event_json) for m in
-                  pb_grpc.ArenaStub(channel).Spectate(pb.SpectateRequest(match_id="replayed-1"))]
+        events = [json.loads(e) for m in pb_grpc.ArenaStub(channel).Spectate(pb.SpectateRequest(match_id="replayed-1"))
+                  for e in m.events_json]
     game = replay(GameConfig.from_dict(record.config), record.actions)
     assert events == json.loads(json.dumps(game.events_for(None, 0)[0]))
 

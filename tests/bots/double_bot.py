@@ -1,4 +1,7 @@
-"""Answers every request honestly, then sends the very same answer a second time."""
+"""Answers every request honestly, then repeats answers: the same answer again at once,
+the previous request's answer again with the next one (a repeat one decision later),
+and every answer of a match again once the match has ended (a repeat after its end).
+"""
 
 import asyncio
 import random
@@ -6,9 +9,20 @@ import random
 from _common import honest, parse_args, play
 from arena.pb.wizard_arena.v1 import arena_pb2 as pb
 
+sent: dict[str, list[pb.BotMessage]] = {}
+
 
 def respond(message: pb.ArenaMessage, requests: int, rng: random.Random) -> list[pb.BotMessage]:
-    return honest(message, requests, rng) * 2   # the same answer twice
+    which = message.WhichOneof("msg")
+    if which == "request":
+        answers = honest(message, requests, rng)
+        earlier = sent.setdefault(message.request.match_id, [])
+        repeats = answers * 2 + earlier[-1:]
+        earlier.extend(answers)
+        return repeats
+    if which == "match_ended":
+        return sent.pop(message.match_ended.match_id, [])
+    return []
 
 
 async def main() -> None:
