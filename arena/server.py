@@ -474,6 +474,7 @@ class Registry:
 
 
 async def _refuse_stream(request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
+    log.warning("refused a Play stream from %s: missing or unknown bot token", context.peer())
     await context.abort(grpc.StatusCode.UNAUTHENTICATED, "missing or unknown bot token")
 
 
