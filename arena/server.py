@@ -116,9 +116,11 @@ MAX_STREAMS_PER_BOT = 32      # Play streams one bot may hold open at once
 # Flood control, per stream: every message that is not the answer to an open request
 # (a stray, a late or repeated answer, Hello again) takes one token from a bucket of
 # STRAY_BURST tokens refilled at STRAY_RATE per second. An empty bucket closes the stream
-# with RESOURCE_EXHAUSTED. Honest answers cost nothing, so no honest bot ever meets it.
-STRAY_BURST = 50
-STRAY_RATE = 10.0
+# with RESOURCE_EXHAUSTED. Honest answers cost nothing, so no honest bot ever meets it;
+# the burst leaves room for the late answers of a slow bot playing 64 matches at once
+# (at most 3 timeouts a match before it forfeits).
+STRAY_BURST = 256
+STRAY_RATE = 32.0
 # Spectators: at most this many per match and in all; each gets the match's public
 # events in batches at most every SPECTATOR_BATCH_SECONDS, so a crowd costs the referee
 # a few writes per second each; one whose stream takes more than SPECTATOR_WRITE_TIMEOUT
