@@ -101,16 +101,22 @@ def tournament(
                                          show_default=False),
     players: Optional[int] = typer.Option(None, help="Table size: 3-6 classic, 3-5 extreme [default: 4]",
                                           show_default=False),
-    games: Optional[int] = typer.Option(None, help="Games to play, rounded up to whole duplicate sets [default: 40]",
-                                        show_default=False),
-    seed: Optional[int] = typer.Option(None, help="Master seed; the whole tournament reproduces from it "
-                                                  "[default: random]", show_default=False),
+    games: Optional[int] = typer.Option(None, help="Games to play, rounded up to whole sets of seat rotations "
+                                        "[default: 40]", show_default=False),
+    seed: Optional[int] = typer.Option(None, help="Master seed, the tournament's secret: the whole tournament "
+                                                  "(every deal) reproduces from it; never publish it or pick a "
+                                                  "guessable one with bots you do not trust [default: a fresh "
+                                                  "63-bit random seed]", show_default=False),
     move_time: Optional[float] = typer.Option(None, help="Seconds per decision [default: 1.0]", show_default=False),
     time_bank: Optional[float] = typer.Option(None, help="Extra seconds per match [default: 10.0]",
                                               show_default=False),
     max_faults: Optional[int] = typer.Option(None, help="Faults before a bot forfeits a match [default: 3]",
                                              show_default=False),
-    concurrency: Optional[int] = typer.Option(None, help="Matches at once [default: 4]", show_default=False),
+    concurrency: Optional[int] = typer.Option(None, help="Matches at once (never two of the same deal) "
+                                              "[default: 4]", show_default=False),
+    deals: Optional[str] = typer.Option(None, help="duplicate: every deal once per seat rotation (bots you "
+                                        "trust); independent: a fresh deal every game (bots you do not) "
+                                        "[default: duplicate; independent with --server]", show_default=False),
     bidding: Optional[str] = typer.Option(None, help="classic: open, hidden or secret [default: open]",
                                           show_default=False),
     plus_minus_one: Optional[bool] = typer.Option(None, "--plus-minus-one", help="classic: the last bidder may not "
@@ -135,7 +141,7 @@ def tournament(
 
     request = TournamentRequest(
         variant=variant, rounds=rounds, players=players, games=games, seed=seed, move_time=move_time,
-        time_bank=time_bank, max_faults=max_faults, concurrency=concurrency, bidding=bidding,
+        time_bank=time_bank, max_faults=max_faults, concurrency=concurrency, deals=deals, bidding=bidding,
         plus_minus_one=plus_minus_one, length=length, destroyer_penalty=destroyer_penalty, bots=bot,
         no_samples=no_samples, server=server, admin_token=admin_token, resume=resume, db=db_location(db),
     )
@@ -148,12 +154,14 @@ def tournaments(db: Optional[str] = DbOption) -> None:
     from rich.table import Table
 
     store = open_store(db, must_exist=True)
-    table = Table("id", "created", "variant", "players", "bots", "games", "stored", "status", "seed")
+    table = Table("id", "created", "variant", "players", "bots", "games", "deals", "stored", "status", "seed")
     for t in store.list_tournaments():
         game, bots = t.settings.get("game", {}), t.settings.get("bots") or []
         table.add_row(t.id, str(t.created_at)[:19], game.get("variant", ""), str(game.get("players", "")),
                       ", ".join(b["name"] for b in bots) if bots else ("elsewhere" if t.status == "remote" else ""),
-                      str(t.settings.get("games", "")), str(t.matches), t.status,
+                      str(t.settings.get("games", "")),
+                      "" if t.status == "remote" else t.settings.get("deals", "duplicate"),  # stored before: duplicate
+                      str(t.matches), t.status,
                       str(t.master_seed) if t.status != "remote" else "")
     console.print(table)
     if not table.row_count:
@@ -222,6 +230,15 @@ def bot_register(name: str,
     token = open_store(db, must_exist=False).register_bot(name, rotate=rotate)
     console.print(f"Registered bot [bold]{name}[/]. Its token (shown only now):")
     print(token)
+
+
+@bot_app.command("remove")
+def bot_remove(name: str, db: Optional[str] = DbOption) -> None:
+    """Take a bot's token away: it can no longer connect, and a running arena ends its
+    streams within a second. Its matches and ratings stay; --rotate on register gives
+    it a new token."""
+    open_store(db, must_exist=True).remove_bot(name)
+    console.print(f"Removed bot [bold]{name}[/]'s token; it can no longer connect.", highlight=False)
 
 
 @bot_app.command("list")
@@ -398,6 +415,40 @@ def bench_referee(
     if games < 1 or concurrent_matches < 1:
         raise typer.BadParameter("must be at least 1", param_hint="--games/--concurrent-matches")
     print_figures(run(games=games, concurrent_matches=concurrent_matches), as_json)
+
+
+@bench_app.command("deals")
+def bench_deals(
+    variant: str = typer.Option("classic", help="classic or extreme"),
+    games: int = typer.Option(640, help="Games in each format (rounded up to whole rotations)."),
+    seed: int = typer.Option(1, help="Master seed of both schedules."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+) -> None:
+    """Duplicate vs independent deals: how many more independent games the same confidence costs."""
+    from arena.bench_deals import bench_deals as run
+
+    check_choice(variant, VARIANTS, "--variant")
+    if games < 8:
+        raise typer.BadParameter("must be at least 8 (two sets of rotations)", param_hint="--games")
+    if not 0 <= seed < 2**63:
+        raise typer.BadParameter("must be between 0 and 2**63 - 1", param_hint="--seed")
+    figures = run(variant=variant, games=games, seed=seed)
+    # Standard errors of a place difference are a few hundredths: three digits, not one decimal.
+    shown = {k: f"{v:.3g}" if isinstance(v, float) else "n/a" if v is None else v for k, v in figures.items()}
+    print_figures(figures if as_json else shown, as_json)
+
+
+@bench_app.command("hostile")
+def bench_hostile(
+    matches: int = typer.Option(5, min=1, help="Matches with and without spectators (alternating)."),
+    spectators: int = typer.Option(50, min=1, max=64, help="Spectators reading each watched match."),
+    flood: int = typer.Option(10_000, min=100, help="Messages the flooding client tries to send."),
+    as_json: bool = typer.Option(False, "--json", help="Print the figures as JSON."),
+) -> None:
+    """What a crowd of spectators and a flooding client cost the referee, measured in one run."""
+    from arena.bench_hostile import bench_hostile as run
+
+    print_figures(run(matches=matches, spectators=spectators, flood=flood), as_json)
 
 
 @bench_app.command("store")

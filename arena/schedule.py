@@ -1,28 +1,44 @@
 """The tournament schedule: which bots sit where, with which cards, in every game.
 
-The format is *duplicate*: every deal is played once for each cyclic rotation of
-the seats, so each bot at the table meets the same cards from every seat and the
-luck of the deal cancels out. With more bots than seats, tables are drawn so that
-every bot plays equally often and meets every other about equally often.
+Two formats share the same tables and seat rotations and differ only in the deals:
 
-Everything derives from the master seed, so a schedule is recomputed identically
-when a tournament is resumed::
+- *duplicate*: every deal is played once for each cyclic rotation of the seats, so
+  each bot at the table meets the same cards from every seat and the luck of the
+  deal cancels out. A bot that remembers what it saw knows the deal of the rotations
+  it has yet to play: for bots you trust (or sandbox).
+- *independent*: every game has its own deal, so nothing a bot sees says anything
+  about another game's cards. Costs more games for the same confidence
+  (``arena bench deals`` measures how many).
+
+With more bots than seats, tables are drawn so that every bot plays equally often
+and meets every other about equally often.
+
+Everything derives from the master seed, the tournament's secret, so a schedule is
+recomputed identically when a tournament is resumed::
 
     >>> games = make_schedule(["a", "b", "c", "d"], players=4, games=8, master_seed=1)
     >>> len(games), games[0].seed == games[3].seed, games[0].seed == games[4].seed
     (8, True, False)
     >>> [g.bots for g in games[:4]] == [games[0].bots[r:] + games[0].bots[:r] for r in range(4)]
     True
+    >>> other = make_schedule(["a", "b", "c", "d"], players=4, games=8, master_seed=1, deals="independent")
+    >>> [g.bots for g in other] == [g.bots for g in games], len({g.seed for g in other})
+    (True, 8)
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import itertools
 import math
 import random
+import secrets
 from collections import Counter
 from dataclasses import dataclass
+
+
+DEAL_FORMATS = ("duplicate", "independent")
 
 
 class ScheduleError(ValueError):
@@ -31,7 +47,9 @@ class ScheduleError(ValueError):
 
 @dataclass(frozen=True)
 class ScheduledGame:
-    """One game of the tournament. All rotations of a deal share ``deal`` and ``seed``."""
+    """One game of the tournament. Games that share ``deal`` share the cards (``seed``):
+    in the duplicate format the rotations of a table, in the independent one no two
+    games. ``table`` counts the drawn tables; its rotations are ``rotation`` 0..P-1."""
 
     index: int
     deal: int
@@ -39,12 +57,35 @@ class ScheduledGame:
     bots: tuple[str, ...]        # by seat
     seed: int                    # the engine's deal seed
     bot_seeds: tuple[int, ...]   # by seat, for the bots' own randomness
+    table: int
+
+
+def new_master_seed() -> int:
+    """A fresh random master seed for a tournament: 63 bits, all of what a seed may hold,
+    so that nobody can search the seeds that would produce what they see."""
+    return secrets.randbits(63)
 
 
 def derive_seed(master_seed: int, *parts: object) -> int:
     """A 63-bit seed from the master seed and a label, the same on every machine."""
     text = ":".join(str(p) for p in (master_seed, *parts))
     return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") >> 1
+
+
+def bot_seed_key(master_seed: int) -> bytes:
+    """The key of the bots' seeds, derived from the master seed (the tournament's secret)."""
+    return hmac.new(str(master_seed).encode(), b"wizard-arena bot seeds", hashlib.sha256).digest()
+
+
+def bot_seed(key: bytes, index: int, seat: int) -> int:
+    """The 63-bit seed handed to the bot in ``seat`` of game ``index`` (``MatchStarted.seed``).
+
+    An HMAC-SHA256 keyed by :func:`bot_seed_key`: a bot sees its own seed and the game
+    index (in the match id), but without the key that says nothing about the master
+    seed, the deals or any other seat's seed.
+    """
+    mac = hmac.new(key, f"{index}:{seat}".encode(), hashlib.sha256).digest()
+    return int.from_bytes(mac[:8], "big") >> 1
 
 
 def games_unit(bots: int, players: int) -> int:
@@ -94,8 +135,15 @@ def draw_tables(bots: list[str], players: int, tables: int, rng: random.Random) 
     return result
 
 
-def make_schedule(bots: list[str], players: int, games: int, master_seed: int) -> list[ScheduledGame]:
-    """The full schedule of ``games`` games (already rounded with :func:`round_games`)."""
+def make_schedule(bots: list[str], players: int, games: int, master_seed: int,
+                  deals: str = "duplicate") -> list[ScheduledGame]:
+    """The full schedule of ``games`` games (already rounded with :func:`round_games`).
+
+    ``deals`` is ``"duplicate"`` (one deal per table, played in every rotation) or
+    ``"independent"`` (a deal per game); the tables, rotations and bot seeds are the same.
+    """
+    if deals not in DEAL_FORMATS:
+        raise ScheduleError(f"deals must be {' or '.join(DEAL_FORMATS)} (got {deals!r})")
     if len(set(bots)) != len(bots):
         raise ScheduleError("every bot in the lineup needs its own name")
     if len(bots) < players:
@@ -104,12 +152,16 @@ def make_schedule(bots: list[str], players: int, games: int, master_seed: int) -
         raise ScheduleError(f"games must be a multiple of the table size {players} (got {games})")
     rng = random.Random(derive_seed(master_seed, "tables"))
     tables = draw_tables(list(bots), players, games // players, rng)
+    key = bot_seed_key(master_seed)
     schedule = []
-    for deal, table in enumerate(tables):
-        seed = derive_seed(master_seed, "deal", deal)
+    for number, table in enumerate(tables):
         for rotation in range(players):
-            index = deal * players + rotation
+            index = number * players + rotation
+            if deals == "duplicate":
+                deal, seed = number, derive_seed(master_seed, "deal", number)
+            else:
+                deal, seed = index, derive_seed(master_seed, "game deal", index)
             seated = table[rotation:] + table[:rotation]
-            bot_seeds = tuple(derive_seed(master_seed, "bot", index, seat) for seat in range(players))
-            schedule.append(ScheduledGame(index, deal, rotation, seated, seed, bot_seeds))
+            bot_seeds = tuple(bot_seed(key, index, seat) for seat in range(players))
+            schedule.append(ScheduledGame(index, deal, rotation, seated, seed, bot_seeds, number))
     return schedule

@@ -4,6 +4,10 @@ A tournament is its settings plus a master seed. The schedule (arena.schedule) i
 recomputed from them, so resuming one is simply running every scheduled game whose
 index the store does not have yet; each match is stored in one transaction, so a
 game is either wholly stored or played again.
+
+Matches that share a deal (the rotations of a duplicate deal) are never in flight at
+the same time: their tables are the same bots, and a bot seated in two of them at once
+would hold in one the cards another seat holds in the other.
 """
 
 from __future__ import annotations
@@ -30,7 +34,9 @@ class TournamentSettings:
     """Every setting of a tournament; stored with it so ``--resume`` needs nothing else.
 
     ``game`` holds the engine's game options (a ``GameConfig`` as a dict, without the
-    seed: every deal gets its own seed from the master ``seed``).
+    seed: every deal gets its own seed from the master ``seed``). ``deals`` is the
+    format, ``duplicate`` or ``independent`` (arena.schedule); settings stored before
+    it existed were duplicate.
     """
 
     game: dict[str, Any] = field(default_factory=lambda: {"variant": "classic", "players": 4})
@@ -41,6 +47,7 @@ class TournamentSettings:
     max_faults: int = 3
     concurrency: int = 4
     server: str | None = None
+    deals: str = "duplicate"
     bots: list[dict[str, Any]] = field(default_factory=list)   # BotEntry fields, for local runs
 
     @property
@@ -62,7 +69,7 @@ class TournamentSettings:
                          bool(b.get("extra_args"))) for b in self.bots]
 
     def schedule(self) -> list[ScheduledGame]:
-        return make_schedule(self.bot_names(), self.players, self.games, self.seed)
+        return make_schedule(self.bot_names(), self.players, self.games, self.seed, self.deals)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -131,23 +138,42 @@ async def play_games(
 ) -> RunSummary:
     """Play every scheduled game not in ``done_indexes``, ``settings.concurrency`` at a time.
 
+    At most one match of any deal is in flight at once: a free worker takes the first
+    game (in index order) whose deal is not being played, and waits for a match to end
+    when there is none. Concurrency therefore comes from different deals; the last
+    deal's rotations are played one after the other.
+
     Each record is saved as soon as its match ends, so an interruption loses at most the
     matches that were still running. Cancelling this coroutine cancels those matches.
     """
     schedule = settings.schedule()
-    todo = [g for g in schedule if g.index not in done_indexes]
-    summary = RunSummary(0, len(schedule) - len(todo), 0, 0.0, defaultdict(Standing))
+    pending = [g for g in schedule if g.index not in done_indexes]
+    summary = RunSummary(0, len(schedule) - len(pending), 0, 0.0, defaultdict(Standing))
     for name in settings.bot_names():
         summary.standings[name]  # every bot shows in the standings from the start
     started = time.monotonic()
-    queue: asyncio.Queue[ScheduledGame] = asyncio.Queue()
-    for game in todo:
-        queue.put_nowait(game)
+    in_flight: set[int] = set()        # deals with a match running
+    match_ended = asyncio.Event()
+
+    def take() -> ScheduledGame | None:
+        for position, game in enumerate(pending):
+            if game.deal not in in_flight:
+                in_flight.add(game.deal)
+                return pending.pop(position)
+        return None
 
     async def worker() -> None:
-        while not queue.empty():
-            game = queue.get_nowait()
-            record = await runner.run_match(match_spec(settings, tournament_id, game))
+        while pending:
+            game = take()
+            if game is None:           # every pending deal is being played: wait for one to end
+                match_ended.clear()
+                await match_ended.wait()
+                continue
+            try:
+                record = await runner.run_match(match_spec(settings, tournament_id, game))
+            finally:
+                in_flight.discard(game.deal)
+                match_ended.set()
             await save(record)
             summary.played += 1
             summary.faults += len(record.faults)
@@ -157,7 +183,8 @@ async def play_games(
             summary.seconds = time.monotonic() - started
             on_game(record, summary)
 
-    workers = [asyncio.create_task(worker()) for _ in range(max(1, min(settings.concurrency, len(todo))))]
+    deals = len({g.deal for g in pending})
+    workers = [asyncio.create_task(worker()) for _ in range(max(1, min(settings.concurrency, deals)))]
     try:
         await asyncio.gather(*workers)
     finally:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import secrets
 import shlex
 import signal
 from dataclasses import dataclass, field, fields
@@ -22,7 +21,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from arena.lineup import LineupError, parse_bot_option, sample_lineup
 from arena.records import MatchRecord
 from arena.referee import MAX_SECONDS
-from arena.schedule import ScheduleError, round_games
+from arena.schedule import DEAL_FORMATS, ScheduleError, new_master_seed, round_games
 from arena.tournament import LocalArena, RemoteArena, RunSummary, TournamentSettings, play_games
 from engine import ConfigError, GameConfig
 
@@ -43,6 +42,7 @@ class TournamentRequest:
     time_bank: Optional[float] = None
     max_faults: Optional[int] = None
     concurrency: Optional[int] = None
+    deals: Optional[str] = None
     bidding: Optional[str] = None
     plus_minus_one: Optional[bool] = None
     length: Optional[str] = None
@@ -77,6 +77,8 @@ def check_numbers(req: TournamentRequest) -> None:
             raise ConfigError(f"{option} must be a number of seconds up to {MAX_SECONDS:g} (got {seconds})")
     if req.seed is not None and not 0 <= req.seed < 2**63:     # checked before anything is written
         raise ConfigError(f"--seed must be between 0 and 2**63 - 1 (got {req.seed})")
+    if req.deals is not None and req.deals not in DEAL_FORMATS:
+        raise ConfigError(f"--deals must be {' or '.join(DEAL_FORMATS)} (got {req.deals!r})")
     if req.server is not None and (":" not in req.server or not req.server.rsplit(":", 1)[1].isdigit()):
         raise ConfigError(f"--server takes HOST:PORT (got {req.server!r})")
 
@@ -98,12 +100,15 @@ def build_settings(req: TournamentRequest, notice) -> TournamentSettings:
     del game["seed"]
     settings = TournamentSettings(
         game=game,
-        seed=req.seed if req.seed is not None else secrets.randbits(32),
+        # The master seed is the tournament's secret: a fresh 63-bit one unless given.
+        seed=req.seed if req.seed is not None else new_master_seed(),
         move_time=req.move_time if req.move_time is not None else DEFAULTS.move_time,
         time_bank=req.time_bank if req.time_bank is not None else DEFAULTS.time_bank,
         max_faults=req.max_faults if req.max_faults is not None else DEFAULTS.max_faults,
         concurrency=req.concurrency if req.concurrency is not None else DEFAULTS.concurrency,
         server=req.server,
+        # Bots the arena starts itself are the organiser's; bots on a server are anyone's.
+        deals=req.deals if req.deals is not None else ("independent" if req.server else "duplicate"),
     )
     if req.server is None:
         own = [parse_bot_option(text) for text in req.bots]  # check these before any npm install
@@ -129,6 +134,16 @@ def finalize_games(settings: TournamentSettings, requested: int | None, notice) 
         notice(f"games rounded up from {wanted} to {settings.games} so that every bot plays every seat "
                f"equally often ({bots} bots, {settings.players} seats)")
     settings.schedule()  # raises ScheduleError for an impossible lineup
+
+
+def describe(settings: TournamentSettings) -> str:
+    """The tournament in words, for its start line.
+
+    >>> describe(TournamentSettings(games=8, deals="independent", bots=[{"name": "a"}, {"name": "b"}]))
+    'classic, 2 bots (a, b), 8 games, independent deals'
+    """
+    return (f"{settings.variant}, {len(settings.bots)} bots ({', '.join(settings.bot_names())}), "
+            f"{settings.games} games, {settings.deals} deals")
 
 
 def resume_command(tournament_id: str, db: str, remote: bool = False) -> str:
@@ -235,12 +250,14 @@ def run_tournament_command(req: TournamentRequest, console: Console, err_console
     # From here on a Ctrl-C, however early, leaves the tournament marked and resumable.
     try:
         if req.resume is None:
-            console.print(f"Tournament [bold]{tournament_id}[/]: {settings.variant}, {len(settings.bots)} bots "
-                          f"({', '.join(settings.bot_names())}), {settings.games} games, seed {settings.seed}.",
+            # The seed is shown here, to the organiser only: it is the tournament's secret.
+            console.print(f"Tournament [bold]{tournament_id}[/]: {describe(settings)}, seed {settings.seed}.",
                           highlight=False)
             # On a line of its own and never wrapped, so it can be copied whole.
             console.print(f"Resume with: {resume_command(tournament_id, req.db, bool(settings.server))}",
                           highlight=False, soft_wrap=True)
+        else:
+            console.print(f"Resuming tournament [bold]{tournament_id}[/]: {describe(settings)}.", highlight=False)
         store.set_tournament_status(tournament_id, "running")
         summary = asyncio.run(sigterm_as_ctrl_c(
             run_local_or_remote(store, settings, tournament_id, log_dir, req.admin_token, console)))

@@ -43,6 +43,9 @@ BAD = [
     (["tournament", "--move-time", "nan"], "--move-time must be a number of seconds up to 86400"),
     (["tournament", "--time-bank", "1e20"], "--time-bank must be a number of seconds up to 86400"),
     (["tournament", "--seed", "99999999999999999999999"], "--seed must be between 0 and 2**63 - 1"),
+    (["tournament", "--deals", "bogus"], "--deals must be duplicate or independent (got 'bogus')"),
+    (["tournament", "--resume", "t-x", "--deals", "independent"], "drop --deals"),
+    (["bench", "deals", "--games", "4"], "at least 8"),
     (["tournament", "--db", "no/such/dir/a.db"], "is not a writable directory"),
     (["tournament", "--bot", "x=python3 \"unterminated"], "No closing quotation"),
     (["serve", "--move-time", "inf"], "from 0 to 86400"),
@@ -167,3 +170,35 @@ def test_leaderboard_refusals_are_one_line(tmp_path: Path, args: list[str], mess
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
     assert message in done.stderr
     assert sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith("t.db")) == []
+
+
+def test_independent_deals_are_stored_shown_and_kept_on_resume(tmp_path: Path) -> None:
+    bot = f"{sys.executable} -m sample_bots.random_bot"
+    lineup = ["--no-samples", *[a for i in range(4) for a in ("--bot", f"r{i}={bot}")]]
+    done = arena("tournament", "--deals", "independent", "--rounds", "2", "--games", "4", "--seed", "6", *lineup,
+                 cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "4 games, independent deals, seed 6." in done.stdout
+    (stored,) = Store(str(tmp_path / "arena.db")).list_tournaments()
+    assert stored.settings["deals"] == "independent"
+    store = Store(str(tmp_path / "arena.db"))
+    assert len({store.load_match(m.match_id).seed for m in store.list_matches(tournament_id=stored.id)}) == 4
+    listed = arena("tournaments", cwd=tmp_path)
+    assert listed.returncode == 0, listed.stderr
+    header, row = [line for line in listed.stdout.splitlines() if "deals" in line or stored.id in line]
+    assert "deals" in header and "independent" in row
+    resumed = arena("tournament", "--resume", stored.id, cwd=tmp_path)
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"Resuming tournament {stored.id}: classic, 4 bots (r0, r1, r2, r3), 4 games, independent deals." \
+        in resumed.stdout
+
+
+def test_bench_deals_prints_both_formats_and_their_ratio(tmp_path: Path) -> None:
+    done = arena("bench", "deals", "--variant", "extreme", "--games", "8", "--json", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    figures = json.loads(done.stdout)
+    assert figures["games per format"] == 8
+    for deals in ("duplicate", "independent"):
+        assert figures[f"place difference, {deals}: standard error"] >= 0
+    assert "place: independent games per duplicate game" in figures
+    assert list(tmp_path.iterdir()) == []

@@ -193,3 +193,125 @@ def test_a_bot_given_by_a_relative_path_runs_from_where_it_was_given(tmp_path: P
     monkeypatch.chdir("/")
     stored = TournamentSettings.from_dict(json.loads(json.dumps(settings.to_dict())))
     assert stored.entries()[0].cwd == tmp_path
+
+
+# --------------------------------------------------------------------------- scheduling the matches
+# play_games is scheduling logic: a runner that only records when each match starts and
+# ends (and sleeps a little) stands in for the referee here.
+
+class RecordingRunner:
+    """Runs no game: notes each match's start and end, and returns a plausible record."""
+
+    def __init__(self, seconds: float = 0.01) -> None:
+        import random
+
+        self.seconds = seconds
+        self.rng = random.Random(0)
+        self.spans: dict[int, tuple[float, float]] = {}
+        self.running = 0
+        self.most_at_once = 0
+
+    async def run_match(self, spec):
+        import asyncio
+
+        from arena.records import MatchRecord
+
+        assert spec.game_index not in self.spans, f"game {spec.game_index} started twice"
+        start = time.monotonic()
+        self.running += 1
+        self.most_at_once = max(self.most_at_once, self.running)
+        await asyncio.sleep(self.seconds * (0.5 + self.rng.random()))
+        self.running -= 1
+        self.spans[spec.game_index] = (start, time.monotonic())
+        players = len(spec.bots)
+        return MatchRecord(match_id=spec.match_id, variant=spec.config["variant"], config=spec.config,
+                           seed=spec.config["seed"], bots=list(spec.bots), bot_versions=["1"] * players,
+                           totals=[0] * players, places=list(range(1, players + 1)), forfeited=[False] * players,
+                           result={}, actions=[], latencies_ms=[], tournament_id=spec.tournament_id,
+                           game_index=spec.game_index)
+
+
+def scheduling_settings(games: int, deals: str = "duplicate", bots: int = 6):
+    from arena.schedule import round_games
+    from arena.tournament import TournamentSettings
+
+    return TournamentSettings(game={"variant": "classic", "players": 4}, games=round_games(games, bots, 4), seed=7,
+                              concurrency=4, deals=deals, bots=[{"name": f"b{i}"} for i in range(bots)])
+
+
+def play(settings, done: set[int], runner: RecordingRunner):
+    import asyncio
+
+    from arena.tournament import play_games
+
+    saved: list[int] = []
+
+    async def save(record) -> None:
+        saved.append(record.game_index)
+
+    summary = asyncio.run(play_games(runner, save, settings, "t-test", done))
+    return summary, saved
+
+
+def overlapping_deals(settings, runner: RecordingRunner) -> list[tuple[int, int]]:
+    games = {g.index: g for g in settings.schedule()}
+    return [(a, b) for a in runner.spans for b in runner.spans if a < b and games[a].deal == games[b].deal
+            and runner.spans[a][0] < runner.spans[b][1] and runner.spans[b][0] < runner.spans[a][1]]
+
+
+def test_no_two_matches_of_the_same_deal_are_ever_in_flight_together() -> None:
+    settings = scheduling_settings(48)
+    runner = RecordingRunner()
+    summary, saved = play(settings, set(), runner)
+    assert sorted(saved) == sorted(runner.spans) == list(range(settings.games))   # each exactly once
+    assert summary.played == settings.games and summary.skipped == 0
+    assert overlapping_deals(settings, runner) == []
+    assert runner.most_at_once == 4      # concurrency still comes from different deals
+
+
+def test_a_resume_plays_exactly_the_missing_games_under_the_same_rule() -> None:
+    settings = scheduling_settings(48)
+    done = {0, 1, 2, 5, 9, 10, 11, 20, 47}
+    runner = RecordingRunner()
+    summary, saved = play(settings, done, runner)
+    assert sorted(saved) == sorted(set(range(settings.games)) - done)
+    assert summary.skipped == len(done) and summary.played == settings.games - len(done)
+    assert overlapping_deals(settings, runner) == []
+
+
+def test_the_last_deal_left_is_played_one_rotation_after_the_other() -> None:
+    settings = scheduling_settings(48)
+    runner = RecordingRunner()
+    _, saved = play(settings, set(range(settings.games - 4)), runner)
+    assert sorted(saved) == list(range(settings.games - 4, settings.games))
+    assert runner.most_at_once == 1 and overlapping_deals(settings, runner) == []
+
+
+def test_independent_deals_run_side_by_side() -> None:
+    settings = scheduling_settings(4, deals="independent", bots=4)
+    runner = RecordingRunner()
+    _, saved = play(settings, set(), runner)
+    assert sorted(saved) == [0, 1, 2, 3] and runner.most_at_once == 4
+
+
+def test_settings_stored_before_the_deals_option_are_duplicate() -> None:
+    from arena.tournament import TournamentSettings
+
+    old = {"game": {"variant": "classic", "players": 4}, "games": 8, "seed": 3, "bots": [{"name": n} for n in "abcd"]}
+    settings = TournamentSettings.from_dict(old)
+    assert settings.deals == "duplicate"
+    assert len({g.seed for g in settings.schedule()}) == 2
+    assert TournamentSettings.from_dict(json.loads(json.dumps({**old, "deals": "independent"}))).deals == "independent"
+
+
+def test_a_new_tournament_gets_a_fresh_63_bit_seed_and_the_format_of_its_bots() -> None:
+    from arena.tournament_cli import TournamentRequest, build_settings
+
+    lineup = {"no_samples": True, "bots": [f"r{i}={RANDOM}" for i in range(4)]}
+    seeds = [build_settings(TournamentRequest(db="x.db", **lineup), print).seed for _ in range(20)]
+    assert all(0 <= s < 2**63 for s in seeds) and max(seeds) >= 2**32
+    assert build_settings(TournamentRequest(db="x.db", seed=5, **lineup), print).seed == 5   # as given
+    assert build_settings(TournamentRequest(db="x.db", **lineup), print).deals == "duplicate"
+    assert build_settings(TournamentRequest(db="x.db", server="127.0.0.1:1"), print).deals == "independent"
+    assert build_settings(TournamentRequest(db="x.db", server="127.0.0.1:1", deals="duplicate"),
+                          print).deals == "duplicate"
