@@ -20,7 +20,7 @@ from arena.pb.wizard_arena.v1 import arena_pb2 as pb
 from arena.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
 from arena.records import MatchSpec
 from arena.store import Store
-from bots.harness import ArenaThread, assert_played_honestly, read_report, seat_faults
+from bots.harness import ArenaThread, assert_played_honestly, honest_arena, read_report, seat_faults
 
 HONEST = ["honest0", "honest1", "honest2"]
 FAST = {"move_time": 0.2, "time_bank": 0.3}
@@ -39,9 +39,7 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
 
 @pytest.fixture(scope="module")
 def arena(store: Store) -> Iterator[ArenaThread]:
-    arena = ArenaThread(store=store, move_time=0.2, time_bank=0.3, max_faults=3, grace=1.0)
-    for i, name in enumerate(HONEST):
-        arena.start_bot("random_bot.py", name, "--seed", str(i), max_matches=4)
+    arena = honest_arena(HONEST, store=store, move_time=0.2, time_bank=0.3, max_faults=3, grace=1.0)
     yield arena
     arena.close()
 

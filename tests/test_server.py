@@ -22,7 +22,7 @@ from arena.pb.wizard_arena.v1 import arena_pb2 as pb
 from arena.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
 from arena.records import MatchRecord, MatchSpec
 from arena.server import ArenaServer, SeatingError
-from bots.harness import ADMIN_TOKEN, ArenaThread, assert_played_honestly, read_report, seat_faults
+from bots.harness import ADMIN_TOKEN, ArenaThread, assert_played_honestly, honest_arena, read_report, seat_faults
 from engine import GameConfig, replay
 
 HONEST = ["honest0", "honest1", "honest2"]
@@ -30,9 +30,7 @@ HONEST = ["honest0", "honest1", "honest2"]
 
 @pytest.fixture(scope="module")
 def arena() -> Iterator[ArenaThread]:
-    arena = ArenaThread(move_time=0.5, time_bank=1.0, max_faults=3, grace=1.0)
-    for i, name in enumerate(HONEST):
-        arena.start_bot("random_bot.py", name, "--seed", str(i), max_matches=4)
+    arena = honest_arena(HONEST, move_time=0.5, time_bank=1.0, max_faults=3, grace=1.0)
     yield arena
     arena.close()
 

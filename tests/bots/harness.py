@@ -84,6 +84,14 @@ class ArenaThread:
         self.loop.close()
 
 
+def honest_arena(names: list[str], max_matches: int = 4, **server_options: Any) -> ArenaThread:
+    """An arena with an honest random bot process connected under each of ``names``."""
+    arena = ArenaThread(**server_options)
+    for i, name in enumerate(names):
+        arena.start_bot("random_bot.py", name, "--seed", str(i), max_matches=max_matches)
+    return arena
+
+
 def bot_command(script: str, address: str, token: str, name: str, *args: str) -> list[str]:
     """The command line that runs the test bot ``tests/bots/<script>``."""
     return [sys.executable, str(BOTS_DIR / script), "--arena", address, "--token", token, "--name", name, *args]
