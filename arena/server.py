@@ -377,10 +377,25 @@ class Registry:
         conn.send(protocol.welcome(bot_id=conn.conn_id, bot_name=name, server_version=SERVER_VERSION,
                                    max_matches=conn.capacity))
         self.by_name.setdefault(name, []).append(conn)
-        for referee, seat in self._orphans.pop(name, []):
-            referee.seat_reconnected(seat, conn)
+        self._hand_back(name, self._orphans.pop(name, []), [conn])
         self._notify()
         return conn
+
+    def _hand_back(self, name: str, orphans: list[tuple[Referee, int]], streams: list[Connection]) -> None:
+        """Give the bot's orphaned seats to the first of ``streams`` that plays the match's
+        variant and has a free slot (a stream never gets more than its ``max_matches``);
+        a seat no stream can take keeps waiting (and forfeits when its grace is over).
+        The ending of a finished match (MatchStarted, then MatchEnded) needs no slot."""
+        waiting = []
+        for referee, seat in orphans:
+            taker = next((c for c in streams if c.plays(referee.variant)
+                          and (referee.finished or c.free_slots() > 0)), None)
+            if taker is None:
+                waiting.append((referee, seat))
+            else:
+                referee.seat_reconnected(seat, taker)
+        if waiting:
+            self._orphans[name] = _recent_orphans(waiting)
 
     def streams_of(self, name: str) -> int:
         return len(self.by_name.get(name, []))
@@ -405,12 +420,9 @@ class Registry:
             if referee.seat_disconnected(seat, conn, why, closed_by_arena=conn.ended is not None):
                 orphans.append((referee, seat))
         conn.seats.clear()
-        newer = [c for c in conns if c.serial > conn.serial]
-        if newer:
-            for referee, seat in orphans:
-                referee.seat_reconnected(seat, newer[-1])
-        elif orphans:
-            self._orphans[conn.name] = _recent_orphans(orphans)
+        # A newer stream of the bot (it came back before we noticed) takes them at once.
+        newer = sorted((c for c in conns if c.serial > conn.serial), key=lambda c: -c.serial)
+        self._hand_back(conn.name, orphans, newer)
         self._notify()
 
     def revoke(self, still_valid: Callable[[Connection], bool]) -> None:
@@ -421,7 +433,9 @@ class Registry:
                     conn.end(grpc.StatusCode.UNAUTHENTICATED, "this bot's token was rotated or removed")
 
     def released(self) -> None:
-        """A match ended: slots are free again."""
+        """A match ended: slots are free again, also for seats waiting for one."""
+        for name in [n for n in self._orphans if n in self.by_name]:
+            self._hand_back(name, self._orphans.pop(name), sorted(self.by_name[name], key=lambda c: -c.serial))
         self._notify()
 
     def seat(self, bots: list[str], variant: str) -> list[Connection] | None:

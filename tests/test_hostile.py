@@ -271,3 +271,36 @@ def test_spectators_are_capped_per_match(arena: ArenaThread, channel: grpc.Chann
     for w in watching:
         w.cancel()
     match.result(30)
+
+
+def test_seats_handed_back_respect_the_streams_capacity_and_variants(arena: ArenaThread, channel: grpc.Channel,
+                                                                     store: Store) -> None:
+    # Found by the fuzzer: a dropped stream's seats went to the bot's other stream even
+    # when that one was full, or did not play the variant.
+    token = registered(store, "split")
+    both = RawBot(channel, token, pb.Hello(max_matches=1))
+    assert both.next().WhichOneof("msg") == "welcome"
+    classic_only = RawBot(channel, token, pb.Hello(max_matches=1, variants=["classic"]))
+    assert classic_only.next().WhichOneof("msg") == "welcome"
+    slow = {"move_time": 5.0, "time_bank": 0.0}
+    extreme = arena.submit(arena.arena.run_match(MatchSpec(
+        config={"variant": "extreme", "players": 3, "seed": 37, "rounds": 1}, bots=["split", *HONEST[:2]],
+        match_id="split-extreme", **slow)))
+    classic = arena.submit(arena.arena.run_match(MatchSpec(
+        config={"variant": "classic", "players": 3, "seed": 38, "rounds": 2}, bots=["split", *HONEST[:2]],
+        match_id="split-classic", **slow)))
+    assert both.until("match_started").match_started.match_id == "split-extreme"
+    assert classic_only.until("match_started").match_started.match_id == "split-classic"
+    both.close()                        # its extreme seat has nowhere to go: it waits, then forfeits
+    time.sleep(0.5)
+    streams = arena.arena.registry.by_name["split"]
+    assert [sorted(r.match_id for r in c.matches()) for c in streams] == [["split-classic"]]
+    classic_only.close()
+    assert extreme.result(20).forfeited[0] and classic.result(20).forfeited[0]
+    seen = []
+    while not classic_only.received.empty():
+        message = classic_only.received.get()
+        if message is not None and not isinstance(message, grpc.RpcError):
+            seen.append(message)
+    assert not [m for m in seen if m.WhichOneof("msg") == "match_started"
+                and m.match_started.match_id == "split-extreme"]
