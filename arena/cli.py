@@ -465,6 +465,32 @@ def bench_store(
     print_figures(run(matches=matches, leaderboard_matches=leaderboard_matches), as_json)
 
 
+@bench_app.command("fuzz")
+def bench_fuzz(
+    seconds: float = typer.Option(60.0, help="Seconds of fuzzing (matches still running then are finished)."),
+    seed: int = typer.Option(0, help="Seed of every random choice; a failing run repeats with it."),
+    workdir: Optional[Path] = typer.Option(None, help="Keep the database, logs and message trace here "
+                                           "[default: a temporary directory, removed]", show_default=False),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object (the whole report)."),
+) -> None:
+    """Protocol fuzzer against a real `arena serve`; exit code 1 if an invariant was violated."""
+    from arena.fuzz import run_fuzz
+
+    if not 0 < seconds <= 86_400:
+        raise typer.BadParameter("must be more than 0 and at most 86400", param_hint="--seconds")
+    report = run_fuzz(seconds=seconds, seed=seed, workdir=workdir)
+    if as_json:
+        print_figures(report.to_json(), True)
+    else:
+        print_figures(report.figures(), False)
+        for title, lines in (("violation", report.violations), ("anomaly", report.anomalies),
+                             ("server traceback", report.server_tracebacks)):
+            for line in lines:
+                print(f"{title}: {line}")   # plain print: the text may hold [brackets] rich would eat
+    if not report.ok:
+        raise typer.Exit(1)
+
+
 # --------------------------------------------------------------------------- entry point
 
 def user_errors() -> tuple[type[BaseException], ...]:

@@ -1,0 +1,39 @@
+"""The protocol fuzzer against a real `arena serve`: 30 s of fuzzing with a fixed seed.
+
+A failure names the violated invariants; repeat the run with
+``arena bench fuzz --seconds 30 --seed 7 --workdir DIR`` to keep the server's log and
+the trace of every message sent (see arena/fuzz.py).
+"""
+
+from __future__ import annotations
+
+import json
+
+from arena.fuzz import FuzzReport, run_fuzz
+
+SEED = 7
+SECONDS = 30.0
+
+
+def describe(report: FuzzReport) -> str:
+    shown = {key: value for key, value in report.to_json().items()
+             if key in ("violations", "anomalies", "server_tracebacks", "messages_sent", "matches_fuzzed",
+                        "matches_honest", "faults_by_kind", "run_match_errors", "peak_rss_mb", "server_alive")}
+    return json.dumps(shown, indent=1, ensure_ascii=False)
+
+
+def test_the_server_survives_fuzzing_with_its_invariants() -> None:
+    report = run_fuzz(seconds=SECONDS, seed=SEED)
+    details = describe(report)
+    # The four invariants: the server answers, honest matches are clean, fuzzed matches
+    # complete with their faults stored, memory stays bounded.
+    assert report.violations == [], details
+    assert report.server_alive, details
+    assert report.peak_rss_mb < 400, details
+    # The run did fuzz: many messages of every kind, and matches of both sorts.
+    assert report.total_sent() >= 2000, f"only {report.total_sent()} messages sent\n{details}"
+    assert all(report.messages_sent.get(kind, 0) > 0 for kind in ("hello", "action", "empty")), details
+    assert report.matches_fuzzed >= 10, details
+    assert report.matches_honest >= 5, details
+    assert sum(report.fuzz_seat_faults.values()) > 0, details
+    assert report.faults_told > 0, details
