@@ -212,6 +212,9 @@ def check_port_free(host: str, port: int) -> None:
         family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM,
                                                              flags=socket.AI_PASSIVE)[0]
         with socket.socket(family, kind, proto) as probe:
+            # As grpc binds: a port whose old connections linger in TIME-WAIT (a restart
+            # right after a stop) is free, one with a listener is not.
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             probe.bind(address)
     except OSError as error:
         fail(f"cannot listen on {host}:{port}: {error.strerror or error}")
