@@ -26,7 +26,7 @@ function parseArgs(argv) {
     name: process.env.ARENA_BOT_NAME || 'node-heuristic',
     seed: null,
     maxMatches: Math.max(1, parseInt(process.env.ARENA_MAX_MATCHES, 10) || 1),
-    proto: path.resolve(__dirname, '..', '..', 'proto', 'wizard_arena', 'v1', 'arena.proto'),
+    proto: defaultProto(),
     giveUpAfter: 60,
   };
   const flags = {
@@ -54,6 +54,15 @@ function parseArgs(argv) {
   }
   if (!args.token) fail('a token is needed: --token T or ARENA_TOKEN');
   return args;
+}
+
+// The contract: proto/ in a checkout of the repository, else the copy installed with
+// the arena's Python package (`arena proto` prints its path).
+function defaultProto() {
+  const rest = ['wizard_arena', 'v1', 'arena.proto'];
+  const checkout = path.resolve(__dirname, '..', '..', 'proto', ...rest);
+  const installed = path.resolve(__dirname, '..', '..', 'arena', 'pb', ...rest);
+  return require('fs').existsSync(checkout) ? checkout : installed;
 }
 
 function fail(message) {
