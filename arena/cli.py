@@ -222,6 +222,15 @@ def check_port_free(host: str, port: int) -> None:
 
 # --------------------------------------------------------------------------- bots
 
+@app.command()
+def proto() -> None:
+    """Print the path of the protocol's .proto file (installed with the arena), to
+    generate a bot's client from it in any language."""
+    from arena.proto_gen import INSTALLED_PROTO
+
+    print(INSTALLED_PROTO)
+
+
 @bot_app.command("register")
 def bot_register(name: str,
                  rotate: bool = typer.Option(False, "--rotate", help="Issue a new token for an existing bot."),

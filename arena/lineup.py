@@ -10,6 +10,7 @@ any program that reads either can play. Bots are started with exec, never fork
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import os
 import re
 import shlex
@@ -22,10 +23,12 @@ from pathlib import Path
 from typing import Callable
 
 import sample_bots
+from arena.proto_gen import INSTALLED_PROTO
 
 SAMPLE_DIR = Path(sample_bots.__file__).resolve().parent
 NODE_BOT_DIR = SAMPLE_DIR / "node_bot"
-PROTO_FILE = Path(__file__).resolve().parent.parent / "proto" / "wizard_arena" / "v1" / "arena.proto"
+# The contract as installed with the package (the repository's proto/ is not installed).
+PROTO_FILE = INSTALLED_PROTO
 
 # The Python sample bots, by the name they play under and their module.
 PYTHON_SAMPLE_BOTS = {
@@ -51,6 +54,7 @@ class BotEntry:
     cwd: Path | None = None
     # Sample bots understand these; foreign commands get them only through the environment.
     extra_args: bool = False
+    env: dict[str, str] = field(default_factory=dict)   # added to the process's environment
 
 
 def check_name(name: str) -> str:
@@ -79,40 +83,60 @@ def parse_bot_option(text: str) -> BotEntry:
     return BotEntry(check_name(name.strip()), argv, cwd=Path.cwd())
 
 
-def node_ready(notice: Callable[[str], None]) -> bool:
-    """True when the Node bot can run: node is installed and its packages are (installing
-    them with npm on first use). Otherwise say why in one line and return False."""
+def node_packages_dir() -> Path:
+    """Where the Node bot's npm packages live: a per-user cache, one folder per lock file
+    (never inside the Python installation, which may be read-only)."""
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    lock = (NODE_BOT_DIR / "package-lock.json").read_bytes()
+    return cache / "wizard-arena" / f"node-bot-{hashlib.sha256(lock).hexdigest()[:12]}"
+
+
+def node_ready(notice: Callable[[str], None]) -> Path | None:
+    """The folder holding the Node bot's ``node_modules`` once node is installed and the
+    packages are (installed with npm on first use, under a lock so that two arenas
+    starting together do not race); otherwise say why in one line and return None."""
     if shutil.which("node") is None:
         notice("node is not installed: the Node.js sample bot is left out")
-        return False
-    if (NODE_BOT_DIR / "node_modules" / "@grpc" / "grpc-js").is_dir():
-        return True
+        return None
     npm = shutil.which("npm")
+    folder = node_packages_dir()
+    if (folder / "node_modules" / "@grpc" / "grpc-js").is_dir():
+        return folder
     if npm is None:
         notice("npm is not installed: the Node.js sample bot is left out")
-        return False
-    notice("installing the Node.js sample bot's packages (first use only)...")
-    lock = NODE_BOT_DIR / "package-lock.json"
-    args = [npm, "ci" if lock.exists() else "install", "--no-audit", "--no-fund", "--silent"]
+        return None
     try:
-        done = subprocess.run(args, cwd=NODE_BOT_DIR, capture_output=True, text=True, timeout=300)
+        folder.mkdir(parents=True, exist_ok=True)
+        import fcntl
+
+        with open(folder.with_suffix(".lock"), "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)      # another arena may be installing right now
+            if (folder / "node_modules" / "@grpc" / "grpc-js").is_dir():
+                return folder
+            notice(f"installing the Node.js sample bot's packages into {folder} (first use only)...")
+            for name in ("package.json", "package-lock.json"):
+                shutil.copyfile(NODE_BOT_DIR / name, folder / name)
+            done = subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--silent"], cwd=folder,
+                                  capture_output=True, text=True, timeout=300)
     except (OSError, subprocess.TimeoutExpired) as exc:
         notice(f"npm failed ({exc}): the Node.js sample bot is left out")
-        return False
+        return None
     if done.returncode != 0:
         last = (done.stderr.strip().splitlines() or ["no output"])[-1]
         notice(f"npm failed ({last}): the Node.js sample bot is left out")
-        return False
-    return True
+        return None
+    return folder
 
 
 def sample_lineup(notice: Callable[[str], None], with_node: bool = True) -> list[BotEntry]:
     """The sample bots: the Python ones always, the Node.js one when its runtime is here."""
     entries = [BotEntry(name, [sys.executable, "-m", module], extra_args=True)
                for name, module in PYTHON_SAMPLE_BOTS.items()]
-    if with_node and (NODE_BOT_DIR / "bot.js").exists() and node_ready(notice):
+    packages = node_ready(notice) if with_node and (NODE_BOT_DIR / "bot.js").exists() else None
+    if packages is not None:
+        # NODE_PATH: node finds the cached packages although bot.js sits elsewhere.
         entries.append(BotEntry(NODE_BOT_NAME, ["node", str(NODE_BOT_DIR / "bot.js"), "--proto", str(PROTO_FILE)],
-                                extra_args=True))
+                                extra_args=True, env={"NODE_PATH": str(packages / "node_modules")}))
     return entries
 
 
@@ -128,7 +152,7 @@ class BotProcesses:
         argv = [*entry.command, "--arena", address, "--token", token]
         if entry.extra_args:
             argv += ["--name", entry.name, "--max-matches", str(max_matches)]
-        env = {**os.environ, "ARENA_ADDRESS": address, "ARENA_TOKEN": token,
+        env = {**os.environ, **entry.env, "ARENA_ADDRESS": address, "ARENA_TOKEN": token,
                "ARENA_BOT_NAME": entry.name, "ARENA_MAX_MATCHES": str(max_matches),
                "ARENA_PARENT_PID": str(os.getpid()), "PYTHONUNBUFFERED": "1"}
         log = open(self.log_dir / f"{entry.name}.log", "ab")

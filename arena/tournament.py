@@ -66,7 +66,7 @@ class TournamentSettings:
 
     def entries(self) -> list[BotEntry]:
         return [BotEntry(b["name"], list(b["command"]), Path(b["cwd"]) if b.get("cwd") else None,
-                         bool(b.get("extra_args"))) for b in self.bots]
+                         bool(b.get("extra_args")), dict(b.get("env") or {})) for b in self.bots]
 
     def schedule(self) -> list[ScheduledGame]:
         return make_schedule(self.bot_names(), self.players, self.games, self.seed, self.deals)
@@ -82,7 +82,7 @@ class TournamentSettings:
     @staticmethod
     def entry_dict(entry: BotEntry) -> dict[str, Any]:
         return {"name": entry.name, "command": entry.command,
-                "cwd": str(entry.cwd) if entry.cwd else None, "extra_args": entry.extra_args}
+                "cwd": str(entry.cwd) if entry.cwd else None, "extra_args": entry.extra_args, "env": entry.env}
 
 
 class MatchRunner(Protocol):
