@@ -298,6 +298,10 @@ class BotClient:
     seats: dict[tuple[str, int], _Seat] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        # The token says which bot this is: Hello names one only when it was given
+        # (--name, $ARENA_BOT_NAME), and then it must be the token's. The class's name
+        # is for logs until the Welcome tells the registered one.
+        self._hello_name = self.name or ""
         # name/version/variants are class attributes: readable on a class or an instance.
         self.name = self.name or self.bot.name
         self.version = self.version or self.bot.version
@@ -373,7 +377,7 @@ class BotClient:
             call = stub.Play(metadata=(("authorization", f"Bearer {self.token}"),))
             try:
                 await call.write(arena_pb2.BotMessage(hello=arena_pb2.Hello(
-                    name=self.name, version=self.version,
+                    name=self._hello_name, version=self.version,
                     variants=list(self.bot.variants), max_matches=max(1, self.max_matches),
                 )))
                 while True:
@@ -382,6 +386,7 @@ class BotClient:
                         break
                     if message.HasField("welcome"):
                         welcomed = True
+                        self.name = message.welcome.bot_name or self.name
                         log.info("%s: connected to %s as %s (server %s)", self.name, self.arena,
                                  message.welcome.bot_id, message.welcome.server_version)
                     reply = self._handle(message)
@@ -517,7 +522,8 @@ def parse_args(argv: list[str] | None = None, *, default_name: str = "bot") -> a
     parser.add_argument("--token", default=os.environ.get("ARENA_TOKEN"),
                         help="the bot's token (default: $ARENA_TOKEN)")
     parser.add_argument("--name", default=os.environ.get("ARENA_BOT_NAME"),
-                        help=f"the registered bot name (default: $ARENA_BOT_NAME or {default_name})")
+                        help="the registered bot name, checked against the token's (default: "
+                             "$ARENA_BOT_NAME, else none: the token says which bot this is)")
     parser.add_argument("--max-matches", type=int, default=int(os.environ.get("ARENA_MAX_MATCHES") or 1),
                         help="matches to play at once (default: $ARENA_MAX_MATCHES or 1)")
     parser.add_argument("--seed", type=int, default=None,

@@ -6,7 +6,10 @@ store in a temp dir, honest bots as real processes, and raw grpc clients in the 
 from __future__ import annotations
 
 import json
+import os
 import queue
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -304,3 +307,20 @@ def test_seats_handed_back_respect_the_streams_capacity_and_variants(arena: Aren
             seen.append(message)
     assert not [m for m in seen if m.WhichOneof("msg") == "match_started"
                 and m.match_started.match_id == "split-extreme"]
+
+
+def test_the_readme_sdk_bot_plays_under_whatever_name_its_token_has(arena: ArenaThread, store: Store) -> None:
+    # The README's example hard-codes name = "random"; registered as "my-bot", it must
+    # still connect (the SDK names no bot in Hello unless told to) and play.
+    token = registered(store, "my-bot")
+    script = Path(__file__).resolve().parent.parent / "sample_bots" / "random_bot.py"
+    env = {k: v for k, v in os.environ.items() if k != "ARENA_BOT_NAME"}
+    bot = subprocess.Popen([sys.executable, str(script), "--arena", arena.address, "--token", token], env=env)
+    try:
+        arena.call(arena.arena.wait_connected(["my-bot"], 20))
+        record = arena.run_match(["my-bot", *HONEST[:2]], config={"variant": "classic", "players": 3, "seed": 39,
+                                                                 "rounds": 2})
+        assert_played_honestly(record, [0, 1, 2])
+    finally:
+        bot.terminate()
+        bot.wait(10)

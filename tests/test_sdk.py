@@ -189,8 +189,9 @@ class BuggyBot(sdk.Bot):
 def test_conversation_hello_answers_hooks_and_clean_close() -> None:
     async def script(s: FakeStream) -> None:
         assert s.hello is not None
+        # No name unless one was given: the token says which bot this is.
         assert (s.hello.name, s.hello.version, list(s.hello.variants), s.hello.max_matches) == \
-            ("recorder", "9.9", ["classic"], 2)
+            ("", "9.9", ["classic"], 2)
         await s.send(match_started=started())
         bid = await s.ask(7, pb.BID, ["0", "1", "2"], CLASSIC_OBS)
         assert bid.option == "2"  # max(options) computed on ints, sent back as a string
