@@ -208,7 +208,6 @@ async def run_local_or_remote(store: Any, settings: TournamentSettings, tourname
 
 
 def run_tournament_command(req: TournamentRequest, console: Console, err_console: Console) -> None:
-    from arena import leaderboard as lb
     from arena.store import Store
 
     def notice(message: str) -> None:
@@ -224,8 +223,11 @@ def run_tournament_command(req: TournamentRequest, console: Console, err_console
         stored = store.get_tournament(req.resume)
         settings = TournamentSettings.from_dict(stored.settings)
         tournament_id = req.resume
-        if stored.status == "finished":
+        if len(store.finished_game_indexes(tournament_id)) >= settings.games:
+            # Nothing to play: no bot is started, no lock taken, the status is left alone.
             notice(f"tournament {tournament_id} is already complete; showing its leaderboard")
+            show_board(store, settings, tournament_id, console)
+            return
     else:
         if "://" in req.db or Path(req.db).exists():
             Store(req.db)  # refuse a foreign database before starting anything (npm, bots)
@@ -273,12 +275,18 @@ def run_tournament_command(req: TournamentRequest, console: Console, err_console
         raise ConfigError(str(exc)) from None
     if len(store.finished_game_indexes(tournament_id)) >= settings.games:
         store.set_tournament_status(tournament_id, "finished")
-    rows = lb.leaderboard(store, settings.variant, tournament_id=tournament_id)
-    console.print(lb.render(rows, "table", settings.variant))
+    show_board(store, settings, tournament_id, console)
     console.print(f"{summary.played} games played in {summary.seconds:.1f} s"
                   + (f" ({summary.skipped} already stored)" if summary.skipped else "")
                   + f", {summary.faults} fault{'' if summary.faults == 1 else 's'}. Stored in {req.db}.",
                   highlight=False)
+
+
+def show_board(store: Any, settings: TournamentSettings, tournament_id: str, console: Console) -> None:
+    from arena import leaderboard as lb
+
+    rows = lb.leaderboard(store, settings.variant, tournament_id=tournament_id)
+    console.print(lb.render(rows, "table", settings.variant))
 
 
 def hold_lock(log_dir: Path, tournament_id: str) -> Any:

@@ -187,10 +187,14 @@ def test_independent_deals_are_stored_shown_and_kept_on_resume(tmp_path: Path) -
     assert listed.returncode == 0, listed.stderr
     header, row = [line for line in listed.stdout.splitlines() if "deals" in line or stored.id in line]
     assert "deals" in header and "independent" in row
+    # Resuming a finished tournament shows its board and starts no bot.
+    logs = sorted((tmp_path / "arena-logs" / stored.id).glob("*.log"))
+    before = [log.stat().st_mtime_ns for log in logs]
     resumed = arena("tournament", "--resume", stored.id, cwd=tmp_path)
     assert resumed.returncode == 0, resumed.stderr
-    assert f"Resuming tournament {stored.id}: classic, 4 bots (r0, r1, r2, r3), 4 games, independent deals." \
-        in resumed.stdout
+    assert "already complete" in resumed.stderr and "leaderboard" in resumed.stdout
+    assert "Resuming" not in resumed.stdout and "games played" not in resumed.stdout
+    assert [log.stat().st_mtime_ns for log in logs] == before
 
 
 def test_bench_deals_prints_both_formats_and_their_ratio(tmp_path: Path) -> None:
