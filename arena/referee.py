@@ -169,6 +169,7 @@ class Referee:
         self.finished = False
         self.finished_at: float | None = None        # monotonic
         self.end_reason = ""
+        self._result_json = ""                       # encoded once, for every seat's MatchEnded
         self.record: MatchRecord | None = None
         self._changed: asyncio.Event | None = None   # created only while a spectator waits
         self.spectators = 0
@@ -218,7 +219,9 @@ class Referee:
         return self.record
 
     def _end(self, reason: str) -> None:
+        assert self.record is not None
         self.end_reason = reason
+        self._result_json = protocol.dumps(self.record.result)
         for s in self.seats:
             if s.link is not None:
                 s.link.send(self._match_ended(s))
@@ -233,7 +236,7 @@ class Referee:
         assert record is not None
         return protocol.match_ended(
             match_id=self.match_id, seat=s.seat, totals=record.totals, places=record.places,
-            result_json=protocol.dumps(record.result), forfeited=s.forfeited, reason=self.end_reason,
+            result_json=self._result_json, forfeited=s.forfeited, reason=self.end_reason,
         )
 
     def _make_record(self, started_at: Any, status: str) -> MatchRecord:

@@ -37,7 +37,7 @@ import uuid
 from collections import OrderedDict, deque
 from dataclasses import dataclass
 from importlib import metadata
-from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable, NoReturn
+from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable, Iterable, NoReturn
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -223,7 +223,6 @@ class Connection:
         self._highest_sent = 0
         self._tokens = float(STRAY_BURST)
         self._refilled_at = time.monotonic()
-        self.strays = 0               # messages that answered no open request
 
     # -- BotLink
 
@@ -279,7 +278,6 @@ class Connection:
             request = self._open.get(message.action.request_id)
             if request is not None and request.deliver(message, received_at):
                 return
-        self.strays += 1
         if not self._take_token(received_at):
             self.end(grpc.StatusCode.RESOURCE_EXHAUSTED,
                      f"flood: more than {STRAY_BURST} messages that answered no open request "
@@ -352,6 +350,10 @@ class Connection:
             self.close()
 
 
+def _newest_first(conns: Iterable[Connection]) -> list[Connection]:
+    return sorted(conns, key=lambda c: -c.serial)
+
+
 def _recent_orphans(orphans: list[tuple[Referee, int]]) -> list[tuple[Referee, int]]:
     """The orphaned seats worth keeping: running matches, and matches that ended less
     than ORPHAN_KEEP_SECONDS ago, newest last, at most ORPHANS_PER_BOT."""
@@ -421,8 +423,7 @@ class Registry:
                 orphans.append((referee, seat))
         conn.seats.clear()
         # A newer stream of the bot (it came back before we noticed) takes them at once.
-        newer = sorted((c for c in conns if c.serial > conn.serial), key=lambda c: -c.serial)
-        self._hand_back(conn.name, orphans, newer)
+        self._hand_back(conn.name, orphans, _newest_first(c for c in conns if c.serial > conn.serial))
         self._notify()
 
     def revoke(self, still_valid: Callable[[Connection], bool]) -> None:
@@ -435,7 +436,7 @@ class Registry:
     def released(self) -> None:
         """A match ended: slots are free again, also for seats waiting for one."""
         for name in [n for n in self._orphans if n in self.by_name]:
-            self._hand_back(name, self._orphans.pop(name), sorted(self.by_name[name], key=lambda c: -c.serial))
+            self._hand_back(name, self._orphans.pop(name), _newest_first(self.by_name[name]))
         self._notify()
 
     def seat(self, bots: list[str], variant: str) -> list[Connection] | None:
