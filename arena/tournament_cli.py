@@ -246,8 +246,7 @@ def run_tournament_command(req: TournamentRequest, console: Console, err_console
         store = Store(req.db)
         tournament_id = store.create_tournament(settings.to_dict(), settings.seed)
 
-    log_dir = Path(req.db).resolve().parent / "arena-logs" / tournament_id if "://" not in req.db \
-        else Path("arena-logs") / tournament_id
+    log_dir = log_dir_for(req.db, tournament_id)
     lock = hold_lock(log_dir, tournament_id)  # noqa: F841 (held until this process ends)
     # From here on a Ctrl-C, however early, leaves the tournament marked and resumable.
     try:
@@ -287,6 +286,35 @@ def show_board(store: Any, settings: TournamentSettings, tournament_id: str, con
 
     rows = lb.leaderboard(store, settings.variant, tournament_id=tournament_id)
     console.print(lb.render(rows, "table", settings.variant))
+
+
+def log_dir_for(db: str, tournament_id: str) -> Path:
+    """Where a local tournament keeps its bots' output and its run lock: ``arena-logs/ID``
+    beside the database file (in the working folder for a database URL)."""
+    if "://" in db:
+        return Path("arena-logs") / tournament_id
+    return Path(db).resolve().parent / "arena-logs" / tournament_id
+
+
+def lock_held(log_dir: Path) -> bool | None:
+    """Whether some process holds the run lock of the tournament at ``log_dir`` right now
+    (None where it cannot be told: no lock file, or no flock on this platform). A
+    tournament stored as running whose lock nobody holds was interrupted."""
+    try:
+        import fcntl
+    except ImportError:
+        return None
+    try:
+        handle = open(log_dir / ".lock", "r")
+    except OSError:
+        return None
+    with handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        fcntl.flock(handle, fcntl.LOCK_UN)
+        return False
 
 
 def hold_lock(log_dir: Path, tournament_id: str) -> Any:
