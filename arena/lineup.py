@@ -45,6 +45,15 @@ class LineupError(ValueError):
     """A bot option that cannot work: bad name, missing program."""
 
 
+class BotStartError(RuntimeError):
+    """A bot process that could not start, or ended before it connected."""
+
+    def __init__(self, bot: str, message: str, log: Path | None = None):
+        super().__init__(message)
+        self.bot = bot
+        self.log = log        # the bot's output, when it ran at all
+
+
 @dataclass
 class BotEntry:
     """A bot the arena starts: its name and its command (before the arena's own arguments)."""
@@ -63,24 +72,58 @@ def check_name(name: str) -> str:
     return name
 
 
+# Script files run with an interpreter whatever their mode bits or first line say:
+# the arena's own Python (so the bot can import arena.sdk), and node for JavaScript.
+INTERPRETERS = {".py": [sys.executable], ".js": ["node"]}
+
+
 def parse_bot_option(text: str) -> BotEntry:
-    """``NAME=COMMAND`` from ``--bot``; the command's program must exist.
+    """``NAME=COMMAND`` from ``--bot``: a command that can start, or a one-line LineupError.
+
+    A ``.py`` file runs with the arena's own Python and a ``.js`` file with ``node``,
+    executable or not; any other program must be on ``PATH`` or an executable file.
 
     >>> parse_bot_option("mine=python3 -c pass").command
     ['python3', '-c', 'pass']
+    >>> import os, tempfile
+    >>> script = os.path.join(tempfile.mkdtemp(), "my_bot.py")
+    >>> open(script, "w").close()
+    >>> parse_bot_option(f"mine={script} --fast").command == [sys.executable, script, "--fast"]
+    True
     """
     name, sep, command = text.partition("=")
     if not sep or not command.strip():
         raise LineupError(f"--bot takes NAME=COMMAND (got {text!r})")
+    name = check_name(name.strip())
     try:
         argv = shlex.split(command)
     except ValueError as error:          # e.g. an unclosed quote
-        raise LineupError(f"--bot {name}: cannot read the command {command!r} ({error})") from None
-    program = argv[0]
-    if shutil.which(program) is None and not Path(program).is_file():
-        raise LineupError(f"bot {name!r}: program {program!r} not found")
+        raise LineupError(f"bot {name!r}: cannot read the command {command!r} ({error})") from None
     # Run from where it was given, so relative paths in it still work on --resume elsewhere.
-    return BotEntry(check_name(name.strip()), argv, cwd=Path.cwd())
+    return BotEntry(name, startable(name, argv), cwd=Path.cwd())
+
+
+def startable(name: str, argv: list[str]) -> list[str]:
+    """``argv`` as it will be run, checked the way exec will check it, so that a bot
+    that cannot start is refused before anything is written."""
+    program = argv[0]
+    path = Path(program)
+    if path.suffix in INTERPRETERS and path.is_file():
+        interpreter = INTERPRETERS[path.suffix]
+        if shutil.which(interpreter[0]) is None:
+            raise LineupError(f"bot {name!r}: {program} needs {interpreter[0]}, which is not installed")
+        return [*interpreter, *argv]
+    if "/" not in program and shutil.which(program) is not None:
+        return argv
+    if path.is_dir():
+        raise LineupError(f"bot {name!r}: {program} is a folder, not a program")
+    if not path.is_file():
+        raise LineupError(f"bot {name!r}: program {program!r} not found")
+    if not os.access(path, os.X_OK):
+        raise LineupError(f"bot {name!r}: {program} is not executable "
+                          f"(chmod +x {shlex.quote(program)}, or name its interpreter: 'python3 {program}')")
+    # A file in this folder named without "./" would be looked up on PATH by exec.
+    return [program if "/" in program else f"./{program}", *argv[1:]]
 
 
 def node_packages_dir() -> Path:
@@ -161,6 +204,9 @@ class BotProcesses:
                 *argv, cwd=entry.cwd, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
                 start_new_session=True,  # a Ctrl-C in the terminal is the arena's to handle, not the bots'
             )
+        except OSError as error:   # exec refused it: no such file, not executable, bad "#!" line...
+            raise BotStartError(entry.name, f"bot {entry.name!r} cannot start: {' '.join(map(shlex.quote, argv[:1]))}: "
+                                f"{error.strerror or error}") from None
         finally:
             log.close()
 
@@ -168,15 +214,16 @@ class BotProcesses:
         """Bots whose process has ended, with their exit codes."""
         return {name: p.returncode for name, p in self.processes.items() if p.returncode is not None}
 
-    async def stop(self, timeout: float = 3.0) -> None:
-        """SIGTERM every bot, then SIGKILL those still running after ``timeout``."""
-        for proc in self.processes.values():
+    async def stop(self, timeout: float = 3.0, only: str | None = None) -> None:
+        """SIGTERM every bot (or just ``only``), then SIGKILL those still running after ``timeout``."""
+        processes = {only: self.processes[only]} if only is not None else self.processes
+        for proc in processes.values():
             if proc.returncode is None:
                 try:
                     proc.send_signal(signal.SIGTERM)
                 except ProcessLookupError:
                     pass
-        for proc in self.processes.values():
+        for proc in processes.values():
             try:
                 await asyncio.wait_for(proc.wait(), timeout)
             except asyncio.TimeoutError:

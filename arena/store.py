@@ -729,6 +729,32 @@ class Store:
                 raise StoreError(f"no tournament {tournament_id!r} in {self.name}")
             row.status = status
 
+    def update_tournament_settings(self, tournament_id: str, settings: dict[str, Any]) -> None:
+        """Replace a tournament's settings: only before its first match (a sample bot that
+        could not start is taken out of the lineup), never once games are stored."""
+        with self._write() as session:
+            row = session.get(TournamentRow, tournament_id)
+            if row is None:
+                raise StoreError(f"no tournament {tournament_id!r} in {self.name}")
+            if self._match_count_of(session, tournament_id):
+                raise StoreError(f"tournament {tournament_id} has stored matches; its settings are fixed")
+            row.settings_json = _json(settings)
+
+    def discard_tournament(self, tournament_id: str) -> None:
+        """Delete a tournament that never got going (its bots could not start): it has no
+        matches, and resuming it would fail the same way."""
+        with self._write() as session:
+            row = session.get(TournamentRow, tournament_id)
+            if row is None or self._match_count_of(session, tournament_id):
+                raise StoreError(f"tournament {tournament_id} has stored matches; it is kept")
+            session.delete(row)
+
+    @staticmethod
+    def _match_count_of(session: Session, tournament_id: str) -> int:
+        return session.exec(
+            select(func.count()).select_from(MatchRow).where(MatchRow.tournament_id == tournament_id)
+        ).one()
+
     def finished_game_indexes(self, tournament_id: str) -> set[int]:
         """Schedule slots that already have a stored match (of any status): resume skips these."""
         with self._read() as session:

@@ -23,7 +23,7 @@ from typing import Any, Awaitable, Callable, Protocol
 
 import grpc
 
-from arena.lineup import BotEntry, BotProcesses
+from arena.lineup import BotEntry, BotProcesses, BotStartError
 from arena.records import MatchRecord, MatchSpec
 from arena.schedule import ScheduledGame, make_schedule
 from engine import GameConfig
@@ -196,9 +196,15 @@ async def play_games(
 
 
 class LocalArena:
-    """A referee in this process plus the lineup's bots as child processes."""
+    """A referee in this process plus the lineup's bots as child processes.
 
-    def __init__(self, settings: TournamentSettings, log_dir: Path, grace: float = 5.0):
+    Bots named in ``optional`` (the default sample bots of a new tournament) may fail to
+    start: each is left out with one ``notice`` line and listed in ``dropped``, and the
+    caller schedules without it. Any other bot that fails raises BotStartError.
+    """
+
+    def __init__(self, settings: TournamentSettings, log_dir: Path, grace: float = 5.0,
+                 optional: frozenset[str] = frozenset(), notice: Callable[[str], None] = lambda message: None):
         from arena.server import ArenaServer
 
         self.settings = settings
@@ -206,6 +212,9 @@ class LocalArena:
                                   max_faults=settings.max_faults, grace=grace)
         self.bots = BotProcesses(log_dir)
         self.log_dir = log_dir
+        self.optional = optional
+        self.notice = notice
+        self.dropped: list[str] = []
 
     async def __aenter__(self) -> "LocalArena":
         from arena.server import tune_gc
@@ -217,28 +226,51 @@ class LocalArena:
             for entry in self.settings.entries():
                 token = secrets.token_hex(24)
                 self.server.add_local_bot(entry.name, token)
-                await self.bots.start(entry, address, token, max_matches=self.settings.concurrency)
+                try:
+                    await self.bots.start(entry, address, token, max_matches=self.settings.concurrency)
+                except BotStartError as error:
+                    await self._leave_out(error)
             await self._wait_for_bots()
         except BaseException:
             await self.close()
             raise
         return self
 
+    async def _leave_out(self, error: BotStartError) -> None:
+        """Drop an optional bot that failed, saying why; any other bot's failure ends the start."""
+        if error.bot not in self.optional:
+            raise error
+        self.dropped.append(error.bot)
+        if error.bot in self.bots.processes:
+            await self.bots.stop(only=error.bot)
+        self.notice(f"{error} - left out of the lineup")
+
     async def _wait_for_bots(self, timeout: float = 30.0) -> None:
-        names = self.settings.bot_names()
-        waiting = asyncio.create_task(self.server.wait_connected(names, timeout))
-        while not waiting.done():
-            dead = self.bots.exited()
-            if dead:
-                waiting.cancel()
-                name, code = next(iter(dead.items()))
-                raise RuntimeError(f"bot {name!r} exited with code {code} before connecting "
-                                   f"(its output: {self.log_dir / (name + '.log')})")
-            await asyncio.wait({waiting}, timeout=0.1)
-        try:
-            waiting.result()
-        except (TimeoutError, asyncio.TimeoutError) as exc:
-            raise RuntimeError(f"{exc} (bot output is in {self.log_dir})") from None
+        deadline = time.monotonic() + timeout
+        while True:
+            names = [n for n in self.settings.bot_names() if n not in self.dropped]
+            waiting = asyncio.create_task(self.server.wait_connected(names, max(0.0, deadline - time.monotonic())))
+            dead: dict[str, int] = {}
+            while not waiting.done() and not dead:
+                dead = {n: code for n, code in self.bots.exited().items() if n in names}
+                if not dead:
+                    await asyncio.wait({waiting}, timeout=0.1)
+            if not dead:
+                try:
+                    return waiting.result()
+                except (TimeoutError, asyncio.TimeoutError) as exc:
+                    late = [n for n in names if n not in self.server.registry.by_name]
+                    if not late or not set(late) <= self.optional:
+                        raise BotStartError(late[0] if late else "", f"{exc} (bot output is in {self.log_dir})",
+                                            self.log_dir) from None
+                    for name in late:
+                        await self._leave_out(BotStartError(name, f"bot {name!r} did not connect in {timeout:g} s"))
+                    continue
+            waiting.cancel()
+            for name, code in dead.items():
+                log = self.log_dir / f"{name}.log"
+                await self._leave_out(BotStartError(
+                    name, f"bot {name!r} exited with code {code} before connecting (its output: {log})", log))
 
     async def run_match(self, spec: MatchSpec) -> MatchRecord:
         return await self.server.run_match(spec)

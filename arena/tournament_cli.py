@@ -7,18 +7,20 @@ database behind. The run itself is resumable at any point (see arena.tournament)
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shlex
+import shutil
 import signal
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from rich.console import Console
 from rich.table import Column
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from arena.lineup import LineupError, parse_bot_option, sample_lineup
+from arena.lineup import BotStartError, LineupError, parse_bot_option, sample_lineup
 from arena.records import MatchRecord
 from arena.referee import MAX_SECONDS
 from arena.schedule import DEAL_FORMATS, ScheduleError, new_master_seed, round_games
@@ -184,10 +186,39 @@ def status_text(summary: RunSummary) -> str:
     return text
 
 
-async def run_local_or_remote(store: Any, settings: TournamentSettings, tournament_id: str, log_dir: Path,
-                              admin_token: str | None, console: Console) -> RunSummary:
-    done = store.finished_game_indexes(tournament_id)
-    total = settings.games
+@dataclass
+class Run:
+    """One run of a tournament by this process (a new one, or a resume)."""
+
+    store: Any
+    settings: TournamentSettings
+    tournament_id: str
+    log_dir: Path
+    requested_games: int | None = None       # new runs: --games as given, to re-round after a drop
+    optional: frozenset[str] = frozenset()   # new runs: sample bots that may be left out
+
+
+async def run_local_or_remote(run: Run, admin_token: str | None, console: Console,
+                              notice: Callable[[str], None], on_ready: Callable[[], None]) -> RunSummary:
+    """Start the referee and bots (or reach the server), call ``on_ready``, then play every
+    game not yet stored with a progress bar."""
+    settings = run.settings
+    if settings.server:
+        async with RemoteArena(settings.server, admin_token or "") as remote:
+            on_ready()
+            return await play_with_progress(remote, run, console)
+    async with LocalArena(settings, run.log_dir, optional=run.optional, notice=notice) as local:
+        if local.dropped:
+            settings.bots = [b for b in settings.bots if b["name"] not in local.dropped]
+            finalize_games(settings, run.requested_games, notice)
+            run.store.update_tournament_settings(run.tournament_id, settings.to_dict())
+        on_ready()
+        return await play_with_progress(local, run, console)
+
+
+async def play_with_progress(runner: Any, run: Run, console: Console) -> RunSummary:
+    store, settings = run.store, run.settings
+    done = store.finished_game_indexes(run.tournament_id)
     writer = asyncio.Lock()
 
     async def save(record: MatchRecord) -> None:
@@ -195,24 +226,21 @@ async def run_local_or_remote(store: Any, settings: TournamentSettings, tourname
             await asyncio.to_thread(store.save_match, record)
 
     with progress_bar(console) as progress:
-        task = progress.add_task(settings.variant, total=total, completed=len(done), status="")
+        task = progress.add_task(settings.variant, total=settings.games, completed=len(done), status="")
 
         def on_game(record: MatchRecord, summary: RunSummary) -> None:
             progress.update(task, advance=1, status=status_text(summary))
 
-        if settings.server:
-            async with RemoteArena(settings.server, admin_token or "") as remote:
-                return await play_games(remote, save, settings, tournament_id, done, on_game)
-        async with LocalArena(settings, log_dir) as local:
-            return await play_games(local, save, settings, tournament_id, done, on_game)
+        return await play_games(runner, save, settings, run.tournament_id, done, on_game)
 
 
 def run_tournament_command(req: TournamentRequest, console: Console, err_console: Console) -> None:
     from arena.store import Store
 
     def notice(message: str) -> None:
-        err_console.print(f"[yellow]note:[/] {message}", highlight=False)
+        err_console.print(f"[yellow]note:[/] {message}", highlight=False, soft_wrap=True)  # one line, paths whole
 
+    created_db = False   # whether this command made the database file (removed if the start fails)
     if req.resume is not None:
         given = req.given_game_options()
         if given:
@@ -236,6 +264,7 @@ def run_tournament_command(req: TournamentRequest, console: Console, err_console
             if not folder.is_dir() or not os.access(folder, os.W_OK):
                 raise ConfigError(f"cannot create {req.db}: {folder} is not a writable directory")
         settings = build_settings(req, notice)
+        created_db = "://" not in req.db and not Path(req.db).exists()
         admin_token = req.admin_token
         if settings.server:
             if not admin_token:
@@ -247,9 +276,15 @@ def run_tournament_command(req: TournamentRequest, console: Console, err_console
         tournament_id = store.create_tournament(settings.to_dict(), settings.seed)
 
     log_dir = log_dir_for(req.db, tournament_id)
+    run = Run(store, settings, tournament_id, log_dir)
+    if req.resume is None and not settings.server:
+        run.requested_games = req.games
+        # The default sample bots are optional: one that cannot start is left out. A bot
+        # the user named is not, and neither is any bot of a resumed (fixed) lineup.
+        run.optional = frozenset(b["name"] for b in settings.bots) - {t.partition('=')[0].strip() for t in req.bots}
     lock = hold_lock(log_dir, tournament_id)  # noqa: F841 (held until this process ends)
-    # From here on a Ctrl-C, however early, leaves the tournament marked and resumable.
-    try:
+
+    def on_ready() -> None:
         if req.resume is None:
             # The seed is shown here, to the organiser only: it is the tournament's secret.
             console.print(f"Tournament [bold]{tournament_id}[/]: {describe(settings)}, seed {settings.seed}.",
@@ -259,9 +294,11 @@ def run_tournament_command(req: TournamentRequest, console: Console, err_console
                           highlight=False, soft_wrap=True)
         else:
             console.print(f"Resuming tournament [bold]{tournament_id}[/]: {describe(settings)}.", highlight=False)
+
+    # From here on a Ctrl-C, however early, leaves the tournament marked and resumable.
+    try:
         store.set_tournament_status(tournament_id, "running")
-        summary = asyncio.run(sigterm_as_ctrl_c(
-            run_local_or_remote(store, settings, tournament_id, log_dir, req.admin_token, console)))
+        summary = asyncio.run(sigterm_as_ctrl_c(run_local_or_remote(run, req.admin_token, console, notice, on_ready)))
     except KeyboardInterrupt:
         store.set_tournament_status(tournament_id, "interrupted")
         left = settings.games - len(store.finished_game_indexes(tournament_id))
@@ -269,6 +306,21 @@ def run_tournament_command(req: TournamentRequest, console: Console, err_console
                           f"Resume with: {resume_command(tournament_id, req.db, bool(settings.server))}",
                           highlight=False, soft_wrap=True)
         raise SystemExit(130)
+    except (BotStartError, ScheduleError) as exc:
+        if req.resume is None and not store.finished_game_indexes(tournament_id):
+            # It never got going and would fail the same way on --resume: leave nothing behind.
+            store.discard_tournament(tournament_id)
+            if not (isinstance(exc, BotStartError) and exc.log):   # keep a log the message points at
+                shutil.rmtree(log_dir, ignore_errors=True)
+                with contextlib.suppress(OSError):
+                    log_dir.parent.rmdir()      # arena-logs/, when it holds nothing else
+            if created_db:
+                store.close()
+                for suffix in ("", "-wal", "-shm", "-journal"):
+                    Path(req.db + suffix).unlink(missing_ok=True)
+        else:
+            store.set_tournament_status(tournament_id, "interrupted")
+        raise ConfigError(str(exc)) from None
     except RuntimeError as exc:
         store.set_tournament_status(tournament_id, "interrupted")
         raise ConfigError(str(exc)) from None
