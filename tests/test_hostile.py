@@ -324,3 +324,52 @@ def test_the_readme_sdk_bot_plays_under_whatever_name_its_token_has(arena: Arena
     finally:
         bot.terminate()
         bot.wait(10)
+
+
+def test_two_streams_with_one_token_are_both_welcomed_and_either_plays(arena: ArenaThread, channel: grpc.Channel,
+                                                                        store: Store) -> None:
+    # A bot may multiplex: several streams under one token are one bot with more room.
+    token = registered(store, "twin")
+    streams = [RawBot(channel, token, pb.Hello(variants=["classic"], max_matches=1)) for _ in range(2)]
+    try:
+        for stream in streams:
+            welcome = stream.until("welcome")
+            assert welcome.welcome.bot_name == "twin"
+        future = arena.submit(arena.arena.run_match(MatchSpec(
+            config={"variant": "classic", "players": 3, "seed": 41, "rounds": 2}, bots=["twin", *HONEST[:2]],
+            match_id="twin-1", **FAST)))
+        deadline = time.monotonic() + 10
+        playing = None
+        while playing is None and time.monotonic() < deadline:
+            for stream in streams:
+                try:
+                    message = stream.received.get(timeout=0.05)
+                except queue.Empty:
+                    continue
+                if message is not None and not isinstance(message, grpc.RpcError) \
+                        and message.WhichOneof("msg") == "match_started":
+                    playing = stream
+        assert playing is not None, "neither stream was seated"
+        ended = answer_until_the_end(playing)
+        assert ended.match_ended.match_id == "twin-1"
+        record = future.result(30)
+        assert record.status == "completed" and not seat_faults(record, 0)
+    finally:
+        for stream in streams:
+            stream.close()
+
+
+def test_every_refused_stream_is_logged_with_its_peer(channel: grpc.Channel, store: Store,
+                                                      caplog: pytest.LogCaptureFixture) -> None:
+    registered(store, "probe")
+    caplog.set_level("WARNING", logger="arena.server")
+    for token, hello in (("not-a-token", pb.Hello()), (registered(store, "probe"), pb.Hello(name="someone-else"))):
+        refused = RawBot(channel, token, hello).next()
+        assert isinstance(refused, grpc.RpcError)
+    deadline = time.monotonic() + 5
+    while len([r for r in caplog.records if "refused a Play stream" in r.getMessage()]) < 2:
+        assert time.monotonic() < deadline, caplog.text
+        time.sleep(0.05)
+    lines = [r.getMessage() for r in caplog.records if "refused a Play stream" in r.getMessage()]
+    assert all("127.0.0.1" in line for line in lines), lines
+    assert "unknown bot token" in lines[0] and "(bot probe)" in lines[1] and "PERMISSION_DENIED" in lines[1]
