@@ -1,31 +1,340 @@
-"""Browsing stored matches: the list for ``arena matches``, one match round by round,
-re-checking a match against the engine, and exporting it as JSON.
+"""Browsing stored tournaments and matches: the lists for ``arena tournaments`` and
+``arena matches`` (as a table, JSON or CSV), one match round by round, re-checking a
+match against the engine, and exporting it as JSON.
 
 These are the organiser's views after a match, so they show every hand. ``show_match``
 and ``verify_match`` replay the stored decision log through the engine::
 
     game = engine.replay(GameConfig.from_dict(record.config), record.actions)
 
-The CLI wires them as ``arena matches``, ``arena show MATCH``, ``arena replay MATCH
---verify`` and ``arena export MATCH``.
+The CLI wires them as ``arena tournaments``, ``arena matches``, ``arena show MATCH``,
+``arena replay MATCH --verify`` and ``arena export MATCH``.
+
+Wizard Extreme totals are penalty points, so there lower is better; every list says so
+(``↓`` in a table, ``score_order`` in JSON and CSV), as does ``arena show``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+import csv
+import io
+import json
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Mapping, Sequence
 
+from rich.console import Console, JustifyMethod
+from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
 from arena.records import MatchRecord, final_places
-from arena.store import MatchSummary, Store
+from arena.store import MatchSummary, Store, TournamentInfo
 from engine import EngineError, GameConfig, replay
+
+# The output formats of ``arena tournaments`` and ``arena matches``.
+LIST_FORMATS = ("table", "json", "csv")
+
+# Marks a Wizard Extreme total in a table: penalty points, so lower is better.
+LOWER_IS_BETTER_MARK = "↓"
+
+
+def score_order(variant: str) -> str:
+    """How a variant's totals rank: classic scores points, extreme counts penalties.
+
+    >>> score_order("classic"), score_order("extreme")
+    ('higher_is_better', 'lower_is_better')
+    """
+    return "lower_is_better" if variant == "extreme" else "higher_is_better"
+
+
+# --------------------------------------------------------------------------------------
+# Game options, as the lists and ``show`` state them
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GameOptions:
+    """Every option of a game. The other variant's options are None: they do not apply.
+
+    ``rounds`` is the number of rounds actually played: the standard length of the table
+    size (or the amigo length) unless ``--rounds`` set it.
+    """
+
+    variant: str
+    players: int
+    rounds: int | None
+    length: str | None = None            # classic: standard or amigo
+    bidding: str | None = None           # classic: open, hidden or secret
+    plus_minus_one: bool | None = None   # classic
+    destroyer_penalty: int | None = None  # extreme
+
+    @classmethod
+    def of(cls, game: Mapping[str, Any]) -> "GameOptions | None":
+        """The options of a stored game config (a tournament's ``game`` settings or a
+        match's config); None when they cannot be read.
+
+        >>> GameOptions.of({"variant": "extreme", "players": 3, "rounds": 2}).fields()
+        {'players': 3, 'rounds': 2, 'length': None, 'bidding': None, 'plus_minus_one': None, 'destroyer_penalty': 4}
+        >>> GameOptions.of({"variant": "classic", "players": 5}).rounds     # the standard length
+        12
+        """
+        from engine.classic import hand_sizes
+        from engine.extreme import DEFAULT_ROUNDS
+
+        try:
+            config = GameConfig.from_dict({**game, "seed": 0})   # the seed is no option
+        except (EngineError, TypeError):
+            return None
+        if config.variant == "classic":
+            try:
+                rounds: int | None = len(hand_sizes(config))
+            except KeyError:      # a table size the rules do not have: say nothing rather than guess
+                rounds = None
+            return cls("classic", config.players, rounds, length=config.length, bidding=config.bidding,
+                       plus_minus_one=config.plus_minus_one)
+        rounds = config.rounds if config.rounds is not None else DEFAULT_ROUNDS.get(config.players)
+        return cls(config.variant, config.players, rounds, destroyer_penalty=config.destroyer_penalty)
+
+    def compact(self) -> str:
+        """Every option in one short cell, for a table's ``options`` column: one column
+        that wraps keeps them all on screen in a narrow terminal.
+
+        >>> GameOptions("classic", 4, 15, "standard", "open", False).compact()
+        '4 players, 15 rounds, open, standard, ±1 off'
+        >>> GameOptions("extreme", 3, 1, destroyer_penalty=4).compact()
+        '3 players, 1 round, destroyer 4'
+        """
+        if self.variant == "classic":
+            rest = f"{self.bidding}, {self.length}, ±1 {'on' if self.plus_minus_one else 'off'}"
+        else:
+            rest = f"destroyer {self.destroyer_penalty}"
+        return f"{self._table()}, {rest}"
+
+    def _table(self) -> str:
+        rounds = "" if self.rounds is None else f", {self.rounds} round{'' if self.rounds == 1 else 's'}"
+        return f"{self.players} players{rounds}"
+
+    def in_words(self) -> str:
+        """Every option, for ``arena show``.
+
+        >>> GameOptions("classic", 4, 3, "standard", "hidden", False).in_words()
+        '4 players, 3 rounds, standard length, hidden bidding, ±1 rule off'
+        >>> GameOptions("extreme", 3, 1, destroyer_penalty=4).in_words()
+        '3 players, 1 round, destroyer penalty 4, totals are penalty points: lower is better'
+        """
+        if self.variant == "classic":
+            return (f"{self._table()}, {self.length} length, {self.bidding} bidding, "
+                    f"±1 rule {'on' if self.plus_minus_one else 'off'}")
+        return (f"{self._table()}, destroyer penalty {self.destroyer_penalty}, "
+                f"totals are penalty points: lower is better")
+
+    def fields(self) -> dict[str, Any]:
+        """The options as separate JSON/CSV fields (without the variant)."""
+        return {"players": self.players, "rounds": self.rounds, "length": self.length, "bidding": self.bidding,
+                "plus_minus_one": self.plus_minus_one, "destroyer_penalty": self.destroyer_penalty}
+
+
+NO_OPTIONS = {"players": None, "rounds": None, "length": None, "bidding": None, "plus_minus_one": None,
+              "destroyer_penalty": None}
+
+
+# --------------------------------------------------------------------------------------
+# Tables that fit the terminal without cutting an id
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ListColumn:
+    """One column of a list table.
+
+    ``rank`` says how much the column matters: 0 is always shown; in a terminal too
+    narrow for every column the highest ranks are left out first. A ``whole`` column
+    (an id, a seed) is never wrapped, folded or cut, in any terminal wider than the id
+    itself: ids are meant to be copied.
+    """
+
+    header: str
+    rank: int
+    whole: bool = False
+    justify: JustifyMethod = "left"
+
+
+@dataclass
+class Listing:
+    """What ``arena tournaments`` or ``arena matches`` prints: a rich table (and the
+    headers of the columns left out to fit the terminal), or the text of JSON or CSV."""
+
+    table: Table | None = None
+    text: str | None = None
+    left_out: list[str] = field(default_factory=list)
+
+
+def fitted_table(columns: Sequence[ListColumn], rows: Sequence[Sequence[str]], width: int,
+                 title: str | None = None, caption: str | None = None) -> tuple[Table, list[str]]:
+    """A table of ``rows`` that fits ``width`` columns of terminal, and the headers it left out.
+
+    Whole columns get ``no_wrap`` and their longest cell as ``min_width``, so rich never
+    shrinks them; the other columns may wrap or fold. While even the narrowest layout is
+    too wide (rich's measured minimum: every column at its longest word), the column of
+    the highest rank is left out: rich itself would otherwise squeeze every column,
+    ids included, once the wrapping ones cannot shrink further.
+
+    >>> cols = [ListColumn("id", 0, whole=True), ListColumn("note", 1)]
+    >>> table, left_out = fitted_table(cols, [["t-k3x9qa-00012", "a rather long note"]], width=20)
+    >>> left_out
+    ['note']
+    """
+    # Measured on a very wide console: on one of ``width`` rich would report a minimum of
+    # at most ``width`` (every measurement is capped at the space available).
+    measuring = Console(width=100_000, file=io.StringIO())
+    shown = list(range(len(columns)))
+    left_out: list[str] = []
+    while True:
+        table = Table(title=title, caption=caption)
+        for i in shown:
+            column = columns[i]
+            longest = max((len(row[i]) for row in rows), default=0)
+            table.add_column(column.header, justify=column.justify, no_wrap=column.whole,
+                             min_width=longest if column.whole else None, overflow="fold")
+        for row in rows:
+            table.add_row(*(Text(row[i]) for i in shown))   # Text: bot names are never rich markup
+        droppable = [i for i in shown if columns[i].rank > 0]
+        if not droppable or Measurement.get(measuring, measuring.options, table).minimum <= width:
+            return table, left_out
+        dropped = max(droppable, key=lambda i: columns[i].rank)
+        shown.remove(dropped)
+        left_out.append(columns[dropped].header)
+
+
+def as_csv(records: Sequence[Mapping[str, Any]], fieldnames: Sequence[str]) -> str:
+    """Rows as CSV text with a header row; None is an empty cell, booleans are true/false.
+
+    >>> print(as_csv([{"a": 1, "b": None, "c": True}], ["a", "b", "c"]), end="")
+    a,b,c
+    1,,true
+    """
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=list(fieldnames), lineterminator="\n")
+    writer.writeheader()
+    for record in records:
+        writer.writerow({k: ("true" if v else "false") if isinstance(v, bool) else v for k, v in record.items()})
+    return out.getvalue()
+
+
+def _iso(moment: datetime) -> str:
+    return moment.isoformat()
+
+
+def _shown_time(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%d %H:%M:%S")
+
+
+# --------------------------------------------------------------------------------------
+# arena tournaments
+# --------------------------------------------------------------------------------------
+
+
+def shown_status(info: TournamentInfo, db: str) -> str:
+    """The status to show: ``interrupted`` for a tournament stored as running whose run
+    lock nobody holds (its process died without saying so: kill -9, a crash, a power
+    cut); otherwise the stored one. Reads the lock only, never writes.
+    """
+    if info.status != "running":
+        return info.status
+    from arena.tournament_cli import lock_held, log_dir_for    # imported here: it brings grpc
+
+    # None (no lock file, no flock on this platform) cannot tell: keep what is stored.
+    return "interrupted" if lock_held(log_dir_for(db, info.id)) is False else "running"
+
+
+@dataclass
+class TournamentLine:
+    """One tournament as ``arena tournaments`` lists it."""
+
+    id: str
+    created_at: datetime
+    status: str                  # as shown (see shown_status)
+    variant: str
+    options: GameOptions | None  # None: organised elsewhere, so unknown here
+    deals: str | None
+    games: int | None            # games scheduled
+    stored: int                  # matches stored so far
+    bots: list[str] | None       # None: organised elsewhere
+    seed: int | None             # the master seed (the organiser's secret); None when unknown
+    server: str | None           # HOST:PORT of the arena that played it, for --server tournaments
+
+    def to_json(self) -> dict[str, Any]:
+        """Stable keys, full ids, ISO dates and numbers as numbers."""
+        return {
+            "id": self.id, "created_at": _iso(self.created_at), "status": self.status, "variant": self.variant,
+            **(self.options.fields() if self.options else NO_OPTIONS),
+            "deals": self.deals, "games": self.games, "stored": self.stored, "bots": self.bots,
+            "seed": self.seed, "server": self.server,
+        }
+
+
+TOURNAMENT_FIELDS = ["id", "created_at", "status", "variant", *NO_OPTIONS, "deals", "games", "stored", "bots",
+                     "seed", "server"]
+
+
+def tournament_lines(store: Store, db: str) -> list[TournamentLine]:
+    """Every stored tournament, oldest first. ``db`` is the database as given on the
+    command line: a local run keeps its lock beside it."""
+    return [_tournament_line(t, db) for t in store.list_tournaments()]
+
+
+def _tournament_line(t: TournamentInfo, db: str) -> TournamentLine:
+    settings = t.settings
+    elsewhere = t.status == "remote" or bool(settings.get("organised_elsewhere"))
+    game = settings.get("game") or {}
+    return TournamentLine(
+        id=t.id, created_at=t.created_at, status=shown_status(t, db), variant=game.get("variant", "classic"),
+        options=None if elsewhere else GameOptions.of(game),
+        # Settings stored before the deals option existed were duplicate.
+        deals=None if elsewhere else settings.get("deals", "duplicate"),
+        games=settings.get("games"), stored=t.matches,
+        bots=None if elsewhere else [b["name"] for b in settings.get("bots") or []],
+        seed=None if elsewhere else t.master_seed, server=settings.get("server"),
+    )
+
+
+TOURNAMENT_COLUMNS = [
+    ListColumn("id", 0, whole=True), ListColumn("created", 6), ListColumn("status", 1), ListColumn("variant", 2),
+    ListColumn("options", 3), ListColumn("deals", 7), ListColumn("bots", 8), ListColumn("games", 5, justify="right"),
+    ListColumn("stored", 4, justify="right"), ListColumn("seed", 9, whole=True, justify="right"),
+]
+
+
+def tournaments_listing(lines: Sequence[TournamentLine], fmt: str, width: int) -> Listing:
+    """``arena tournaments`` in ``fmt`` (one of LIST_FORMATS); ``width`` is the terminal's."""
+    if fmt == "json":
+        return Listing(text=json.dumps([line.to_json() for line in lines], indent=2))
+    if fmt == "csv":
+        records = [{**line.to_json(), "bots": None if line.bots is None else " ".join(line.bots)}
+                   for line in lines]   # bot names have no spaces (arena.lineup.check_name)
+        return Listing(text=as_csv(records, TOURNAMENT_FIELDS).rstrip("\n"))
+    rows = []
+    for line in lines:
+        options = line.options
+        rows.append([
+            line.id, _shown_time(line.created_at), line.status, line.variant,
+            "–" if options is None else options.compact(), line.deals or "",
+            "elsewhere" if line.bots is None else ", ".join(line.bots), "" if line.games is None else str(line.games),
+            str(line.stored), "" if line.seed is None else str(line.seed),
+        ])
+    table, left_out = fitted_table(TOURNAMENT_COLUMNS, rows, width)
+    return Listing(table=table, left_out=left_out)
+
+
+# --------------------------------------------------------------------------------------
+# arena matches
+# --------------------------------------------------------------------------------------
 
 
 @dataclass
 class MatchLine:
-    """One row of ``arena matches``: display-ready, and JSON-friendly via ``vars()``."""
+    """One row of an ``arena matches`` table, display-ready."""
 
     match_id: str
     tournament: str
@@ -33,7 +342,8 @@ class MatchLine:
     variant: str
     status: str
     finished: str
-    players: str              # "alice 120 (1) · bob 80 (2) · ..."; a forfeit is marked "forfeit"
+    players: str              # "alice 120 (1) · bob 80 (2) · ..."; a forfeit is marked "forfeit";
+                              # extreme totals carry LOWER_IS_BETTER_MARK
     faults: int
     decisions: int
     median_ms: str
@@ -48,14 +358,15 @@ def match_rows(
 
 
 def _line(summary: MatchSummary) -> MatchLine:
+    mark = LOWER_IS_BETTER_MARK if summary.variant == "extreme" else ""
     players = " · ".join(
-        f"{bot} {total} ({'forfeit' if forfeit else place})"
+        f"{bot} {total}{mark} ({'forfeit' if forfeit else place})"
         for bot, total, place, forfeit in zip(summary.bots, summary.totals, summary.places, summary.forfeited)
     )
     return MatchLine(
         match_id=summary.match_id, tournament=summary.tournament_id or "–",
         game="–" if summary.game_index is None else str(summary.game_index), variant=summary.variant,
-        status=summary.status, finished=summary.finished_at.strftime("%Y-%m-%d %H:%M:%S"), players=players,
+        status=summary.status, finished=_shown_time(summary.finished_at), players=players,
         faults=summary.faults, decisions=summary.decisions,
         median_ms="–" if summary.median_latency_ms is None else f"{summary.median_latency_ms:.2f}",
     )
@@ -69,16 +380,78 @@ def match_table(
     return matches_table(match_rows(store, variant=variant, tournament_id=tournament_id, bot=bot, limit=limit))
 
 
-def matches_table(lines: list[MatchLine], title: str = "Matches") -> Table:
-    """The lines as a rich Table."""
-    table = Table(title=title)
-    for header in ("Match", "Tournament", "Game", "Variant", "Status", "Finished (UTC)", "Players (total, place)",
-                   "Faults", "Decisions", "Median ms"):
-        table.add_column(header)
-    for line in lines:
-        table.add_row(line.match_id, line.tournament, line.game, line.variant, line.status, line.finished,
-                      line.players, str(line.faults), str(line.decisions), line.median_ms)
-    return table
+def players_header(variants: set[str]) -> str:
+    """The players column's header, saying what the totals mean for the variants shown.
+
+    >>> players_header({"classic"}), players_header({"extreme"})
+    ('Players (score, place)', 'Players (penalty ↓, place)')
+    >>> players_header({"classic", "extreme"})
+    'Players (score or penalty ↓, place)'
+    """
+    if variants == {"extreme"}:
+        return f"Players (penalty {LOWER_IS_BETTER_MARK}, place)"
+    if "extreme" in variants:
+        return f"Players (score or penalty {LOWER_IS_BETTER_MARK}, place)"
+    return "Players (score, place)"
+
+
+def matches_table(lines: list[MatchLine], title: str = "Matches", width: int = 160) -> Table:
+    """The lines as a rich Table (see matches_listing for the columns left out)."""
+    return _matches_table(lines, title, width)[0]
+
+
+def _matches_table(lines: list[MatchLine], title: str, width: int) -> tuple[Table, list[str]]:
+    variants = {line.variant for line in lines}
+    columns = [
+        ListColumn("Match", 0, whole=True), ListColumn("Tournament", 6, whole=True),
+        ListColumn("Game", 7, justify="right"), ListColumn("Variant", 2), ListColumn("Status", 3),
+        ListColumn("Finished (UTC)", 4),
+        ListColumn(players_header(variants), 1), ListColumn("Faults", 5, justify="right"),
+        ListColumn("Decisions", 8, justify="right"), ListColumn("Median ms", 9, justify="right"),
+    ]
+    rows = [[line.match_id, line.tournament, line.game, line.variant, line.status, line.finished, line.players,
+             str(line.faults), str(line.decisions), line.median_ms] for line in lines]
+    caption = (f"{LOWER_IS_BETTER_MARK} Wizard Extreme totals are penalty points: lower is better"
+               if "extreme" in variants else None)
+    return fitted_table(columns, rows, width, title=title, caption=caption)
+
+
+def match_json(summary: MatchSummary) -> dict[str, Any]:
+    """One match for ``arena matches --format json``: stable keys, full ids, ISO dates,
+    numbers as numbers, and ``score_order`` saying which way the totals rank."""
+    return {
+        "match_id": summary.match_id, "tournament_id": summary.tournament_id, "game_index": summary.game_index,
+        "variant": summary.variant, "score_order": score_order(summary.variant), "status": summary.status,
+        "started_at": _iso(summary.started_at), "finished_at": _iso(summary.finished_at),
+        "seats": [{"seat": seat, "bot": bot, "total": total, "place": place, "forfeited": forfeited}
+                  for seat, (bot, total, place, forfeited)
+                  in enumerate(zip(summary.bots, summary.totals, summary.places, summary.forfeited))],
+        "faults": summary.faults, "decisions": summary.decisions,
+        "median_latency_ms": summary.median_latency_ms, "max_latency_ms": summary.max_latency_ms,
+    }
+
+
+# One CSV row per seat, so that the header is the same whatever the table sizes; the
+# match's own figures repeat on each of its rows (faults are the whole match's).
+MATCH_CSV_FIELDS = ["match_id", "tournament_id", "game_index", "variant", "score_order", "status", "started_at",
+                    "finished_at", "seat", "bot", "total", "place", "forfeited", "match_faults", "decisions",
+                    "median_latency_ms", "max_latency_ms"]
+
+
+def matches_listing(summaries: Sequence[MatchSummary], fmt: str, width: int) -> Listing:
+    """``arena matches`` in ``fmt`` (one of LIST_FORMATS); ``width`` is the terminal's."""
+    if fmt == "json":
+        return Listing(text=json.dumps([match_json(s) for s in summaries], indent=2))
+    if fmt == "csv":
+        records: list[dict[str, Any]] = []
+        for summary in summaries:
+            match = match_json(summary)
+            seats = match.pop("seats")
+            match["match_faults"] = match.pop("faults")
+            records.extend({**match, **seat} for seat in seats)
+        return Listing(text=as_csv(records, MATCH_CSV_FIELDS).rstrip("\n"))
+    table, left_out = _matches_table([_line(s) for s in summaries], "Matches", width)
+    return Listing(table=table, left_out=left_out)
 
 
 def export_match(store: Store, match_id: str) -> dict[str, Any]:
@@ -110,6 +483,9 @@ def describe_match(record: MatchRecord) -> str:
     ]
     if record.tournament_id:
         lines.append(f"Tournament {record.tournament_id}, game {record.game_index}")
+    options = GameOptions.of(record.config)
+    if options is not None:
+        lines.append(f"Options: {options.in_words()}")
     lines.append("Seats: " + " · ".join(f"{seat}: {bot} {version}".rstrip()
                                         for seat, (bot, version) in enumerate(zip(record.bots, record.bot_versions))))
     try:
@@ -118,6 +494,7 @@ def describe_match(record: MatchRecord) -> str:
         lines.append(f"The stored log does not replay: {error}")
         return "\n".join(lines)
 
+    bidding = record.config.get("bidding", "open")
     # Each seat's hands, round by round, from that seat's private events.
     hands = [[e for e in game.events_for(seat, 0)[0] if e["type"] == "hand"] for seat in range(len(record.bots))]
     round_number = 0
@@ -144,12 +521,19 @@ def describe_match(record: MatchRecord) -> str:
             continue                      # the trick event lists every card
         elif kind == "round_end":
             lines.append("  " + _round_end(event, record.bots))
+        elif kind == "bid_made":
+            # Hidden and secret bids: the table sees that a seat has bid, not what.
+            until = "everybody has bid" if bidding == "hidden" else "the round is scored"
+            lines.append(f"  {names[event['seat']]} bids face down ({bidding} until {until})")
+        elif kind == "bids_revealed":
+            lines.append("  " + _bids_revealed(event, record.bots, bidding))
         else:
             lines.append("  " + _event_text(event, names))
     lines.append("")
     if game.is_over:
         result = game.result()
-        lines.append("Result: " + " · ".join(
+        order = " (penalty points: lower is better)" if record.variant == "extreme" else ""
+        lines.append(f"Result{order}: " + " · ".join(
             f"{bot} {total} (place {place}{', forfeited' if forfeit else ''})"
             for bot, total, place, forfeit in zip(record.bots, record.totals, record.places, record.forfeited)
         ))
@@ -175,7 +559,20 @@ def _round_end(event: dict[str, Any], bots: list[str]) -> str:
         f"{bot} " + "/".join(f"{_ROUND_END_LABELS[key]} {event[key][seat]}" for key in columns)
         for seat, bot in enumerate(bots)
     )
-    return f"end of round {event['round']}: {cells}"
+    lower = " (penalties: lower is better)" if "penalties" in event else ""
+    return f"end of round {event['round']}{lower}: {cells}"
+
+
+def _bids_revealed(event: dict[str, Any], bots: list[str], bidding: str) -> str:
+    """Hidden bids come out once everybody has bid, secret ones at the round's scoring:
+    then every seat's bid, by seat.
+
+    >>> _bids_revealed({"type": "bids_revealed", "bids": [1, 0]}, ["ann", "bob"], "hidden")
+    'bids revealed: seat 0 (ann) bid 1 · seat 1 (bob) bid 0'
+    """
+    when = " at the scoring" if bidding == "secret" else ""
+    return f"bids revealed{when}: " + " · ".join(
+        f"seat {seat} ({bots[seat] if seat < len(bots) else '?'}) bid {bid}" for seat, bid in enumerate(event["bids"]))
 
 
 def _event_text(event: dict[str, Any], names: list[str]) -> str:

@@ -148,24 +148,33 @@ def tournament(
     run_tournament_command(request, console, err_console)
 
 
-@app.command()
-def tournaments(db: Optional[str] = DbOption) -> None:
-    """List stored tournaments."""
-    from rich.table import Table
+ListFormatOption = typer.Option("table", "--format", help="table, json or csv (json and csv: every field, "
+                                "full ids, ISO dates)")
 
+
+@app.command()
+def tournaments(format: str = ListFormatOption, db: Optional[str] = DbOption) -> None:
+    """List stored tournaments with every game option; a run whose process died shows as interrupted."""
+    from arena import browse
+
+    check_choice(format, browse.LIST_FORMATS, "--format")
     store = open_store(db, must_exist=True)
-    table = Table("id", "created", "variant", "players", "bots", "games", "deals", "stored", "status", "seed")
-    for t in store.list_tournaments():
-        game, bots = t.settings.get("game", {}), t.settings.get("bots") or []
-        table.add_row(t.id, str(t.created_at)[:19], game.get("variant", ""), str(game.get("players", "")),
-                      ", ".join(b["name"] for b in bots) if bots else ("elsewhere" if t.status == "remote" else ""),
-                      str(t.settings.get("games", "")),
-                      "" if t.status == "remote" else t.settings.get("deals", "duplicate"),  # stored before: duplicate
-                      str(t.matches), t.status,
-                      str(t.master_seed) if t.status != "remote" else "")
-    console.print(table)
-    if not table.row_count:
+    lines = browse.tournament_lines(store, db_location(db))
+    print_listing(browse.tournaments_listing(lines, format, console.width))
+    if not lines:
         err_console.print("no tournaments stored yet")
+
+
+def print_listing(listing: Any) -> None:
+    """Print a browse.Listing: a table on the console (and, on stderr, which columns a
+    narrow terminal left out), or JSON/CSV text as it is."""
+    if listing.table is None:
+        print(listing.text)     # plain print: rich would wrap and colour it
+        return
+    console.print(listing.table)
+    if listing.left_out:
+        err_console.print(f"left out to fit {console.width} columns: {', '.join(listing.left_out)} "
+                          "(a wider terminal, or --format json or csv, shows every column)", highlight=False)
 
 
 # --------------------------------------------------------------------------- serving
@@ -324,30 +333,34 @@ def matches(
     tournament: Optional[str] = typer.Option(None, help="Only this tournament."),
     bot: Optional[str] = typer.Option(None, help="Only matches this bot played."),
     limit: int = typer.Option(50, help="At most this many, newest first."),
+    format: str = ListFormatOption,
     db: Optional[str] = DbOption,
 ) -> None:
-    """List stored matches."""
+    """List stored matches (Wizard Extreme totals are penalty points: lower is better)."""
     from arena import browse
 
     check_choice(variant, VARIANTS, "--variant")
+    check_choice(format, browse.LIST_FORMATS, "--format")
     if limit < 1:
         raise typer.BadParameter("must be at least 1", param_hint="--limit")
     store = open_store(db, must_exist=True)
     if tournament is not None:
         store.get_tournament(tournament)
     # One more than asked tells whether --limit cut the list.
-    lines = browse.match_rows(store, variant=variant, tournament_id=tournament, bot=bot, limit=limit + 1)
-    if not lines:
+    found = store.list_matches(variant=variant, tournament_id=tournament, bot=bot, limit=limit + 1)
+    if not found:
         err_console.print("no stored matches" + (" match these filters" if variant or tournament or bot else ""))
+        if format != "table":   # scripts still get a well-formed empty list
+            print_listing(browse.matches_listing([], format, console.width))
         return
-    console.print(browse.matches_table(lines[:limit]))
-    if len(lines) > limit:
+    print_listing(browse.matches_listing(found[:limit], format, console.width))
+    if len(found) > limit:
         err_console.print(f"the newest {limit} shown; --limit N shows more")
 
 
 @app.command()
 def show(match: str = MatchArgument, db: Optional[str] = DbOption) -> None:
-    """Show a match round by round and trick by trick."""
+    """Show a match: its game options, then round by round and trick by trick."""
     from arena import browse
 
     console.print(browse.show_match(open_store(db, must_exist=True), match))
