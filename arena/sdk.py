@@ -18,9 +18,12 @@ A bot is a subclass of :class:`Bot` with one method per decision kind::
 
 and is started with the standard command line::
 
-    python my_bot.py --arena 127.0.0.1:50051 --token T [--name N] [--max-matches N] [--seed S]
+    python my_bot.py --arena HOST[:PORT] --token T [--name N] [--max-matches N] [--seed S]
+                     [--retry-for SECONDS] [-v]
 
-(the token may come from the ``ARENA_TOKEN`` environment variable instead).
+(the token may come from the ``ARENA_TOKEN`` environment variable instead, the
+address from ``ARENA_ADDRESS``). The port defaults to 50051, the port ``arena serve``
+listens on; an IPv6 address goes in brackets (``[::1]`` or ``[::1]:50051``).
 
 What the SDK does for you:
 
@@ -36,27 +39,53 @@ What the SDK does for you:
   ``MatchStarted.seed`` (mixed with ``--seed`` when given), so a tournament replays;
 * survives its own bugs: an exception (or an answer that is not among the options)
   is logged to stderr and the first option (or an empty prediction) is sent instead;
-* reconnects with backoff when the connection drops (the arena keeps the seat for a
-  grace period) and exits cleanly on SIGTERM/SIGINT or when the arena ends the stream.
+* connects and reconnects as described below, and exits cleanly on SIGTERM/SIGINT.
 
-Exit codes of :func:`run`: 0 clean exit, 1 gave up reconnecting, 2 refused by the
-arena (bad token, name mismatch, ...).
+Connecting and reconnecting. When the arena cannot be reached (not started yet,
+restarting) or the connection drops, the bot retries: the first retry after about
+0.1 s, then doubling up to :data:`RETRY_MAX_DELAY` (5 s), each wait jittered by
+x0.5-1.5 so that many bots do not retry in step. It says so once, on stderr::
+
+    WARNING random: cannot reach 127.0.0.1:50051 (connection refused); retrying with backoff up to 5 s for 60 s
+
+and then nothing until ``connected to 127.0.0.1:50051 after 3.2 s ...`` (``-v`` logs
+every attempt). An attempt without the arena's Welcome after
+:data:`CONNECT_TIMEOUT` (10 s) counts as failed. After :data:`RETRY_FOR` seconds (60,
+``--retry-for``) without a connection it gives up. A connection lost *after* the arena's Welcome is retried at
+once (about 0.1 s): the arena keeps the bot's seats for a grace period (5 s by
+default), so a bot that comes back in time plays on in its matches. The delay and
+the 60 s start again after every Welcome.
+
+It does not retry what retrying cannot fix: a refused token or name, a bad Hello
+(the codes in :data:`FATAL_CODES`). It does not come back after the arena ends the
+stream with status OK, which is what ``arena serve`` does when it is stopped
+(SIGTERM, Ctrl-C): that is the end of the session, not a failure.
+
+Exit codes of :func:`run`:
+
+* 0: stopped by SIGTERM/SIGINT, or the arena ended the stream cleanly (status OK),
+  or the arena process that launched this bot is gone;
+* 1: gave up: no connection for ``--retry-for`` seconds;
+* 2: refused by the arena (bad token, name mismatch, bad Hello), or a bad command
+  line (such as ``--arena host:abc``); these print one line on stderr.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import ipaddress
 import json
 import logging
 import os
 import random
+import re
 import signal
 import sys
 import time
 import traceback
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Mapping, NoReturn
 
 import grpc
 import orjson
@@ -66,10 +95,24 @@ from engine.core import Prediction
 
 __all__ = [
     "Bot", "BotClient", "FaultInfo", "MatchInfo", "MatchResult", "Prediction",
-    "CHANNEL_OPTIONS", "ask", "main", "parse_args", "run",
+    "CHANNEL_OPTIONS", "DEFAULT_PORT", "RETRY_FOR", "RETRY_MAX_DELAY",
+    "arena_target", "ask", "main", "parse_args", "run",
 ]
 
 log = logging.getLogger("arena.sdk")
+
+# The port `arena serve` listens on by default (arena/cli.py); an --arena without a
+# port means this one. Left to itself grpc would pick 443, where no arena listens.
+DEFAULT_PORT = 50051
+
+# The retry policy (see the module docstring and docs/protocol.md section 10).
+RETRY_FIRST_DELAY = 0.1   # s: quick, so a bot that lost its connection mid-match is back
+                          # well inside the arena's grace period (5 s by default)
+RETRY_MAX_DELAY = 5.0     # s: the backoff doubles up to this
+RETRY_FOR = 60.0          # s without a connection before the bot gives up (exit 1)
+# How long one attempt may take to get its Welcome. grpc alone waits 20 s for a
+# connection to a host that never answers; the arena answers a Hello at once.
+CONNECT_TIMEOUT = 10.0
 
 # The arena may send up to 32 MiB (arena/server.py); a bot's answers are tiny.
 MAX_MESSAGE_BYTES = 32 * 1024 * 1024
@@ -99,6 +142,12 @@ FATAL_CODES = frozenset({
     grpc.StatusCode.UNIMPLEMENTED,
 })
 
+# What to check when the arena refuses the bot, by status code.
+_REFUSAL_HINTS = {
+    grpc.StatusCode.UNAUTHENTICATED: " (check --token or ARENA_TOKEN: `arena bot register NAME` prints the token)",
+    grpc.StatusCode.PERMISSION_DENIED: " (check --name or ARENA_BOT_NAME, or leave it out: the token names the bot)",
+}
+
 _KIND_NAMES = {
     arena_pb2.BID: "bid",
     arena_pb2.PLAY: "play",
@@ -106,6 +155,85 @@ _KIND_NAMES = {
     arena_pb2.PREDICT: "predict",
     arena_pb2.PAY: "pay",
 }
+
+
+# ---------------------------------------------------------------- the arena's address
+
+# A host name or an IPv4 address: letters, digits, '-', '_' and dots.
+_HOST_NAME = re.compile(r"[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_])?")
+
+
+def arena_target(address: str) -> str:
+    """The grpc target for an ``--arena`` value, always with a port; ``ValueError`` says
+    in one line what is wrong with a value that is not an address.
+
+    Accepted: ``HOST``, ``HOST:PORT``, ``[IPV6]``, ``[IPV6]:PORT`` and a bare IPv6
+    address. Without a port the arena's :data:`DEFAULT_PORT` is meant (grpc would
+    otherwise try 443).
+
+    >>> arena_target("127.0.0.1")
+    '127.0.0.1:50051'
+    >>> arena_target("arena.example.org:6000")
+    'arena.example.org:6000'
+    >>> arena_target("[::1]"), arena_target("[::1]:6000"), arena_target("::1")
+    ('[::1]:50051', '[::1]:6000', '[::1]:50051')
+    >>> arena_target("localhost:abc")
+    Traceback (most recent call last):
+    ...
+    ValueError: the port 'abc' is not a number
+    >>> arena_target("localhost:70000")
+    Traceback (most recent call last):
+    ...
+    ValueError: the port 70000 is out of range (1-65535)
+    """
+    text = address.strip()
+    if not text:
+        raise ValueError("the address is empty (give HOST or HOST:PORT)")
+    if "://" in text or text.startswith(("dns:", "unix:", "ipv4:", "ipv6:")):
+        raise ValueError("give HOST or HOST:PORT, without a scheme such as http:// or dns:")
+    if text.startswith("["):
+        bracketed = re.fullmatch(r"\[([^\]]*)\](?::(.*))?", text)
+        if bracketed is None:
+            raise ValueError("an IPv6 address goes in brackets, the port after them: [::1]:50051")
+        host, port = bracketed.group(1), bracketed.group(2)
+        if not _is_ipv6(host):
+            raise ValueError(f"[{host}] is not an IPv6 address")
+        host = f"[{host}]"
+    elif text.count(":") > 1:
+        # Several colons and no brackets: a bare IPv6 address, or one with a port
+        # glued on, which cannot be told apart from the address itself.
+        if not _is_ipv6(text):
+            raise ValueError("an IPv6 address goes in brackets, the port after them: [::1]:50051")
+        host, port = f"[{text}]", None
+    else:
+        host, colon, port_text = text.partition(":")
+        port = port_text if colon else None
+        if not host:
+            raise ValueError("there is no host before the ':' (give HOST or HOST:PORT)")
+        if not _HOST_NAME.fullmatch(host):
+            raise ValueError(f"{host!r} is not a host name or an IP address")
+    return f"{host}:{_port_number(port)}"
+
+
+def _is_ipv6(text: str) -> bool:
+    try:
+        ipaddress.IPv6Address(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _port_number(port: str | None) -> int:
+    """The port of an address; :data:`DEFAULT_PORT` when none was written."""
+    if port is None:
+        return DEFAULT_PORT
+    if not port:
+        raise ValueError("the port after ':' is empty")
+    if not re.fullmatch(r"[0-9]+", port):   # not str.isdigit(): that accepts '²'
+        raise ValueError(f"the port {port!r} is not a number")
+    if not 1 <= int(port) <= 65535:
+        raise ValueError(f"the port {int(port)} is out of range (1-65535)")
+    return int(port)
 
 
 # ---------------------------------------------------------------- values handed to bots
@@ -251,6 +379,56 @@ class _SessionEnd:
     details: str
     welcomed: bool
 
+    def status_lost(self) -> bool:
+        """True when grpc reported INTERNAL "Internal error from Core": a write of ours
+        crossed the end of the call and the arena's real status (perhaps a refusal) was
+        replaced (docs/protocol.md, section 10)."""
+        return self.code is grpc.StatusCode.INTERNAL and "Internal error from Core" in self.details
+
+    def reason(self) -> str:
+        """The failure in a few words: grpc's own details are long and mostly the same
+        for every cause ("failed to connect to all addresses; last error: ...")."""
+        details = self.details
+        for clue, meaning in _FAILURE_CLUES:
+            if clue in details:
+                return meaning
+        if self.code is None:   # ended on our side (a timeout): the details say it all
+            return details or "no connection"
+        return f"{self.code.name}: {details[:200]}" if details else self.code.name
+
+
+# How many times in a row an attempt whose answer grpc lost is repeated at once.
+_ASK_AGAIN = 3
+
+# Substrings of grpc's status details, and what they mean to a bot author.
+_FAILURE_CLUES: tuple[tuple[str, str], ...] = (
+    ("Connection refused", "connection refused"),
+    ("errors resolving", "unknown host"),
+    ("DNS resolution failed", "unknown host"),
+    ("Connection reset", "connection reset"),
+    ("Socket closed", "connection closed"),
+    ("Connection timed out", "connection timed out"),
+    ("Network is unreachable", "network unreachable"),
+    ("No route to host", "no route to host"),
+)
+
+
+@dataclass
+class _Outage:
+    """The time without a connection: when it began, how often we tried, the next delay."""
+
+    since: float          # time.monotonic() when the outage began
+    lost: bool            # a connection was lost (else: none was made yet)
+    attempts: int         # failed attempts to connect so far
+    delay: float = RETRY_FIRST_DELAY
+
+    def next_wait(self, jitter: random.Random) -> float:
+        """The wait before the next attempt: the delay times 0.5-1.5, capped (jitter
+        spreads the reconnects of many bots after an arena restart); then double it."""
+        wait = min(self.delay * (0.5 + jitter.random()), RETRY_MAX_DELAY)
+        self.delay = min(self.delay * 2, RETRY_MAX_DELAY)
+        return wait
+
 
 def _mix_seed(match_seed: int, user_seed: int | None) -> int:
     """The seat's rng seed: the arena's seed, mixed with ``--seed`` when one was given."""
@@ -293,11 +471,13 @@ class BotClient:
     version: str | None = None
     max_matches: int = 1
     seed: int | None = None
-    give_up_after: float = 60.0   # seconds without a connection before exiting
+    give_up_after: float = RETRY_FOR   # seconds without a connection before exiting (--retry-for)
     channel_options: tuple[tuple[str, Any], ...] = CHANNEL_OPTIONS
     seats: dict[tuple[str, int], _Seat] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        # HOST alone means the arena's default port (ValueError for a non-address).
+        self.arena = arena_target(self.arena)
         # The token says which bot this is: Hello names one only when it was given
         # (--name, $ARENA_BOT_NAME), and then it must be the token's. The class's name
         # is for logs until the Welcome tells the registered one.
@@ -308,6 +488,8 @@ class BotClient:
         self._stopping = False
         self._session_task: asyncio.Task | None = None
         self._wake: asyncio.Event | None = None
+        # Set while there is no connection: read by _session to say how long it took.
+        self._outage: _Outage | None = None
         # Jitter for reconnect delays: never drawn from a bot's seeded rng.
         self._jitter = random.Random()
 
@@ -322,11 +504,16 @@ class BotClient:
             self._session_task.cancel()
 
     async def run(self) -> int:
-        """Connect and play until stopped, refused or unable to reconnect; return an exit code."""
+        """Connect and play until stopped, refused or unable to reconnect; return an exit code.
+
+        One connection at a time (a :meth:`_session`); between them the retry policy of
+        the module docstring, logged once per outage rather than once per attempt.
+        """
         self._wake = asyncio.Event()
-        delay = 0.1
-        disconnected_since = time.monotonic()
+        self._outage = None
+        asked_again = 0   # attempts whose answer grpc lost (see status_lost below)
         while not self._stopping:
+            attempt_began = time.monotonic()
             self._session_task = asyncio.create_task(self._session())
             try:
                 end = await self._session_task
@@ -339,34 +526,62 @@ class BotClient:
             if self._stopping:
                 break
             if end.code is grpc.StatusCode.OK:
-                log.info("%s: the arena closed the connection; exiting", self.name)
+                log.info("%s: the arena ended the session (it is stopping); exiting", self.name)
                 return 0
             if end.code in FATAL_CODES:
-                log.error("%s: refused by the arena: %s %s", self.name, end.code.name, end.details)
+                log.error("%s: refused by the arena: %s %s%s", self.name, end.code.name, end.details,
+                          _REFUSAL_HINTS.get(end.code, ""))
                 return 2
             if launcher_gone():
                 log.info("%s: the arena that started this bot has exited; exiting", self.name)
                 return 0
             if end.welcomed:
-                disconnected_since = time.monotonic()
-                delay = 0.1
-            elif time.monotonic() - disconnected_since > self.give_up_after:
-                log.error("%s: no connection to %s for %.0f s; giving up (%s)",
-                          self.name, self.arena, self.give_up_after, end.details)
+                asked_again = 0
+            elif end.status_lost() and asked_again < _ASK_AGAIN:
+                # A refused token ends the call at once, and our Hello can cross that end
+                # (a few percent of the time on a busy machine): grpc then loses the
+                # refusal. Ask again at once, before saying anything, so that a bad token
+                # is a refusal (exit 2), not a "cannot reach".
+                asked_again += 1
+                log.debug("%s: the arena's answer was lost (%s); asking again", self.name, end.reason())
+                continue
+            outage = self._outage
+            new_outage = outage is None or end.welcomed
+            if new_outage:
+                # After a lost connection the outage starts now; before the first
+                # connection it started with this attempt.
+                outage = self._outage = _Outage(since=time.monotonic() if end.welcomed else attempt_began,
+                                                lost=end.welcomed, attempts=0 if end.welcomed else 1)
+            else:
+                outage.attempts += 1
+            left = outage.since + self.give_up_after - time.monotonic()
+            if left <= 0:
+                log.error("%s: gave up after %.0f s and %d attempt%s: cannot reach %s (%s)", self.name,
+                          time.monotonic() - outage.since, outage.attempts, "s" if outage.attempts != 1 else "",
+                          self.arena, end.reason())
                 return 1
-            # Jitter spreads the reconnects of many bots after an arena restart.
-            wait = delay * (0.5 + self._jitter.random())
-            code_name = end.code.name if end.code else "no status"
-            log.warning("%s: %s (%s: %s); retrying in %.1f s", self.name,
-                        "connection lost" if end.welcomed else "cannot connect to " + self.arena,
-                        code_name, end.details, wait)
+            if new_outage:   # said once; each attempt is logged only under -v (debug)
+                log.warning("%s: %s %s (%s); %s with backoff up to %g s for %g s", self.name,
+                            "lost the connection to" if outage.lost else "cannot reach", self.arena,
+                            end.reason(), "reconnecting" if outage.lost else "retrying",
+                            RETRY_MAX_DELAY, self.give_up_after)
+            # The last wait ends at the give-up time, for one last attempt then.
+            wait = min(outage.next_wait(self._jitter), left)
+            log.debug("%s: next attempt in %.1f s (%d failed so far, the last: %s)", self.name, wait,
+                      outage.attempts, end.reason())
             try:
                 await asyncio.wait_for(self._wake.wait(), wait)
             except asyncio.TimeoutError:
                 pass
-            delay = min(delay * 2, 5.0)
         log.info("%s: stopped", self.name)
         return 0
+
+    def _connect_timeout(self) -> float:
+        """How long this attempt may wait for its Welcome: CONNECT_TIMEOUT, less when the
+        retry time runs out sooner (but a second at least, or no attempt could succeed)."""
+        since = self._outage.since if self._outage is not None else time.monotonic()
+        left = since + self.give_up_after - time.monotonic()
+        return min(CONNECT_TIMEOUT, max(left, 1.0))
 
     async def _session(self) -> _SessionEnd:
         """One connection: Hello, then answer messages until the stream ends."""
@@ -376,22 +591,22 @@ class BotClient:
             stub = arena_pb2_grpc.ArenaStub(channel)
             call = stub.Play(metadata=(("authorization", f"Bearer {self.token}"),))
             try:
-                await call.write(arena_pb2.BotMessage(hello=arena_pb2.Hello(
-                    name=self._hello_name, version=self.version,
-                    variants=list(self.bot.variants), max_matches=max(1, self.max_matches),
-                )))
-                while True:
-                    message = await call.read()
-                    if message is grpc.aio.EOF:
-                        break
+                timeout = self._connect_timeout()
+                try:
+                    # Bounded: an unanswering host would hold grpc for 20 s. A timed-out
+                    # read breaks the stream (GRPC-NOTES), but this one is abandoned anyway.
+                    message = await asyncio.wait_for(self._hello(call), timeout)
+                except asyncio.TimeoutError:
+                    call.cancel()
+                    return _SessionEnd(None, f"no answer within {timeout:.0f} s", False)
+                while message is not grpc.aio.EOF:
                     if message.HasField("welcome"):
                         welcomed = True
-                        self.name = message.welcome.bot_name or self.name
-                        log.info("%s: connected to %s as %s (server %s)", self.name, self.arena,
-                                 message.welcome.bot_id, message.welcome.server_version)
+                        self._welcomed(message.welcome)
                     reply = self._handle(message)
                     if reply is not None:
                         await call.write(reply)
+                    message = await call.read()
             except grpc.aio.AioRpcError as err:
                 return _SessionEnd(err.code(), err.details() or "", welcomed)
             except asyncio.InvalidStateError:
@@ -400,6 +615,27 @@ class BotClient:
             return _SessionEnd(code, await call.details() or "", welcomed)
         finally:
             await channel.close()
+
+    async def _hello(self, call: grpc.aio.StreamStreamCall) -> Any:
+        """Say Hello; return the arena's first message (a Welcome, or ``grpc.aio.EOF``)."""
+        await call.write(arena_pb2.BotMessage(hello=arena_pb2.Hello(
+            name=self._hello_name, version=self.version,
+            variants=list(self.bot.variants), max_matches=max(1, self.max_matches),
+        )))
+        return await call.read()
+
+    def _welcomed(self, welcome: arena_pb2.Welcome) -> None:
+        """The arena took the bot: log it (with how long it took, after an outage) and
+        end the outage, so the next one starts with a quick retry and a full budget."""
+        self.name = welcome.bot_name or self.name
+        outage, self._outage = self._outage, None
+        after = ""
+        if outage is not None:
+            tries = outage.attempts + 1   # the failed ones and this one
+            after = f" after {time.monotonic() - outage.since:.1f} s ({tries} attempt{'s' if tries > 1 else ''})"
+        log.info("%s: %s %s%s as %s (server %s)", self.name,
+                 "reconnected to" if outage is not None and outage.lost else "connected to",
+                 self.arena, after, welcome.bot_id, welcome.server_version)
 
     # -- messages
 
@@ -514,35 +750,69 @@ class BotClient:
 # ---------------------------------------------------------------- the command line
 
 
+class _OneLineParser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line on stderr (and exit status 2),
+    without the usage block: the error is what a bot author needs to see."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
 def parse_args(argv: list[str] | None = None, *, default_name: str = "bot") -> argparse.Namespace:
-    """The standard bot command line."""
-    parser = argparse.ArgumentParser(description=f"Wizard Arena bot {default_name!r}")
-    parser.add_argument("--arena", default=os.environ.get("ARENA_ADDRESS", "127.0.0.1:50051"),
-                        help="the arena's HOST:PORT (default: $ARENA_ADDRESS or 127.0.0.1:50051)")
+    """The standard bot command line; ``args.arena`` is a grpc target with a port.
+
+    A mistake (no token, ``--arena host:abc``, a bad ``$ARENA_ADDRESS``) ends the
+    process with one line on stderr and exit status 2.
+    """
+    parser = _OneLineParser(description=f"Wizard Arena bot {default_name!r}")
+    parser.add_argument("--arena", metavar="HOST[:PORT]",
+                        help=f"the arena; the port defaults to {DEFAULT_PORT}, an IPv6 address goes in "
+                             f"brackets ([::1]:{DEFAULT_PORT}) (default: $ARENA_ADDRESS or 127.0.0.1)")
     parser.add_argument("--token", default=os.environ.get("ARENA_TOKEN"),
                         help="the bot's token (default: $ARENA_TOKEN)")
     parser.add_argument("--name", default=os.environ.get("ARENA_BOT_NAME"),
                         help="the registered bot name, checked against the token's (default: "
                              "$ARENA_BOT_NAME, else none: the token says which bot this is)")
-    parser.add_argument("--max-matches", type=int, default=int(os.environ.get("ARENA_MAX_MATCHES") or 1),
+    parser.add_argument("--max-matches", type=int, default=None,
                         help="matches to play at once (default: $ARENA_MAX_MATCHES or 1)")
     parser.add_argument("--seed", type=int, default=None,
                         help="mixed into every match's seed (default: the arena's seeds only)")
-    parser.add_argument("--give-up-after", type=float, default=60.0,
-                        help="seconds without a connection before exiting (default 60)")
-    parser.add_argument("--verbose", "-v", action="store_true", help="log more to stderr")
+    # --give-up-after: the option's first name, still accepted.
+    parser.add_argument("--retry-for", "--give-up-after", dest="retry_for", type=float, default=RETRY_FOR,
+                        metavar="SECONDS",
+                        help=f"seconds without a connection before exiting with status 1 (default {RETRY_FOR:g})")
+    parser.add_argument("--verbose", "-v", action="store_true", help="log more to stderr (every retry)")
     args = parser.parse_args(argv)
+
+    if args.arena is not None:
+        address, source = args.arena, f"--arena {args.arena!r}"
+    else:
+        address = os.environ.get("ARENA_ADDRESS") or "127.0.0.1"
+        source = f"ARENA_ADDRESS={address!r}"
+    try:
+        args.arena = arena_target(address)
+    except ValueError as error:
+        parser.error(f"{source}: {error}")
     if not args.token:
         parser.error("a token is needed: --token T or ARENA_TOKEN")
+    if args.max_matches is None:
+        env = os.environ.get("ARENA_MAX_MATCHES") or "1"
+        if not re.fullmatch(r"[0-9]+", env.strip()):
+            parser.error(f"ARENA_MAX_MATCHES={env!r} is not a number")
+        args.max_matches = int(env)
     if args.max_matches < 1:
         parser.error("--max-matches must be at least 1")
+    if not args.retry_for >= 0:   # also refuses nan
+        parser.error("--retry-for must be 0 or more seconds")
+    args.give_up_after = args.retry_for   # the attribute's first name, for callers that read it
     return args
 
 
 async def main(bot: type[Bot] | Bot, args: argparse.Namespace) -> int:
     """Run a bot until it is stopped; SIGTERM and SIGINT stop it cleanly."""
     client = BotClient(bot=bot, arena=args.arena, token=args.token, name=args.name,
-                       max_matches=args.max_matches, seed=args.seed, give_up_after=args.give_up_after)
+                       max_matches=args.max_matches, seed=args.seed,
+                       give_up_after=getattr(args, "retry_for", RETRY_FOR))
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         try:
@@ -557,4 +827,6 @@ def run(bot: type[Bot] | Bot, argv: list[str] | None = None) -> None:
     args = parse_args(argv, default_name=bot.name)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO, stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(message)s")
+    for chatty in ("grpc", "asyncio"):   # their debug lines would bury the bot's own under -v
+        logging.getLogger(chatty).setLevel(logging.INFO)
     sys.exit(asyncio.run(main(bot, args)))

@@ -5,15 +5,20 @@ Two layers:
 * a scripted fake arena (a real grpc.aio server on 127.0.0.1, in this process) pins
   the SDK's side of the conversation: Hello, request ids, option conversion, the
   fallback after a bot bug, reconnecting, refusing, clean exits;
-* the real ``ArenaServer`` with a bot *process* playing a whole match.
+* the real ``ArenaServer`` with a bot *process* playing a whole match;
+* bot *processes* on the command line: the arena's address, retrying (one line on
+  stderr, then success or giving up), and the exit codes (0 clean, 1 gave up, 2 refused
+  or a bad command line).
 """
 
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -87,10 +92,17 @@ class FakeArena(arena_pb2_grpc.ArenaServicer):
         await script(stream)
 
 
-async def serve(arena: FakeArena) -> tuple[grpc.aio.Server, int]:
-    server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
+async def serve(arena: FakeArena, address: str = "127.0.0.1:0") -> tuple[grpc.aio.Server, int]:
+    """Start the fake arena; OSError if ``address`` cannot be bound (a taken port)."""
+    server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])   # a taken port must fail
     arena_pb2_grpc.add_ArenaServicer_to_server(arena, server)
-    port = server.add_insecure_port("127.0.0.1:0")
+    try:
+        port = server.add_insecure_port(address)
+    except RuntimeError:   # grpc's way of saying the bind failed (or it returns 0)
+        port = 0
+    if port == 0:
+        await server.stop(None)
+        raise OSError(f"cannot listen on {address}")
     await server.start()
     return server, port
 
@@ -337,6 +349,221 @@ def test_command_line_needs_a_token(monkeypatch: pytest.MonkeyPatch) -> None:
     assert (args.token, args.arena, args.max_matches, args.seed) == ("t", "h:1", 3, 5)
 
 
+# ---------------------------------------------------------------- the arena's address
+
+
+@pytest.mark.parametrize(("given", "target"), [
+    ("127.0.0.1", "127.0.0.1:50051"),
+    ("localhost", "localhost:50051"),   # grpc alone would dial localhost:443
+    ("arena.example.org:6000", "arena.example.org:6000"),
+    (" 10.0.0.7:1 ", "10.0.0.7:1"),
+    ("[::1]", "[::1]:50051"),
+    ("[::1]:6000", "[::1]:6000"),
+    ("::1", "[::1]:50051"),
+    ("fe80::1", "[fe80::1]:50051"),
+])
+def test_arena_addresses_get_the_default_port(given: str, target: str) -> None:
+    assert sdk.arena_target(given) == target
+
+
+def test_the_default_port_is_the_one_arena_serve_listens_on() -> None:
+    cli = pytest.importorskip("arena.cli")
+    port_option = inspect.signature(cli.serve).parameters["port"].default
+    assert getattr(port_option, "default", port_option) == sdk.DEFAULT_PORT == 50051
+
+
+@pytest.mark.parametrize("bad", [
+    "", "   ", "host:", "host:abc", "host:0", "host:65536", "host:-1", "host:5²", ":50051",
+    "[::1", "[::1]x", "[nonsense]", "[::1]:", "::1:50051", "http://host:50051", "dns:///host",
+    "a b", "host/path",
+])
+def test_bad_arena_values_are_refused_in_one_line(bad: str, monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(ValueError):
+        sdk.arena_target(bad)
+    with pytest.raises(SystemExit) as exit_:
+        sdk.parse_args(["--arena", bad, "--token", "t"])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--arena" in err, err
+    # The same value from the environment names the variable instead.
+    monkeypatch.setenv("ARENA_ADDRESS", bad)
+    if bad.strip():   # an empty ARENA_ADDRESS counts as unset
+        with pytest.raises(SystemExit):
+            sdk.parse_args(["--token", "t"])
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "ARENA_ADDRESS=" in err, err
+
+
+def test_the_address_comes_from_the_environment_or_defaults_to_localhost(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ARENA_ADDRESS", raising=False)
+    assert sdk.parse_args(["--token", "t"]).arena == "127.0.0.1:50051"
+    monkeypatch.setenv("ARENA_ADDRESS", "arena.lan")
+    assert sdk.parse_args(["--token", "t"]).arena == "arena.lan:50051"
+    assert sdk.parse_args(["--token", "t", "--arena", "[::1]:7"]).arena == "[::1]:7"
+
+
+def test_retry_for_and_its_old_name() -> None:
+    assert sdk.parse_args(["--token", "t"]).retry_for == sdk.RETRY_FOR == 60
+    assert sdk.parse_args(["--token", "t", "--retry-for", "2.5"]).retry_for == 2.5
+    assert sdk.parse_args(["--token", "t", "--give-up-after", "30"]).retry_for == 30
+
+
+def test_an_ipv6_arena_is_reached_in_brackets() -> None:
+    async def bye(s: FakeStream) -> None:
+        pass
+
+    async def go() -> int:
+        try:
+            server, port = await serve(FakeArena([bye]), "[::1]:0")
+        except OSError:
+            pytest.skip("no IPv6 loopback here")
+        try:
+            client = sdk.BotClient(bot=RecordingBot, arena=f"[::1]:{port}", token=TOKEN)
+            return await asyncio.wait_for(client.run(), 10)
+        finally:
+            await server.stop(None)
+
+    assert asyncio.run(go()) == 0
+
+
+# ---------------------------------------------------------------- bot processes: connecting, retrying, exiting
+
+
+async def start_bot(*args: str, env: dict[str, str] | None = None) -> asyncio.subprocess.Process:
+    """The random sample bot as a process, as a bot author starts it."""
+    return await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "sample_bots.random_bot", *args, cwd=ROOT,
+        env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})},
+        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE)
+
+
+async def finish(proc: asyncio.subprocess.Process, timeout: float) -> tuple[int, list[str]]:
+    """Wait for a bot process: its exit code and its stderr lines (killed if too slow)."""
+    try:
+        _, err = await asyncio.wait_for(proc.communicate(), timeout)
+    except asyncio.TimeoutError:
+        proc.kill()
+        _, err = await proc.communicate()
+        raise AssertionError(f"the bot did not exit within {timeout} s; stderr:\n{err.decode()}")
+    assert proc.returncode is not None
+    return proc.returncode, err.decode().splitlines()
+
+
+def free_port() -> int:
+    """A port nobody listens on (now): bind one, note it, let it go."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_bad_arena_values_end_the_bot_process_with_status_2_and_one_line() -> None:
+    async def go() -> list[tuple[int, list[str]]]:
+        procs = [await start_bot("--arena", "host:abc", "--token", TOKEN),
+                 await start_bot("--arena", "127.0.0.1:99999", "--token", TOKEN),
+                 await start_bot("--token", TOKEN, env={"ARENA_ADDRESS": "[::1"})]
+        return [await finish(proc, 15) for proc in procs]
+
+    for code, lines in asyncio.run(go()):
+        assert code == 2
+        assert len(lines) == 1 and "error:" in lines[0], lines
+
+
+def test_an_arena_given_without_a_port_is_dialled_on_50051() -> None:
+    """`--arena 127.0.0.1` reaches a (fake, but real grpc) arena on 50051, the port
+    `arena serve` uses by default; skipped when something else has that port."""
+    async def bye(s: FakeStream) -> None:
+        pass   # returning ends the stream with OK: the bot should exit with 0
+
+    async def go() -> tuple[int, list[str], int]:
+        arena = FakeArena([bye])
+        try:
+            server, _ = await serve(arena, f"127.0.0.1:{sdk.DEFAULT_PORT}")
+        except OSError:
+            pytest.skip(f"port {sdk.DEFAULT_PORT} is taken on this machine")
+        try:
+            proc = await start_bot("--arena", "127.0.0.1", "--token", TOKEN, "--retry-for", "5")
+            code, lines = await finish(proc, 20)
+        finally:
+            await server.stop(None)
+        return code, lines, arena.connections
+
+    code, lines, connections = asyncio.run(go())
+    assert connections == 1
+    assert code == 0
+    assert any("connected to 127.0.0.1:50051 as" in line for line in lines), lines
+
+
+def test_a_bot_without_an_arena_says_once_that_it_retries_then_gives_up() -> None:
+    async def go() -> tuple[int, list[str], float]:
+        began = time.monotonic()
+        proc = await start_bot("--arena", f"127.0.0.1:{free_port()}", "--token", TOKEN, "--retry-for", "2")
+        code, lines = await finish(proc, 20)
+        return code, lines, time.monotonic() - began
+
+    code, lines, took = asyncio.run(go())
+    assert code == 1
+    assert 2 <= took < 10
+    assert len(lines) == 2, lines
+    assert "cannot reach 127.0.0.1:" in lines[0]
+    assert "(connection refused); retrying with backoff up to 5 s for 2 s" in lines[0]
+    assert "gave up after 2 s and " in lines[1]
+    attempts = int(lines[1].split(" and ")[1].split()[0])
+    assert attempts >= 4   # 0.1, 0.2, 0.4, 0.8 s... apart: several attempts behind one line
+
+
+def test_the_retrying_bot_connects_when_the_arena_comes_and_exits_0_when_it_stops() -> None:
+    """The arena starts after the bot (one "retrying" line, then "connected ... after"),
+    then stops cleanly as `arena serve` does on SIGTERM: the bot exits with 0."""
+    server_mod = pytest.importorskip("arena.server")
+
+    async def go() -> tuple[int, list[str]]:
+        port = free_port()
+        proc = await start_bot("--arena", f"127.0.0.1:{port}", "--token", "tok-late", "--retry-for", "20")
+        await asyncio.sleep(1.0)   # the bot starts and fails a few times meanwhile
+        server = server_mod.ArenaServer()
+        server.add_local_bot("late", "tok-late")
+        try:
+            await server.start(port=port)
+            try:
+                await server.wait_connected(["late"], 15)
+            finally:
+                await server.stop()   # what `arena serve` does on SIGTERM
+        except BaseException:
+            proc.kill()   # do not leave it retrying for 20 s
+            await proc.wait()
+            raise
+        return await finish(proc, 15)
+
+    code, lines = asyncio.run(go())
+    assert code == 0, lines
+    assert sum("retrying" in line for line in lines) == 1, lines
+    assert any("connected to 127.0.0.1:" in line and " after " in line for line in lines), lines
+    assert "ended the session (it is stopping)" in lines[-1]
+
+
+def test_a_bad_token_ends_the_bot_process_with_2_without_retrying() -> None:
+    server_mod = pytest.importorskip("arena.server")
+
+    async def go() -> tuple[int, list[str], float]:
+        server = server_mod.ArenaServer()
+        port = await server.start(port=0)
+        try:
+            began = time.monotonic()
+            # -v: every retry would be logged ("next attempt in ...").
+            proc = await start_bot("--arena", f"127.0.0.1:{port}", "--token", "not-a-token", "-v")
+            code, lines = await finish(proc, 15)
+            return code, lines, time.monotonic() - began
+        finally:
+            await server.stop()
+
+    code, lines, took = asyncio.run(go())
+    assert code == 2
+    assert [line for line in lines if "refused by the arena: UNAUTHENTICATED" in line], lines
+    assert not [line for line in lines if "retry" in line or "next attempt" in line], lines
+    assert took < 10
+
+
 def test_bot_process_exits_cleanly_on_sigterm() -> None:
     """A real bot process waiting for matches leaves promptly and with status 0."""
 
@@ -411,6 +638,8 @@ class DroppingProxy:
     upstream_port: int
     writers: list[asyncio.StreamWriter] = field(default_factory=list)
     accepted: int = 0
+    accepted_at: list[float] = field(default_factory=list)   # time.monotonic() of each connection
+    dropped_at: float | None = None
 
     async def start(self) -> int:
         self.server = await asyncio.start_server(self._client, "127.0.0.1", 0)
@@ -418,6 +647,7 @@ class DroppingProxy:
 
     async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.accepted += 1
+        self.accepted_at.append(time.monotonic())
         up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.upstream_port)
         self.writers += [writer, up_writer]
 
@@ -449,6 +679,7 @@ class DroppingProxy:
         while not server.running or len(next(iter(server.running.values())).game.actions) < 20:
             await asyncio.sleep(0.005)
         assert not match.done(), "the match ended before the drop; make it longer"
+        self.dropped_at = time.monotonic()
         self.drop()
         return await asyncio.wait_for(match, 60)
 
@@ -467,7 +698,7 @@ def test_sdk_bot_reconnects_into_its_seat_on_the_real_arena() -> None:
             time.sleep(0.002)  # stretch the match a little so the drop lands inside it
             return self.rng.choice(options)
 
-    async def go() -> tuple[Any, int, int]:
+    async def go() -> tuple[Any, int, int, float]:
         server = server_mod.ArenaServer(grace=10.0)
         port = await server.start(port=0)
         server.add_local_bot("flaky", "tok-flaky")
@@ -483,16 +714,20 @@ def test_sdk_bot_reconnects_into_its_seat_on_the_real_arena() -> None:
                 if not client.seats:
                     break
                 await asyncio.sleep(0.01)
-            return record, proxy.accepted, len(client.seats)
+            assert proxy.dropped_at is not None
+            back_after = min(t for t in proxy.accepted_at if t > proxy.dropped_at) - proxy.dropped_at
+            return record, proxy.accepted, len(client.seats), back_after
         finally:
             client.stop()
             await asyncio.wait_for(bot_task, 10)
             await proxy.stop()
             await server.stop()
 
-    record, connections, open_seats = asyncio.run(go())
+    record, connections, open_seats, back_after = asyncio.run(go())
     assert record.status == "completed"
     assert connections >= 2
+    # The first retry comes after about 0.1 s: well inside the default 5 s grace.
+    assert back_after < 2.0
     assert not any(record.forfeited)
     assert {f.kind for f in record.faults} == {"disconnect"}
     assert open_seats == 0
