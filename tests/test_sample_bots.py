@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import shutil
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -192,3 +193,23 @@ def test_node_bot_reconnects_into_its_seat() -> None:
     assert still_running
     assert not any(record.forfeited)
     assert {f.kind for f in record.faults} == {"disconnect"}
+
+
+def test_node_bot_address_and_retries_as_the_sdk() -> None:
+    """A bad --arena is one line and exit 2; with no arena listening, HOST alone dials the
+    default port, the retries are said once, and it gives up after --retry-for."""
+    reason = node_available()
+    if reason:
+        pytest.skip(f"Node.js bot not playable: {reason}")
+    bad = subprocess.run(bot_command("node-heuristic") + ["--arena", "127.0.0.1:abc", "--token", "t"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=30)
+    assert bad.returncode == 2 and bad.stderr.strip().count("\n") == 0 and "127.0.0.1:abc" in bad.stderr
+    with socket.socket() as probe:       # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    gone = subprocess.run(bot_command("node-heuristic") + ["--arena", f"127.0.0.1:{port}", "--token", "t",
+                                                           "--retry-for", "1"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    lines = gone.stderr.strip().splitlines()
+    assert gone.returncode == 1, gone.stderr
+    assert len([line for line in lines if "retrying" in line]) == 1 and "giving up" in lines[-1], lines

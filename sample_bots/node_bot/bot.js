@@ -2,7 +2,7 @@
 // A Wizard Arena bot in Node.js: plays classic Wizard and Wizard Extreme.
 //
 //   node bot.js --arena 127.0.0.1:50051 --token T [--name node-heuristic] [--seed S]
-//               [--max-matches N] [--proto PATH] [--give-up-after SECONDS]
+//               [--max-matches N] [--proto PATH] [--retry-for SECONDS]
 //
 // It speaks the protocol in proto/wizard_arena/v1/arena.proto with nothing but
 // @grpc/grpc-js and @grpc/proto-loader: one bidirectional Play stream, Hello first,
@@ -23,7 +23,9 @@ function parseArgs(argv) {
   const args = {
     arena: process.env.ARENA_ADDRESS || '127.0.0.1:50051',
     token: process.env.ARENA_TOKEN || '',
-    name: process.env.ARENA_BOT_NAME || 'node-heuristic',
+    // Sent in Hello only when given: the token already says which bot this is, and the
+    // arena's Welcome tells us the registered name.
+    name: process.env.ARENA_BOT_NAME || '',
     seed: null,
     maxMatches: Math.max(1, parseInt(process.env.ARENA_MAX_MATCHES, 10) || 1),
     proto: defaultProto(),
@@ -36,13 +38,14 @@ function parseArgs(argv) {
     '--seed': (v) => { args.seed = v; },
     '--max-matches': (v) => { args.maxMatches = Math.max(1, parseInt(v, 10) || 1); },
     '--proto': (v) => { args.proto = path.resolve(v); },
-    '--give-up-after': (v) => { args.giveUpAfter = Number(v); },
+    '--retry-for': (v) => { args.giveUpAfter = Number(v); },
+    '--give-up-after': (v) => { args.giveUpAfter = Number(v); },   // the older name
   };
   for (let i = 0; i < argv.length; i++) {
     let [flag, value] = argv[i].split(/=(.*)/s);
     if (flag === '--help' || flag === '-h') {
       console.log('usage: node bot.js --arena HOST:PORT --token T [--name N] [--seed S] ' +
-                  '[--max-matches N] [--proto PATH] [--give-up-after SECONDS]');
+                  '[--max-matches N] [--proto PATH] [--retry-for SECONDS]');
       process.exit(0);
     }
     if (!(flag in flags)) fail(`unknown argument ${flag}`);
@@ -53,7 +56,34 @@ function parseArgs(argv) {
     flags[flag](value);
   }
   if (!args.token) fail('a token is needed: --token T or ARENA_TOKEN');
+  if (!(args.giveUpAfter >= 0)) fail(`--retry-for takes seconds (got ${args.giveUpAfter})`);
+  args.arena = withPort(args.arena);
   return args;
+}
+
+// HOST alone means the arena's default port, as `arena serve` uses it (grpc would
+// otherwise try 443); an IPv6 address goes in brackets.
+const DEFAULT_PORT = 50051;
+
+function withPort(address) {
+  let host = address;
+  let port = String(DEFAULT_PORT);
+  const bracketed = address.match(/^\[([^\]]+)\](?::(.*))?$/);
+  if (bracketed) {
+    host = `[${bracketed[1]}]`;
+    if (bracketed[2] !== undefined) port = bracketed[2];
+  } else if (address.startsWith('[')) {
+    host = '';                      // an unclosed bracket: refused below
+  } else if ((address.match(/:/g) || []).length > 1) {
+    host = `[${address}]`;          // a bare IPv6 address
+  } else if (address.includes(':')) {
+    [host, port] = address.split(':');
+  }
+  const number = Number(port);
+  if (!host || !/^\d+$/.test(port) || number < 1 || number > 65535) {
+    fail(`--arena takes HOST or HOST:PORT with a port from 1 to 65535 (got '${address}')`);
+  }
+  return `${host}:${number}`;
 }
 
 // The contract: proto/ in a checkout of the repository, else the copy installed with
@@ -320,6 +350,7 @@ function main() {
   let delay = 100;                // ms, doubles up to 5 s
   let disconnectedSince = Date.now();
   let retryTimer = null;
+  let retrying = false;           // said once per outage, not once per attempt
 
   function seatFor(matchId, seat, seed) {
     const key = `${matchId}/${seat}`;
@@ -334,7 +365,10 @@ function main() {
     switch (message.msg) {
       case 'welcome':
         delay = 100;
-        log(`${args.name}: connected to ${args.arena} as ${message.welcome.bot_id}`);
+        if (message.welcome.bot_name) args.name = message.welcome.bot_name;
+        log(`${args.name || 'bot'}: connected to ${args.arena} as ${message.welcome.bot_id}` +
+            (retrying ? ` after ${((Date.now() - disconnectedSince) / 1000).toFixed(1)} s` : ''));
+        retrying = false;
         break;
       case 'match_started': {
         const m = message.match_started;
@@ -349,13 +383,13 @@ function main() {
       }
       case 'fault': {
         const f = message.fault;
-        log(`${args.name}: fault in match ${f.match_id}: ${f.kind}: ${f.message}${f.forfeited ? ' (forfeited)' : ''}`);
+        log(`${args.name || 'bot'}: fault in match ${f.match_id}: ${f.kind}: ${f.message}${f.forfeited ? ' (forfeited)' : ''}`);
         break;
       }
       case 'match_ended': {
         const e = message.match_ended;
         seats.delete(`${e.match_id}/${e.seat}`);
-        log(`${args.name}: match ${e.match_id} ended (${e.reason}): place ${e.places[e.seat]}, totals ${e.totals.join(' ')}`);
+        log(`${args.name || 'bot'}: match ${e.match_id} ended (${e.reason}): place ${e.places[e.seat]}, totals ${e.totals.join(' ')}`);
         break;
       }
       default:
@@ -384,26 +418,30 @@ function main() {
       client.close();
       if (stopping) return;
       if (status.code === grpc.status.OK) {
-        log(`${args.name}: the arena closed the connection; exiting`);
+        log(`${args.name || 'bot'}: the arena closed the connection; exiting`);
         process.exit(0);
       }
       if (FATAL.has(status.code)) {
-        log(`${args.name}: refused by the arena: ${status.details}`);
+        log(`${args.name || 'bot'}: refused by the arena: ${status.details}`);
         process.exit(2);
       }
       // Started by an arena (ARENA_PARENT_PID) that has since exited: nothing to reconnect to.
       const launcher = process.env.ARENA_PARENT_PID;
       if (launcher && String(process.ppid) !== launcher) {
-        log(`${args.name}: the arena that started this bot has exited; exiting`);
+        log(`${args.name || 'bot'}: the arena that started this bot has exited; exiting`);
         process.exit(0);
       }
       if (welcomed) disconnectedSince = Date.now();
       else if (Date.now() - disconnectedSince > args.giveUpAfter * 1000) {
-        log(`${args.name}: no connection to ${args.arena} for ${args.giveUpAfter} s; giving up`);
+        log(`${args.name || 'bot'}: no connection to ${args.arena} for ${args.giveUpAfter} s; giving up`);
         process.exit(1);
       }
-      const wait = delay * (0.5 + Math.random());
-      log(`${args.name}: connection lost (${status.details || status.code}); reconnecting in ${(wait / 1000).toFixed(1)} s`);
+      const wait = Math.min(delay * (0.5 + Math.random()), 5000);
+      if (!retrying) {
+        retrying = true;
+        log(`${args.name || 'bot'}: ${welcomed ? 'lost the connection to' : 'cannot reach'} ${args.arena} ` +
+            `(${status.details || status.code}); retrying with backoff up to 5 s for ${args.giveUpAfter} s`);
+      }
       retryTimer = setTimeout(connect, wait);
       delay = Math.min(delay * 2, 5000);
     });
@@ -414,7 +452,7 @@ function main() {
   function stop(signal) {
     if (stopping) return;
     stopping = true;
-    log(`${args.name}: ${signal}, stopping`);
+    log(`${args.name || 'bot'}: ${signal}, stopping`);
     if (retryTimer) clearTimeout(retryTimer);
     if (call) call.cancel();
     if (client) client.close();
