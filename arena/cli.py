@@ -316,15 +316,15 @@ def leaderboard(
             err_console.print("nothing to export: no completed matches" + (f" in {tournament}" if tournament else ""))
         return
     variant = variant or "classic"
-    rows = lb.leaderboard(store, variant, tournament_id=tournament, min_games=min_games)
-    if not rows:
+    board = lb.board(store, variant, tournament_id=tournament, min_games=min_games)
+    if not board.rows:
         err_console.print(f"no completed {variant} matches" + (f" in tournament {tournament}" if tournament else "")
                           + (f" by bots with {min_games}+ games" if min_games else ""))
-    title = lb.title_of(variant, tournament)
     if format == "table":
-        console.print(lb.render(rows, "table", variant, title=title))
+        lb.render_board(board, "table", console=console)   # one-line headers when the terminal is wide enough
     else:
-        print(lb.render(rows, format, variant, title=title).rstrip("\n"))
+        # md, html, json and csv carry the board's metadata (date, tournaments, options, games, version).
+        print(lb.render_board(board, format).rstrip("\n"))
 
 
 @app.command()

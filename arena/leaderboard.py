@@ -8,7 +8,14 @@
 
 A row carries the rating (1500 + Bradley–Terry rating relative to the mean, see
 ``docs/ratings.md``), its 95% interval as ± half-width, the latest online Elo, and
-per-bot averages over the completed matches the board covers.
+per-bot averages over the completed matches the board covers: score, place, exact
+bids (classic), faults and timeouts, and the bot's think time (median and 99th
+percentile of the decisions it answered, from the store's histograms: see
+``arena.think_times``). Nothing here reads a match log.
+
+:func:`board` adds a title and :class:`BoardMetadata` (when, which tournaments and
+game options, how many games, which arena version): what every exported board
+carries, in each format its own way (see :func:`render`).
 """
 
 from __future__ import annotations
@@ -17,7 +24,9 @@ import csv
 import html
 import io
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from importlib import metadata as package_metadata
 from pathlib import Path
 from typing import Any
 
@@ -27,9 +36,18 @@ from rich.table import Table
 from rich.text import Text
 
 from arena.ratings import DEFAULT_BOOTSTRAP_SAMPLES, START_ELO, pairwise_from_tables, rate
-from arena.store import Store
+from arena.store import LeaderboardInputs, Store
+from arena.think_times import RESOLUTION
+from engine import ConfigError, GameConfig
 
 FORMATS = ("table", "md", "csv", "json", "html")
+# Classic scores points (more is better); Wizard Extreme counts penalty points (fewer is better).
+SCORE_ORDER = {"classic": "higher_is_better", "extreme": "lower_is_better"}
+# The game options that mean something in each variant (GameConfig fields; see engine.core).
+VARIANT_OPTIONS = {
+    "classic": ("players", "rounds", "length", "bidding", "plus_minus_one"),
+    "extreme": ("players", "rounds", "destroyer_penalty"),
+}
 
 
 @dataclass
@@ -45,6 +63,53 @@ class LeaderboardRow:
     exact_bid_rate: float | None     # classic: share of rounds bid exactly; None for extreme
     faults: int
     forfeits: int
+    # Think time per decision the bot answered (not the fallbacks the referee played for
+    # it), in ms, within ±RESOLUTION (arena.think_times); None when it answered none.
+    think_p50_ms: float | None = None
+    think_p99_ms: float | None = None
+    timeouts: int = 0                # faults of kind "timeout" (also counted in faults)
+
+
+@dataclass
+class OptionSet:
+    """One set of game options and the tournaments of the board that were played with it."""
+
+    options: dict[str, Any] | None   # None: not known (no settings, no stored match)
+    tournaments: list[str]
+    games: int
+
+
+@dataclass
+class BoardMetadata:
+    """What an exported board says about itself: when, what it covers, and by what rules."""
+
+    generated_at: str                # UTC, ISO 8601: 2025-06-01T12:00:00Z
+    variant: str
+    score_order: str                 # higher_is_better (classic) or lower_is_better (extreme)
+    tournaments: list[str]           # the tournaments whose completed matches the board counts
+    games: int                       # completed matches counted, outside tournaments included
+    games_outside_tournaments: int   # ladder and single matches
+    option_sets: list[OptionSet]     # one per distinct set of game options among the tournaments
+    min_games: int                   # bots with fewer games are hidden (still rated)
+    arena_version: str
+    think_time_resolution: float = round(RESOLUTION, 4)    # relative; percentiles are nearest-rank
+
+
+@dataclass
+class Board:
+    """A leaderboard with its title and metadata: what ``export`` and the CLI write."""
+
+    title: str
+    metadata: BoardMetadata
+    rows: list[LeaderboardRow] = field(default_factory=list)
+
+
+def arena_version() -> str:
+    """The installed arena's version (as ``arena --version`` prints it)."""
+    try:
+        return package_metadata.version("wizard-arena")
+    except package_metadata.PackageNotFoundError:     # a source tree that was never installed
+        return "0.0.0"
 
 
 def leaderboard(
@@ -60,7 +125,72 @@ def leaderboard(
     Every bot takes part in the fit; ``min_games`` only hides bots with fewer matches.
     The bootstrap is seeded (``seed``), so the same data always gives the same board.
     """
+    return _rows(store.leaderboard_inputs(variant, tournament_id), variant, min_games, samples, seed)
+
+
+def board(
+    store: Store,
+    variant: str,
+    tournament_id: str | None = None,
+    min_games: int = 0,
+    samples: int = DEFAULT_BOOTSTRAP_SAMPLES,
+    seed: int = 0,
+    generated_at: datetime | None = None,
+) -> Board:
+    """The leaderboard (as :func:`leaderboard`) with its title and metadata.
+
+    The rows and the game counts come from one snapshot of the store; the tournaments'
+    game options from their stored settings (see ``Store.tournament_game_options``).
+    """
     inputs = store.leaderboard_inputs(variant, tournament_id)
+    rows = _rows(inputs, variant, min_games, samples, seed)
+    games = inputs.games_by_tournament
+    if tournament_id is not None:
+        tournaments = [tournament_id]
+    else:
+        tournaments = sorted(t for t in games if t)
+    stored_options = store.tournament_game_options(tournaments)
+    sets: dict[str, OptionSet] = {}
+    for tournament in tournaments:
+        options = game_options(stored_options.get(tournament), variant)
+        option_set = sets.setdefault(json.dumps(options, sort_keys=True), OptionSet(options, [], 0))
+        option_set.tournaments.append(tournament)
+        option_set.games += games.get(tournament, 0)
+    moment = (generated_at or datetime.now(timezone.utc)).astimezone(timezone.utc)
+    return Board(
+        title=title_of(variant, tournament_id),
+        metadata=BoardMetadata(
+            generated_at=moment.strftime("%Y-%m-%dT%H:%M:%SZ"), variant=variant,
+            score_order=SCORE_ORDER.get(variant, "higher_is_better"), tournaments=tournaments,
+            games=sum(games.values()), games_outside_tournaments=games.get("", 0),
+            option_sets=list(sets.values()), min_games=min_games, arena_version=arena_version(),
+        ),
+        rows=rows,
+    )
+
+
+def game_options(stored: dict[str, Any] | None, variant: str) -> dict[str, Any] | None:
+    """The options of a variant that a stored game config (or settings' ``game``) sets,
+    with the engine's defaults filled in and the seed left out.
+
+    >>> game_options({"variant": "classic", "players": 5, "seed": 9}, "classic")
+    {'players': 5, 'rounds': None, 'length': 'standard', 'bidding': 'open', 'plus_minus_one': False}
+    >>> game_options({"variant": "extreme", "rounds": 3}, "extreme")
+    {'players': 4, 'rounds': 3, 'destroyer_penalty': 4}
+    """
+    if stored is None:
+        return None
+    try:
+        full = GameConfig.from_dict({**stored, "seed": 0}).to_dict()
+    except (ConfigError, TypeError):
+        full = dict(stored)    # options this engine does not know: shown as stored
+    known = VARIANT_OPTIONS.get(variant)
+    return {k: v for k, v in full.items() if k in known} if known else {
+        k: v for k, v in full.items() if k not in ("seed", "variant")}
+
+
+def _rows(inputs: LeaderboardInputs, variant: str, min_games: int, samples: int, seed: int) -> list[LeaderboardRow]:
+    """The sorted, ranked rows of a board from what the store read."""
     index = {name: i for i, name in enumerate(inputs.bots)}
     games = pairwise_from_tables(inputs.tables, n_bots=len(inputs.bots))
     fit = rate(games, samples=samples, seed=seed)
@@ -77,6 +207,8 @@ def leaderboard(
             avg_score=agg.score_sum / agg.seats, avg_place=agg.place_sum / agg.seats,
             exact_bid_rate=(agg.exact_bids / agg.rounds) if variant == "classic" and agg.rounds else None,
             faults=agg.faults, forfeits=agg.forfeits,
+            think_p50_ms=agg.think_times.percentile(50), think_p99_ms=agg.think_times.percentile(99),
+            timeouts=agg.timeouts,
         ))
     rows.sort(key=lambda r: (-r.rating, -r.games, r.bot))
     for rank, row in enumerate(rows, start=1):
@@ -88,7 +220,26 @@ def leaderboard(
 # Rendering
 # --------------------------------------------------------------------------------------
 
-_HEADERS = ["#", "Bot", "Rating", "±", "Elo", "Games", "Avg score", "Avg place", "Exact bids", "Faults"]
+_LOWER_IS_BETTER = "Avg score (lower is better)"
+_HEADERS = ["#", "Bot", "Rating", "±", "Elo", "Games", "Avg score", "Avg place", "Exact bids",
+            "Think p50 ms", "Think p99 ms", "Faults", "Timeouts"]
+# Headers as the table shows them on a terminal too narrow for one-line headers; the
+# think-time ones lose "Think" there (the caption says what they are).
+_FOLDED = {"Think p50 ms": "p50\nms", "Think p99 ms": "p99\nms", "Timeouts": "Time-\nouts",
+           _LOWER_IS_BETTER: "Avg\nscore\n(lower is\nbetter)"}
+_THINK_NOTE = ("Think p50/p99: median and 99th percentile of the bot's think time per decision it answered, "
+               f"in ms (within ±{100 * RESOLUTION:.1f}%).")
+
+
+def _ms(value: float | None) -> str:
+    """A think time for display: about three significant digits (the data has two).
+
+    >>> [_ms(v) for v in (None, 0.0102, 5.234, 12.34, 1234.5)]
+    ['–', '0.01', '5.23', '12.3', '1234']
+    """
+    if value is None:
+        return "–"
+    return f"{value:.2f}" if value < 10 else f"{value:.1f}" if value < 100 else f"{value:.0f}"
 
 
 def _cells(row: LeaderboardRow, variant: str) -> list[str]:
@@ -100,12 +251,25 @@ def _cells(row: LeaderboardRow, variant: str) -> list[str]:
     ]
     if variant == "classic":
         cells.append("–" if row.exact_bid_rate is None else f"{100 * row.exact_bid_rate:.1f}%")
-    cells.append(str(row.faults))
+    cells += [_ms(row.think_p50_ms), _ms(row.think_p99_ms), str(row.faults), str(row.timeouts)]
     return cells
 
 
 def _headers(variant: str) -> list[str]:
-    return _HEADERS if variant == "classic" else [h for h in _HEADERS if h != "Exact bids"]
+    if variant == "classic":
+        return _HEADERS
+    return [_LOWER_IS_BETTER if h == "Avg score" else h for h in _HEADERS if h != "Exact bids"]
+
+
+def _csv_fields(variant: str) -> list[str]:
+    """The CSV columns of a variant's rows: LeaderboardRow's fields, with the score's
+    order in its name for Wizard Extreme."""
+    fields = list(LeaderboardRow.__dataclass_fields__)
+    if variant != "classic":
+        fields.remove("exact_bid_rate")
+    if SCORE_ORDER.get(variant) == "lower_is_better":
+        fields[fields.index("avg_score")] = "avg_score_lower_is_better"
+    return fields
 
 
 def title_of(variant: str, tournament_id: str | None = None) -> str:
@@ -113,15 +277,97 @@ def title_of(variant: str, tournament_id: str | None = None) -> str:
     return f"Wizard {variant} leaderboard" + (f", tournament {tournament_id}" if tournament_id else "")
 
 
-def _as_json(rows: list[LeaderboardRow], variant: str, title: str | None = None) -> dict[str, Any]:
-    def clean(row: LeaderboardRow) -> dict[str, Any]:
-        data = asdict(row)
-        for key in ("rating", "interval", "elo", "avg_score", "avg_place", "exact_bid_rate"):
-            if data[key] is not None:
-                data[key] = round(data[key], 4)
-        return data
+def _row_json(row: LeaderboardRow) -> dict[str, Any]:
+    data = asdict(row)
+    for key in ("rating", "interval", "elo", "avg_score", "avg_place", "exact_bid_rate", "think_p50_ms",
+                "think_p99_ms"):
+        if data[key] is not None:
+            data[key] = round(data[key], 4)
+    return data
 
-    return {"variant": variant, "title": title or title_of(variant), "rows": [clean(r) for r in rows]}
+
+def _as_json(rows: list[LeaderboardRow], variant: str, title: str | None = None,
+             metadata: BoardMetadata | None = None) -> dict[str, Any]:
+    data: dict[str, Any] = {"variant": variant, "title": title or title_of(variant)}
+    if metadata is not None:
+        data["metadata"] = asdict(metadata)
+    data["rows"] = [_row_json(r) for r in rows]
+    return data
+
+
+def _options_text(options: dict[str, Any] | None) -> str:
+    """Game options in words.
+
+    >>> _options_text({"players": 4, "rounds": None, "bidding": "open", "plus_minus_one": False})
+    'players 4, rounds standard, bidding open, ±1 off'
+    """
+    if options is None:
+        return "not known"
+    names = {"plus_minus_one": "±1", "destroyer_penalty": "destroyer penalty"}
+
+    def shown(key: str, value: Any) -> str:
+        if isinstance(value, bool):
+            return "on" if value else "off"
+        return "standard" if value is None and key == "rounds" else str(value)
+
+    return ", ".join(f"{names.get(k, k)} {shown(k, v)}" for k, v in options.items()) or "the defaults"
+
+
+def _metadata_lines(metadata: BoardMetadata) -> list[tuple[str, str | list[str]]]:
+    """The metadata as (label, text or list of texts), shared by Markdown and HTML."""
+    order = "lower" if metadata.score_order == "lower_is_better" else "higher"
+    tournaments = ", ".join(metadata.tournaments) or "none"
+    if metadata.games_outside_tournaments:
+        tournaments += f" (and {metadata.games_outside_tournaments} games outside tournaments)"
+    lines: list[tuple[str, str | list[str]]] = [
+        ("Generated", f"{metadata.generated_at} by arena {metadata.arena_version}"),
+        ("Variant", f"{metadata.variant} ({order} scores are better)"),
+        ("Tournaments", tournaments),
+    ]
+    sets = metadata.option_sets
+    if len(sets) == 1:
+        lines.append(("Game options", _options_text(sets[0].options)))
+    elif sets:
+        lines.append(("Game options (they differ between tournaments)", [
+            f"{', '.join(s.tournaments)} ({s.games} games): {_options_text(s.options)}" for s in sets]))
+    lines.append(("Games", str(metadata.games)))
+    if metadata.min_games:
+        lines.append(("Shown", f"bots with at least {metadata.min_games} games (all are rated)"))
+    return lines
+
+
+def _markdown_header(title: str, metadata: BoardMetadata) -> list[str]:
+    lines = [f"# {title}", ""]
+    for label, text in _metadata_lines(metadata):
+        if isinstance(text, list):
+            lines.append(f"- **{label}:**")
+            lines += [f"  - {item}" for item in text]
+        else:
+            lines.append(f"- **{label}:** {text}")
+    return lines + [""]
+
+
+def _html_metadata(metadata: BoardMetadata) -> str:
+    items = []
+    for label, text in _metadata_lines(metadata):
+        if isinstance(text, list):
+            text_html = "<ul>" + "".join(f"<li>{html.escape(t)}</li>" for t in text) + "</ul>"
+        else:
+            text_html = html.escape(text)
+        items.append(f"<dt>{html.escape(label)}</dt><dd>{text_html}</dd>")
+    return '<dl class="metadata">\n' + "\n".join(items) + "\n</dl>\n"
+
+
+def _csv_metadata(metadata: BoardMetadata) -> dict[str, Any]:
+    """The metadata as ``meta_*`` columns, the same on every row (see render)."""
+    return {
+        "meta_generated_at": metadata.generated_at, "meta_variant": metadata.variant,
+        "meta_score_order": metadata.score_order, "meta_tournaments": " ".join(metadata.tournaments),
+        "meta_games": metadata.games, "meta_games_outside_tournaments": metadata.games_outside_tournaments,
+        "meta_option_sets": json.dumps([asdict(s) for s in metadata.option_sets], separators=(",", ":")),
+        "meta_min_games": metadata.min_games, "meta_arena_version": metadata.arena_version,
+        "meta_think_time_resolution": metadata.think_time_resolution,
+    }
 
 
 def render(
@@ -130,59 +376,79 @@ def render(
     variant: str,
     console: Console | None = None,
     title: str | None = None,
+    metadata: BoardMetadata | None = None,
 ) -> str | Table:
     """Render a leaderboard: ``table`` gives a rich Table (printed to ``console`` if one
     is given); ``md``, ``csv``, ``json`` and ``html`` give text.
 
-    >>> row = LeaderboardRow(1, "a<b", 1510.2, 12.3, 1504.0, 10, 55.5, 1.9, 0.25, 0, 0)
+    With ``metadata`` (see :func:`board`) the text formats carry it: Markdown a list
+    under a heading, HTML a ``<dl>``, JSON a ``"metadata"`` object beside ``"rows"``,
+    and CSV ``meta_*`` columns after the row's own, repeated on every row. (Not ``#``
+    comment lines: csv readers, spreadsheets and pandas would take them for rows.)
+
+    >>> row = LeaderboardRow(1, "a<b", 1510.2, 12.3, 1504.0, 10, 55.5, 1.9, 0.25, 0, 0, 0.52, 3.1, 0)
     >>> print(render([row], "md", "classic"))
-    | # | Bot | Rating | ± | Elo | Games | Avg score | Avg place | Exact bids | Faults |
-    |---|---|---|---|---|---|---|---|---|---|
-    | 1 | a<b | 1510 | ±12 | 1504 | 10 | 55.5 | 1.90 | 25.0% | 0 |
+    | # | Bot | Rating | ± | Elo | Games | Avg score | Avg place | Exact bids | Think p50 ms | Think p99 ms | Faults | Timeouts |
+    |---|---|---|---|---|---|---|---|---|---|---|---|---|
+    | 1 | a<b | 1510 | ±12 | 1504 | 10 | 55.5 | 1.90 | 25.0% | 0.52 | 3.10 | 0 | 0 |
     >>> "a&lt;b" in render([row], "html", "classic")
     True
     """
     title = title or title_of(variant)
     headers = _headers(variant)
     if fmt == "table":
-        table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
         cells = [_cells(row, variant) for row in rows]
         widths = [max([len(row_cells[i]) for row_cells in cells] + [len(h)]) for i, h in enumerate(headers)]
         # Names and numbers are never cut: on a terminal too narrow for one-line headers
-        # ("Avg score"), they are folded onto two lines (rich would drop whole columns).
+        # ("Avg score"), they are folded onto several lines and the columns drawn closer
+        # together (rich would drop whole columns).
         fold = console is None or sum(widths) + 2 * len(widths) > console.width
-        for i, header in enumerate(headers):
-            widest = max([len(row_cells[i]) for row_cells in cells] + [max(map(len, header.split()))])
-            table.add_column(header.replace(" ", "\n") if fold else header,
-                             justify="left" if header == "Bot" else "right", min_width=min(widest, 30))
+        folded = [_FOLDED.get(h, h.replace(" ", "\n")) if fold else h for h in headers]
+        table = Table(title=title, caption=_THINK_NOTE, box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True,
+                      padding=0 if fold else (0, 1), show_edge=not fold)
+        for i, header in enumerate(folded):
+            widest = max([len(row_cells[i]) for row_cells in cells] + [max(map(len, header.split("\n")))])
+            table.add_column(header, justify="left" if headers[i] == "Bot" else "right", min_width=min(widest, 30))
         for row_cells in cells:
             table.add_row(*(Text(cell, no_wrap=True, overflow="ellipsis") for cell in row_cells))
         if console is not None:
             console.print(table)
         return table
     if fmt == "md":
-        lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+        lines = _markdown_header(title, metadata) if metadata is not None else []
+        lines += ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
         lines += ["| " + " | ".join(c.replace("|", "\\|") for c in _cells(r, variant)) + " |" for r in rows]
+        if metadata is not None:
+            lines += ["", _THINK_NOTE]
         return "\n".join(lines)
     if fmt == "csv":
         out = io.StringIO()
-        data = _as_json(rows, variant)["rows"]
-        fields = list(LeaderboardRow.__dataclass_fields__)
-        if variant != "classic":
-            fields.remove("exact_bid_rate")
-        writer = csv.DictWriter(out, fieldnames=fields, extrasaction="ignore", lineterminator="\n")
+        fields = _csv_fields(variant)
+        extra = _csv_metadata(metadata) if metadata is not None else {}
+        writer = csv.DictWriter(out, fieldnames=fields + list(extra), extrasaction="ignore", lineterminator="\n")
         writer.writeheader()
-        writer.writerows(data)
+        for row in rows:
+            data = _row_json(row)
+            data["avg_score_lower_is_better"] = data["avg_score"]
+            writer.writerow({**data, **extra})
         return out.getvalue()
     if fmt == "json":
-        return json.dumps(_as_json(rows, variant, title), indent=2)
+        return json.dumps(_as_json(rows, variant, title, metadata), indent=2)
     if fmt == "html":
         head = "".join(f"<th>{html.escape(h)}</th>" for h in headers)
         body = "\n".join(
             "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in _cells(r, variant)) + "</tr>" for r in rows
         )
-        return _HTML_PAGE.format(title=html.escape(title), head=head, body=body)
+        return _HTML_PAGE.format(title=html.escape(title), head=head, body=body,
+                                 metadata=_html_metadata(metadata) if metadata is not None else "",
+                                 think_note=html.escape(_THINK_NOTE))
     raise ValueError(f"unknown leaderboard format {fmt!r}; choose one of {', '.join(FORMATS)}")
+
+
+def render_board(result: Board, fmt: str, console: Console | None = None) -> str | Table:
+    """:func:`render` of a :func:`board`, metadata included."""
+    return render(result.rows, fmt, result.metadata.variant, console=console, title=result.title,
+                  metadata=result.metadata)
 
 
 _HTML_PAGE = """<!DOCTYPE html>
@@ -195,40 +461,46 @@ body {{ font-family: system-ui, sans-serif; margin: 2em; }}
 table {{ border-collapse: collapse; }}
 th, td {{ padding: 0.3em 0.8em; border-bottom: 1px solid #ddd; text-align: right; }}
 th:nth-child(2), td:nth-child(2) {{ text-align: left; }}
+dl.metadata {{ display: grid; grid-template-columns: max-content auto; gap: 0.2em 1em; }}
+dl.metadata dt {{ font-weight: bold; }}
+dl.metadata dd {{ margin: 0; }}
+dl.metadata ul {{ margin: 0; padding-left: 1.2em; }}
 </style>
 </head>
 <body>
 <h1>{title}</h1>
-<table>
+{metadata}<table>
 <thead><tr>{head}</tr></thead>
 <tbody>
 {body}
 </tbody>
 </table>
 <p>Rating: Bradley&ndash;Terry maximum likelihood on the Elo scale, 1500 = the average bot;
-&plusmn; is the 95% bootstrap interval. Elo: the online rating after the latest match.</p>
+&plusmn; is the 95% bootstrap interval. Elo: the online rating after the latest match.
+{think_note}</p>
 </body>
 </html>
 """
 
 
 def export(store: Store, directory: str | Path, variants: list[str] | None = None,
-           tournament_id: str | None = None, min_games: int = 0) -> list[Path]:
+           tournament_id: str | None = None, min_games: int = 0,
+           generated_at: datetime | None = None) -> list[Path]:
     """Write ``<variant>.md``, ``.html`` and ``.json`` into ``directory`` for every variant
     (of ``variants``, default all) that has completed matches (in ``tournament_id``, if
-    given); return the paths written. Nothing is created when there is nothing to write.
+    given), each with its metadata; return the paths written. Nothing is created when
+    there is nothing to write.
     """
     target = Path(directory)
     written = []
     for variant in variants or store.variants():
-        rows = leaderboard(store, variant, tournament_id=tournament_id, min_games=min_games)
-        if not rows:
+        result = board(store, variant, tournament_id=tournament_id, min_games=min_games, generated_at=generated_at)
+        if not result.rows:
             continue
-        title = title_of(variant, tournament_id)
         target.mkdir(parents=True, exist_ok=True)
         for fmt, suffix in (("md", "md"), ("html", "html"), ("json", "json")):
             path = target / f"{variant}.{suffix}"
-            text = render(rows, fmt, variant, title=title)
+            text = render_board(result, fmt)
             assert isinstance(text, str)
             path.write_text(text + ("\n" if not text.endswith("\n") else ""), encoding="utf-8")
             written.append(path)

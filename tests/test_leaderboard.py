@@ -9,13 +9,18 @@ import json
 import random
 from pathlib import Path
 
+from datetime import datetime, timezone
+
+import numpy as np
 import pytest
 from rich.console import Console
 from rich.table import Table
+from test_store import played
 
-from arena.leaderboard import FORMATS, LeaderboardRow, export, leaderboard, render
+from arena.leaderboard import FORMATS, LeaderboardRow, board, export, leaderboard, render, render_board
 from arena.records import FaultRecord, MatchRecord
 from arena.store import Store
+from arena.think_times import RESOLUTION
 
 
 def classic(match_id: str, seats: list[tuple[str, int, int, int]], faults: list[FaultRecord] | None = None,
@@ -157,13 +162,21 @@ def test_table(filled: Store) -> None:
 
 
 def test_table_fits_an_80_column_terminal_whole(filled: Store) -> None:
-    row = LeaderboardRow(1, "node-heuristic", 1727.4, 68.2, 1591.0, 32, -360.6, 1.91, 0.496, 12, 0)
+    row = LeaderboardRow(1, "node-heuristic", 1727.4, 68.2, 1591.0, 32, -360.6, 1.91, 0.496, 12, 0, 0.52, 31.4, 3)
     console = Console(record=True, width=80)
     render([row], "table", "classic", console=console)
     text = console.export_text()
     assert max(map(len, text.splitlines())) <= 80
-    for cell in ("node-heuristic", "1727", "±68", "1591", "-360.6", "1.91", "49.6%", "12", "Faults"):
+    for cell in ("node-heuristic", "1727", "±68", "1591", "-360.6", "1.91", "49.6%", "12", "Faults",
+                 "0.52", "31.4", "p50", "p99", "Time-", " 3"):
         assert cell in text, cell
+
+
+def test_a_wide_terminal_gets_one_line_headers(filled: Store) -> None:
+    console = Console(record=True, width=160)
+    render(leaderboard(filled, "classic", samples=50), "table", "classic", console=console)
+    text = console.export_text()
+    assert "Avg score" in text and "Think p50 ms" in text and "Think p99 ms" in text and "Timeouts" in text
 
 
 def test_markdown(filled: Store) -> None:
@@ -218,9 +231,201 @@ def test_export_writes_one_set_per_variant(filled: Store, tmp_path: Path) -> Non
     assert sorted(p.name for p in written) == [
         "classic.html", "classic.json", "classic.md", "extreme.html", "extreme.json", "extreme.md"]
     assert json.loads((target / "extreme.json").read_text())["rows"][0]["bot"] == "ann"
-    assert (target / "classic.md").read_text().startswith("| # | Bot |")
+    assert (target / "classic.md").read_text().startswith("# Wizard classic leaderboard\n")
 
 
 def test_rows_are_dataclasses_with_the_documented_fields() -> None:
     row = LeaderboardRow(1, "a", 1500.0, 10.0, None, 3, 1.0, 2.0, None, 0, 0)
-    assert render([row], "md", "classic").splitlines()[2] == "| 1 | a | 1500 | ±10 | – | 3 | 1.0 | 2.00 | – | 0 |"
+    assert (row.think_p50_ms, row.think_p99_ms, row.timeouts) == (None, None, 0)
+    assert render([row], "md", "classic").splitlines()[2] == \
+        "| 1 | a | 1500 | ±10 | – | 3 | 1.0 | 2.00 | – | – | – | 0 | 0 |"
+
+
+# --------------------------------------------------------------------------------------
+# Think times, timeouts, metadata, Wizard Extreme's score order
+# --------------------------------------------------------------------------------------
+
+T0 = datetime(2025, 3, 1, 12, 0, tzinfo=timezone.utc)
+
+
+@pytest.fixture
+def played_boards(store: Store) -> tuple[Store, dict[str, list[MatchRecord]]]:
+    """Real 3-round engine games in three tournaments (two sets of game options, one
+    organised elsewhere) and outside any, with fallbacks and timeouts; and an aborted one."""
+    three = store.create_tournament({"game": {"variant": "classic", "players": 3, "rounds": 3}}, master_seed=1)
+    four = store.create_tournament({"game": {"variant": "classic", "players": 4, "rounds": 3}}, master_seed=2)
+    games: dict[str, list[MatchRecord]] = {three: [], four: [], "t-remote": [], "": []}
+    for i in range(4):
+        record = played(f"three-{i}", "classic", ["ann", "bob", "cy"], seed=i)
+        record.tournament_id, record.game_index = three, i
+        record.latencies_ms[i] = None           # a fallback the referee played: no think time
+        if i == 1:
+            record.faults = [FaultRecord(2, "cy", "timeout", "no answer"), FaultRecord(2, "cy", "illegal", "x"),
+                             FaultRecord(0, "ann", "timeout", "no answer")]
+        games[three].append(record)
+    for i in range(2):
+        record = played(f"four-{i}", "classic", ["ann", "bob", "cy", "dee"], seed=10 + i)
+        record.tournament_id, record.game_index = four, i
+        games[four].append(record)
+    remote = played("remote-0", "classic", ["ann", "bob", "dee"], seed=20)
+    remote.tournament_id, remote.game_index = "t-remote", 0
+    games["t-remote"].append(remote)
+    games[""].append(played("alone-0", "classic", ["bob", "cy", "dee"], seed=30))
+    for records in games.values():
+        store.save_matches(records)
+    aborted = played("aborted-0", "classic", ["ann", "bob", "cy"], seed=40)
+    aborted.status, aborted.faults = "aborted", [FaultRecord(0, "ann", "timeout", "not counted")]
+    store.save_match(aborted)
+    return store, games
+
+
+def _tournament_of(games: dict[str, list[MatchRecord]], prefix: str) -> str:
+    """The id of the fixture's tournament whose match ids start with ``prefix``."""
+    return next(t for t, records in games.items() if records[0].match_id.startswith(prefix))
+
+
+def _latencies_of(records: list[MatchRecord], bot: str) -> list[float]:
+    """The latencies of the decisions ``bot`` answered in ``records``."""
+    return [latency for record in records for (seat, _), latency in zip(record.actions, record.latencies_ms)
+            if record.bots[seat] == bot and latency is not None]
+
+
+def test_think_times_are_the_percentiles_of_the_answered_decisions(
+        played_boards: tuple[Store, dict[str, list[MatchRecord]]]) -> None:
+    store, games = played_boards
+    everything = [r for records in games.values() for r in records]
+    for tournament, records in [(None, everything)] + [(t, r) for t, r in games.items() if t]:
+        rows = leaderboard(store, "classic", tournament_id=tournament, samples=20)
+        assert rows
+        for row in rows:
+            latencies = _latencies_of(records, row.bot)
+            for percent, value in ((50, row.think_p50_ms), (99, row.think_p99_ms)):
+                exact = float(np.percentile(latencies, percent, method="inverted_cdf"))
+                assert value == pytest.approx(exact, rel=RESOLUTION + 1e-9), (tournament, row.bot, percent)
+
+
+def test_timeouts_are_counted_per_bot(played_boards: tuple[Store, dict[str, list[MatchRecord]]]) -> None:
+    store, games = played_boards
+    rows = {r.bot: r for r in leaderboard(store, "classic", samples=20)}
+    assert {bot: row.timeouts for bot, row in rows.items()} == {"ann": 1, "bob": 0, "cy": 1, "dee": 0}
+    assert rows["cy"].faults == 2 and rows["ann"].faults == 1       # the aborted match counts for neither
+    three = _tournament_of(games, "three")
+    assert {r.bot: r.timeouts for r in leaderboard(store, "classic", tournament_id=three, samples=20)} == \
+        {"ann": 1, "bob": 0, "cy": 1}
+
+
+def test_metadata_of_a_board(played_boards: tuple[Store, dict[str, list[MatchRecord]]]) -> None:
+    from arena.server import SERVER_VERSION
+
+    store, games = played_boards
+    three, four = _tournament_of(games, "three"), _tournament_of(games, "four")
+    result = board(store, "classic", samples=20, generated_at=T0)
+    meta = result.metadata
+    assert meta.generated_at == "2025-03-01T12:00:00Z"
+    assert (meta.variant, meta.score_order, meta.arena_version) == ("classic", "higher_is_better", SERVER_VERSION)
+    assert meta.tournaments == sorted([three, four, "t-remote"])
+    assert (meta.games, meta.games_outside_tournaments) == (8, 1)
+    # The remote tournament's options come from its match: the same as the 3-player one's.
+    classic_options = {"rounds": 3, "length": "standard", "bidding": "open", "plus_minus_one": False}
+    assert sorted((s.options["players"], s.tournaments, s.games) for s in meta.option_sets) == [
+        (3, sorted([three, "t-remote"]), 5), (4, [four], 2)]
+    assert all(s.options == {"players": s.options["players"], **classic_options} for s in meta.option_sets)
+    one = board(store, "classic", tournament_id=four, min_games=2, samples=20).metadata
+    assert (one.tournaments, one.games, one.games_outside_tournaments, one.min_games) == ([four], 2, 0, 2)
+    assert [(s.options["players"], s.tournaments) for s in one.option_sets] == [(4, [four])]
+
+
+def test_every_export_format_carries_the_metadata(played_boards: tuple[Store, dict[str, list[MatchRecord]]],
+                                                  tmp_path: Path) -> None:
+    store, games = played_boards
+    result = board(store, "classic", samples=20, generated_at=T0)
+    tournaments = result.metadata.tournaments
+    version = result.metadata.arena_version
+
+    md = render_board(result, "md")
+    assert isinstance(md, str)
+    head = md.split("\n| # | Bot |")[0]
+    assert head.startswith("# Wizard classic leaderboard\n")
+    for text in ("**Generated:** 2025-03-01T12:00:00Z", f"arena {version}", ", ".join(tournaments),
+                 "1 games outside tournaments", "(they differ between tournaments)", "players 4, rounds 3",
+                 "**Games:** 8", "higher scores are better"):
+        assert text in head, text
+
+    page = render_board(result, "html")
+    assert isinstance(page, str)
+    assert '<dl class="metadata">' in page and "<dt>Generated</dt><dd>2025-03-01T12:00:00Z" in page
+    assert all(t in page for t in tournaments) and "<dt>Games</dt><dd>8</dd>" in page
+
+    data = json.loads(str(render_board(result, "json")))
+    assert data["metadata"]["generated_at"] == "2025-03-01T12:00:00Z"
+    assert data["metadata"]["tournaments"] == tournaments and data["metadata"]["games"] == 8
+    assert data["metadata"]["score_order"] == "higher_is_better" and data["metadata"]["arena_version"] == version
+    assert len(data["metadata"]["option_sets"]) == 2
+    assert [r["bot"] for r in data["rows"]] == [r.bot for r in result.rows]
+
+    # CSV: a naive reader sees ordinary rows; the metadata is in meta_* columns of each.
+    parsed = list(csv.DictReader(io.StringIO(str(render_board(result, "csv")))))
+    assert [p["bot"] for p in parsed] == [r.bot for r in result.rows]
+    for line in parsed:
+        assert line["meta_generated_at"] == "2025-03-01T12:00:00Z" and line["meta_variant"] == "classic"
+        assert line["meta_tournaments"].split() == tournaments and line["meta_games"] == "8"
+        assert line["meta_arena_version"] == version and line["meta_score_order"] == "higher_is_better"
+        assert len(json.loads(line["meta_option_sets"])) == 2
+    assert float(parsed[0]["think_p50_ms"]) == pytest.approx(result.rows[0].think_p50_ms, abs=1e-4)
+
+    written = export(store, tmp_path / "boards", generated_at=T0)
+    assert sorted(p.name for p in written) == ["classic.html", "classic.json", "classic.md"]
+    assert json.loads((tmp_path / "boards" / "classic.json").read_text())["metadata"]["games"] == 8
+    assert "**Generated:** 2025-03-01T12:00:00Z" in (tmp_path / "boards" / "classic.md").read_text()
+    assert '<dl class="metadata">' in (tmp_path / "boards" / "classic.html").read_text()
+
+
+def test_the_cli_writes_the_metadata_in_every_format(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from arena.cli import main
+
+    path = tmp_path / "arena.db"
+    with Store(str(path)) as store:
+        tid = store.create_tournament({"game": {"variant": "extreme", "players": 3, "rounds": 2}}, master_seed=1)
+        for i in range(2):
+            record = played(f"x{i}", "extreme", ["ann", "bob", "cy"], seed=i)
+            record.tournament_id, record.game_index = tid, i
+            store.save_match(record)
+
+    def run(*args: str) -> str:
+        with pytest.raises(SystemExit) as done:
+            main(["leaderboard", "--db", str(path), *args])
+        assert done.value.code == 0
+        return capsys.readouterr().out
+
+    assert json.loads(run("--variant", "extreme", "--format", "json"))["metadata"]["tournaments"] == [tid]
+    assert f"**Tournaments:** {tid}" in run("--variant", "extreme", "--format", "md")
+    assert "<dt>Tournaments</dt><dd>" + tid in run("--variant", "extreme", "--format", "html")
+    parsed = list(csv.DictReader(io.StringIO(run("--variant", "extreme", "--format", "csv"))))
+    assert {p["meta_tournaments"] for p in parsed} == {tid} and "avg_score_lower_is_better" in parsed[0]
+    run("--export", str(tmp_path / "out"))
+    exported = json.loads((tmp_path / "out" / "extreme.json").read_text())
+    assert exported["metadata"]["option_sets"] == [
+        {"options": {"players": 3, "rounds": 2, "destroyer_penalty": 4}, "tournaments": [tid], "games": 2}]
+
+
+def test_extreme_says_lower_scores_are_better_in_every_format(store: Store) -> None:
+    store.save_match(extreme("x1", [("ann", 3, 1), ("bob", 9, 2)]))
+    result = board(store, "extreme", samples=20)
+    wide, narrow = Console(record=True, width=160), Console(record=True, width=80)
+    render_board(result, "table", console=wide)
+    render_board(result, "table", console=narrow)
+    assert "Avg score (lower is better)" in wide.export_text()
+    folded = narrow.export_text()
+    assert "(lower is" in folded and "better)" in folded and max(map(len, folded.splitlines())) <= 80
+    assert "| Avg score (lower is better) |" in str(render_board(result, "md"))
+    assert "lower scores are better" in str(render_board(result, "md"))
+    assert "<th>Avg score (lower is better)</th>" in str(render_board(result, "html"))
+    header = str(render_board(result, "csv")).splitlines()[0].split(",")
+    assert "avg_score_lower_is_better" in header and "avg_score" not in header
+    assert json.loads(str(render_board(result, "json")))["metadata"]["score_order"] == "lower_is_better"
+    # Classic keeps its plain header, and says the opposite where it says anything.
+    store.save_match(classic("c1", [("ann", 50, 1, 1), ("bob", 10, 2, 0)]))
+    plain = board(store, "classic", samples=20)
+    plain_md = str(render_board(plain, "md"))
+    assert "| Avg score |" in plain_md and "higher scores are better" in plain_md
+    assert "avg_score" in str(render_board(plain, "csv")).splitlines()[0].split(",")

@@ -8,12 +8,15 @@ import threading
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+import numpy as np
 import pytest
+from sqlalchemy import inspect
 
 from arena.browse import export_match, match_rows, match_table, show_match, verify_match
 from arena.ratings import elo_deltas
 from arena.records import FaultRecord, MatchRecord, final_places
 from arena.store import SCHEMA_VERSION, Store, StoreError, hash_token
+from arena.think_times import BUCKETS, HIGHEST_MS, RESOLUTION, LatencyHistogram, bucket_of
 from engine import GameConfig, new_game
 
 T0 = datetime(2025, 3, 1, 12, 0, tzinfo=timezone.utc)
@@ -89,7 +92,7 @@ def test_refuses_another_schema_version(tmp_path: Path) -> None:
     db.execute("update arena_meta set value = '7' where key = 'schema_version'")
     db.commit()
     db.close()
-    with pytest.raises(StoreError, match=r"arena.db has schema version 7; this arena understands 1"):
+    with pytest.raises(StoreError, match=rf"arena.db has schema version 7; this arena understands {SCHEMA_VERSION}"):
         Store(str(path))
 
 
@@ -430,3 +433,143 @@ def test_match_rows_and_export(store: Store) -> None:
     assert line.players.startswith(f"alice {saved.totals[0]} ({saved.places[0]})")
     assert match_table(store).row_count == 1
     assert export_match(store, "r-1") == saved.to_json()
+
+
+# --------------------------------------------------------------------------------------
+# Think times and timeouts (arena.think_times), and the upgrade of version-1 databases
+# --------------------------------------------------------------------------------------
+
+
+def test_histogram_percentiles_match_numpy_within_the_resolution() -> None:
+    rng = np.random.default_rng(7)
+    # Four decades of log-normal think times, a cluster of equal values, and fallbacks (None).
+    values = np.concatenate([rng.lognormal(0.0, 1.5, 20_000), np.full(500, 0.25), rng.uniform(20, 900, 3000)])
+    latencies: list[float | None] = [float(v) for v in values] + [None] * 100
+    histogram = LatencyHistogram.of(latencies)
+    assert histogram.decisions == values.size
+    for percent in (0.1, 1, 10, 25, 50, 75, 90, 99, 99.9, 100):
+        exact = float(np.percentile(values, percent, method="inverted_cdf"))
+        assert histogram.percentile(percent) == pytest.approx(exact, rel=RESOLUTION + 1e-9), percent
+    # Small samples too: the nearest rank, not an interpolation.
+    for small in ([4.0], [1.0, 2.0], [1.0, 2.0, 3.0, 4.0, 100.0]):
+        for percent in (50, 99):
+            exact = float(np.percentile(small, percent, method="inverted_cdf"))
+            assert LatencyHistogram.of(small).percentile(percent) == pytest.approx(exact, rel=RESOLUTION + 1e-9)
+    assert LatencyHistogram.of([None, None]).percentile(50) is None
+    with pytest.raises(ValueError):
+        histogram.percentile(0)
+
+
+def test_histograms_merge_by_adding_and_survive_their_stored_form() -> None:
+    rng = np.random.default_rng(3)
+    first, second = list(rng.lognormal(0, 1, 300)), list(rng.lognormal(2, 1, 500))
+    merged = LatencyHistogram.merge([LatencyHistogram.of(first).encode(), None, LatencyHistogram.of(second).encode()])
+    assert merged == LatencyHistogram.of(first + second)
+    assert LatencyHistogram.decode(merged.encode()) == merged
+    assert LatencyHistogram().encode() is None and LatencyHistogram.decode(None) == LatencyHistogram()
+    # Out of range: below 0.01 ms in the lowest bucket, above 10^6 ms in the highest.
+    assert bucket_of(np.array([0.0, 0.001, HIGHEST_MS * 10])).tolist() == [0, 0, BUCKETS - 1]
+    with pytest.raises(ValueError, match="not a stored think-time histogram"):
+        LatencyHistogram.decode(b"\x09\x04\x00\x00")
+
+
+def test_think_times_and_timeouts_are_summed_per_bot(store: Store) -> None:
+    tid = store.create_tournament({}, master_seed=1)
+    games = [played(f"g{i}", "classic", ["a", "b", "c"], seed=i) for i in range(4)]
+    games[0].latencies_ms[:5] = [None] * 5                  # fallbacks: no think time
+    games[1].faults = [FaultRecord(1, "b", "timeout", "late"), FaultRecord(1, "b", "timeout", "late"),
+                       FaultRecord(2, "c", "malformed", "x")]
+    games[2].tournament_id, games[2].game_index = tid, 0
+    games[2].faults = [FaultRecord(1, "b", "timeout", "late")]
+    games[3].status = "aborted"                              # stored, but counted nowhere
+    games[3].faults = [FaultRecord(0, "a", "timeout", "late")]
+    store.save_matches(games[:2])
+    for record in games[2:]:
+        store.save_match(record)
+
+    def expected(records: list[MatchRecord], bot: str) -> LatencyHistogram:
+        return LatencyHistogram.of([lat for r in records for (seat, _), lat in zip(r.actions, r.latencies_ms)
+                                    if r.bots[seat] == bot])
+
+    everything = {a.bot: a for a in store.seat_aggregates("classic")}
+    assert {bot: a.timeouts for bot, a in everything.items()} == {"a": 0, "b": 3, "c": 0}
+    assert {bot: a.faults for bot, a in everything.items()} == {"a": 0, "b": 3, "c": 1}
+    for bot in "abc":
+        assert everything[bot].think_times == expected(games[:3], bot)
+    in_tournament = {a.bot: a for a in store.seat_aggregates("classic", tid)}
+    assert in_tournament["b"].timeouts == 1 and in_tournament["a"].think_times == expected(games[2:3], "a")
+    with store.engine.connect() as conn:
+        seats = conn.exec_driver_sql("select m.match_id, s.seat, s.timeouts from match_seats s "
+                                     "join matches m on m.id = s.match_pk where s.timeouts > 0").all()
+    assert sorted(tuple(row) for row in seats) == [("g1", 1, 2), ("g2", 1, 1), ("g3", 0, 1)]
+
+
+V1_COLUMNS = {
+    "match_seats": ["match_pk", "seat", "bot_id", "bot_version", "total", "place", "forfeited", "faults", "rounds",
+                    "exact_bids"],
+    "bot_totals": ["bot_id", "variant", "tournament_key", "games", "seats", "score_sum", "place_sum", "rounds",
+                   "exact_bids", "faults", "forfeits"],
+}
+
+
+def _as_schema_1(store: Store) -> str:
+    """Turn a store into what the arena before schema 2 would have written (the same
+    rows, without the new columns) and close it; return its URL to open it again."""
+    url = store.engine.url.render_as_string(hide_password=False)
+    with store.engine.begin() as conn:
+        for table, column in (("match_seats", "timeouts"), ("bot_totals", "timeouts"),
+                              ("bot_totals", "think_histogram")):
+            conn.exec_driver_sql(f"ALTER TABLE {table} DROP COLUMN {column}")
+        conn.exec_driver_sql("UPDATE arena_meta SET value = '1' WHERE key = 'schema_version'")
+    with store.engine.connect() as conn:
+        for table, columns in V1_COLUMNS.items():
+            assert [c["name"] for c in inspect(conn).get_columns(table)] == columns
+    store.close()
+    return url
+
+
+def test_a_version_1_database_is_upgraded_once_with_its_think_times_and_timeouts(store: Store) -> None:
+    tid = store.create_tournament({"game": {"variant": "classic", "players": 3}}, master_seed=1)
+    records = [played(f"c{i}", "classic", ["a", "b", "c"], seed=i) for i in range(3)]
+    records += [played("x0", "extreme", ["a", "b", "d"], seed=9), played("ab", "classic", ["a", "b", "c"], seed=5)]
+    records[0].tournament_id, records[0].game_index = tid, 0
+    records[1].latencies_ms[2:9] = [None] * 7
+    records[1].faults = [FaultRecord(0, "a", "timeout", "late"), FaultRecord(2, "c", "illegal", "x")]
+    records[3].faults = [FaultRecord(1, "b", "timeout", "late")]
+    records[4].status, records[4].faults = "aborted", [FaultRecord(1, "b", "timeout", "late")]
+    store.save_matches(records)
+    boards = {(v, t): store.seat_aggregates(v, t) for v in ("classic", "extreme") for t in (None, tid)}
+    seats_before = [(m.match_id, m.faults) for m in store.list_matches()]
+    assert any(a.timeouts for a in boards[("classic", None)]) and all(
+        a.think_times.decisions for a in boards[("classic", None)])
+
+    url = _as_schema_1(store)
+    with Store(url) as upgraded:
+        with upgraded.engine.connect() as conn:
+            assert conn.exec_driver_sql("select value from arena_meta where key = 'schema_version'").scalar() == "2"
+            timeouts = sorted(tuple(r) for r in conn.exec_driver_sql(
+                "select m.match_id, s.seat, s.timeouts from match_seats s join matches m on m.id = s.match_pk "
+                "where s.timeouts > 0").all())
+        assert timeouts == [("ab", 1, 1), ("c1", 0, 1), ("x0", 1, 1)]     # per seat, aborted matches too
+        assert {(v, t): upgraded.seat_aggregates(v, t) for v, t in boards} == boards
+        assert [(m.match_id, m.faults) for m in upgraded.list_matches()] == seats_before
+        # The upgraded database goes on like a new one.
+        upgraded.save_match(played("c9", "classic", ["a", "b", "c"], seed=19))
+        after = {a.bot: a for a in upgraded.seat_aggregates("classic")}
+    with Store(url) as again:                     # no second upgrade
+        assert {a.bot: a for a in again.seat_aggregates("classic")} == after
+
+
+def test_an_unreadable_log_does_not_stop_the_upgrade(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    with Store(str(path)) as store:
+        store.save_matches([played(f"m{i}", "classic", ["a", "b", "c"], seed=i) for i in range(2)])
+        expected = {a.bot: a.think_times for a in store.seat_aggregates("classic")}
+        url = _as_schema_1(store)
+    db = sqlite3.connect(path)
+    db.execute("update match_logs set actions = x'00' where match_pk = (select id from matches where match_id = 'm1')")
+    db.commit()
+    db.close()
+    with Store(url) as upgraded:
+        think = {a.bot: a.think_times for a in upgraded.seat_aggregates("classic")}
+    assert 0 < think["a"].decisions < expected["a"].decisions     # m0's think times only
