@@ -282,7 +282,7 @@ def leaderboard(
     tournament: Optional[str] = typer.Option(None, help="Only this tournament's games."),
     min_games: int = typer.Option(0, help="Leave out bots with fewer games."),
     format: str = typer.Option("table", "--format", help="table, md, csv, json or html"),
-    export: Optional[Path] = typer.Option(None, help="Write Markdown, HTML and JSON files here: one set per variant "
+    export: Optional[Path] = typer.Option(None, help="Write Markdown, HTML, JSON and CSV files here: one set per variant "
                                           "(or just --variant), for --tournament and --min-games as given."),
     db: Optional[str] = DbOption,
 ) -> None:
@@ -294,7 +294,7 @@ def leaderboard(
     if min_games < 0:
         raise typer.BadParameter("must not be negative", param_hint="--min-games")
     if export is not None and format != "table":
-        raise typer.BadParameter("--export always writes md, html and json; drop --format", param_hint="--format")
+        raise typer.BadParameter("--export always writes md, html, json and csv; drop --format", param_hint="--format")
     if export is not None and export.exists() and not export.is_dir():
         raise typer.BadParameter(f"{export} exists and is not a directory", param_hint="--export")
     store = open_store(db, must_exist=True)

@@ -486,7 +486,7 @@ dl.metadata ul {{ margin: 0; padding-left: 1.2em; }}
 def export(store: Store, directory: str | Path, variants: list[str] | None = None,
            tournament_id: str | None = None, min_games: int = 0,
            generated_at: datetime | None = None) -> list[Path]:
-    """Write ``<variant>.md``, ``.html`` and ``.json`` into ``directory`` for every variant
+    """Write ``<variant>.md``, ``.html``, ``.json`` and ``.csv`` into ``directory`` for every variant
     (of ``variants``, default all) that has completed matches (in ``tournament_id``, if
     given), each with its metadata; return the paths written. Nothing is created when
     there is nothing to write.
@@ -498,7 +498,7 @@ def export(store: Store, directory: str | Path, variants: list[str] | None = Non
         if not result.rows:
             continue
         target.mkdir(parents=True, exist_ok=True)
-        for fmt, suffix in (("md", "md"), ("html", "html"), ("json", "json")):
+        for fmt, suffix in (("md", "md"), ("html", "html"), ("json", "json"), ("csv", "csv")):
             path = target / f"{variant}.{suffix}"
             text = render_board(result, fmt)
             assert isinstance(text, str)
