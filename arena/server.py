@@ -933,7 +933,7 @@ class ArenaServer:
         from arena.leaderboard import leaderboard
 
         rows = await asyncio.to_thread(leaderboard, self.store, variant, min_games=min_games)
-        return [leaderboard_row(row) for row in rows]
+        return [leaderboard_row(row, variant) for row in rows]
 
     # -- ladder
 
@@ -964,12 +964,14 @@ class ArenaServer:
         await self.save(record)
 
 
-def leaderboard_row(row: "LeaderboardRow") -> pb.LeaderboardRow:
+def leaderboard_row(row: "LeaderboardRow", variant: str) -> pb.LeaderboardRow:
     """The wire form of a row of ``arena.leaderboard.leaderboard``."""
     return pb.LeaderboardRow(
         rank=row.rank, bot=row.bot, rating=row.rating, interval=row.interval,
         elo=row.elo if row.elo is not None else 0.0, games=row.games, average_score=row.avg_score,
         average_place=row.avg_place, exact_bid_rate=row.exact_bid_rate or 0.0, faults=row.faults,
+        think_p50_ms=row.think_p50_ms or 0.0, think_p99_ms=row.think_p99_ms or 0.0, timeouts=row.timeouts,
+        lower_score_is_better=variant == "extreme",
     )
 
 

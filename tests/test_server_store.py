@@ -74,6 +74,9 @@ def test_list_matches_and_leaderboard_come_from_the_store(arena: ArenaThread) ->
         rows = stub.GetLeaderboard(pb.LeaderboardRequest(variant="classic")).rows
         assert {row.bot for row in rows} == set(BOTS)
         assert [row.rank for row in rows] == [1, 2, 3] and all(row.games >= 2 for row in rows)
+        # Think times as the CLI's board shows them; classic scores: higher is better.
+        assert all(0 < row.think_p50_ms <= row.think_p99_ms for row in rows)
+        assert not any(row.lower_score_is_better for row in rows)
         with pytest.raises(grpc.RpcError) as bad:
             stub.GetLeaderboard(pb.LeaderboardRequest(variant="poker"))
         assert bad.value.code() == grpc.StatusCode.INVALID_ARGUMENT

@@ -236,7 +236,7 @@ class LeaderboardRequest(_message.Message):
     def __init__(self, variant: _Optional[str] = ..., min_games: _Optional[int] = ...) -> None: ...
 
 class LeaderboardRow(_message.Message):
-    __slots__ = ("rank", "bot", "rating", "interval", "elo", "games", "average_score", "average_place", "exact_bid_rate", "faults")
+    __slots__ = ("rank", "bot", "rating", "interval", "elo", "games", "average_score", "average_place", "exact_bid_rate", "faults", "think_p50_ms", "think_p99_ms", "timeouts", "lower_score_is_better")
     RANK_FIELD_NUMBER: _ClassVar[int]
     BOT_FIELD_NUMBER: _ClassVar[int]
     RATING_FIELD_NUMBER: _ClassVar[int]
@@ -247,6 +247,10 @@ class LeaderboardRow(_message.Message):
     AVERAGE_PLACE_FIELD_NUMBER: _ClassVar[int]
     EXACT_BID_RATE_FIELD_NUMBER: _ClassVar[int]
     FAULTS_FIELD_NUMBER: _ClassVar[int]
+    THINK_P50_MS_FIELD_NUMBER: _ClassVar[int]
+    THINK_P99_MS_FIELD_NUMBER: _ClassVar[int]
+    TIMEOUTS_FIELD_NUMBER: _ClassVar[int]
+    LOWER_SCORE_IS_BETTER_FIELD_NUMBER: _ClassVar[int]
     rank: int
     bot: str
     rating: float
@@ -257,7 +261,11 @@ class LeaderboardRow(_message.Message):
     average_place: float
     exact_bid_rate: float
     faults: int
-    def __init__(self, rank: _Optional[int] = ..., bot: _Optional[str] = ..., rating: _Optional[float] = ..., interval: _Optional[float] = ..., elo: _Optional[float] = ..., games: _Optional[int] = ..., average_score: _Optional[float] = ..., average_place: _Optional[float] = ..., exact_bid_rate: _Optional[float] = ..., faults: _Optional[int] = ...) -> None: ...
+    think_p50_ms: float
+    think_p99_ms: float
+    timeouts: int
+    lower_score_is_better: bool
+    def __init__(self, rank: _Optional[int] = ..., bot: _Optional[str] = ..., rating: _Optional[float] = ..., interval: _Optional[float] = ..., elo: _Optional[float] = ..., games: _Optional[int] = ..., average_score: _Optional[float] = ..., average_place: _Optional[float] = ..., exact_bid_rate: _Optional[float] = ..., faults: _Optional[int] = ..., think_p50_ms: _Optional[float] = ..., think_p99_ms: _Optional[float] = ..., timeouts: _Optional[int] = ..., lower_score_is_better: _Optional[bool] = ...) -> None: ...
 
 class LeaderboardResponse(_message.Message):
     __slots__ = ("rows",)
