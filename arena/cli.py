@@ -24,7 +24,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode=None,  # help texts say "[default: ...]" literally
 )
-bot_app = typer.Typer(help="Register and list bots.", no_args_is_help=True, rich_markup_mode=None)
+bot_app = typer.Typer(help="Register, list and check bots.", no_args_is_help=True, rich_markup_mode=None)
 MatchArgument = typer.Argument(..., metavar="MATCH", help="A match id, as `arena matches` lists them.")
 
 
@@ -271,6 +271,56 @@ def bot_list(db: Optional[str] = DbOption) -> None:
     for b in open_store(db, must_exist=True).list_bots():
         table.add_row(b.name, str(b.created_at)[:19], "yes" if b.has_token else "no (local)")
     console.print(table)
+
+
+@bot_app.command("check")
+def bot_check(
+    command: str = typer.Argument(..., metavar="COMMAND", help="The command that starts the bot, as one string: "
+                                  "'./my_bot.py', 'python3 my_bot.py', 'node bot.js' (read as --bot reads it)."),
+    variant: Optional[str] = typer.Option(None, help="Check only this variant: classic or extreme [default: every "
+                                          "variant the bot's Hello names]", show_default=False),
+    move_time: float = typer.Option(1.0, help="Seconds per decision, as in a tournament."),
+    time_bank: float = typer.Option(10.0, help="Extra seconds per match, as in a tournament."),
+    seed: Optional[int] = typer.Option(None, help="Seed of the deals, seats and opponents [default: a fresh one, "
+                                       "printed]", show_default=False),
+    name: Optional[str] = typer.Option(None, help="The bot name it plays under [default: from the command, e.g. "
+                                       "my_bot]", show_default=False),
+    connect_timeout: float = typer.Option(30.0, help="Seconds the bot has to start and say Hello."),
+) -> None:
+    """Validate a bot before a tournament: start it, play short matches against the sample
+    bots in every variant it plays, and report its faults and time per decision. Exit
+    code 1 on any fault; nothing is stored."""
+    from arena.bot_check import check_bot, settings_from_args
+
+    settings = settings_from_args(command, name=name, variant=variant, move_time=move_time, time_bank=time_bank,
+                                  seed=seed, connect_timeout=connect_timeout)
+    report = check_bot(settings, out=lambda line: print(line, flush=True))  # print: fault texts may hold [brackets]
+    if not report.passed:
+        raise typer.Exit(1)
+
+
+@app.command("new-bot")
+def new_bot(
+    name: str = typer.Argument(..., metavar="NAME", help="The bot's name (1-40 letters, digits, '-', '_' or '.')."),
+    lang: str = typer.Option("python", help="python or node"),
+    folder: Optional[Path] = typer.Option(None, "--dir", help="The folder to write the bot in; it may exist if "
+                                          "empty [default: ./NAME]", show_default=False),
+) -> None:
+    """Write a starter bot that plays every decision legally and passes `arena bot check`:
+    fill in its logic where the comments say."""
+    import shlex
+
+    from arena.new_bot import npm_install, write_bot
+
+    bot = write_bot(name, lang, folder if folder is not None else Path(name))
+    print(f"wrote {', '.join(str(path) for path in bot.files)}")   # print: a path may hold [brackets]
+    if lang == "node":
+        failed, message = npm_install(bot.folder)
+        print(message, file=sys.stderr if failed else sys.stdout)
+        if failed:
+            raise typer.Exit(1)
+    print(f"check it:  arena bot check {shlex.quote(str(bot.script))}")
+    print(f"enter it:  arena tournament --bot {shlex.quote(f'{name}={bot.script}')}")
 
 
 # --------------------------------------------------------------------------- browsing
