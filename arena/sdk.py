@@ -487,6 +487,7 @@ class BotClient:
         self.version = self.version or self.bot.version
         self._stopping = False
         self._session_task: asyncio.Task | None = None
+        self._call: grpc.aio.StreamStreamCall | None = None     # the current connection's
         self._wake: asyncio.Event | None = None
         # Set while there is no connection: read by _session to say how long it took.
         self._outage: _Outage | None = None
@@ -502,6 +503,11 @@ class BotClient:
             self._wake.set()
         if self._session_task is not None:
             self._session_task.cancel()
+        # Also end the call itself: on Python 3.11 a task cancel that lands just as
+        # asyncio.wait_for's inner read finishes (the Welcome) is swallowed, and the
+        # session would read on.
+        if self._call is not None:
+            self._call.cancel()
 
     async def run(self) -> int:
         """Connect and play until stopped, refused or unable to reconnect; return an exit code.
@@ -589,7 +595,9 @@ class BotClient:
         channel = grpc.aio.insecure_channel(self.arena, options=self.channel_options)
         try:
             stub = arena_pb2_grpc.ArenaStub(channel)
-            call = stub.Play(metadata=(("authorization", f"Bearer {self.token}"),))
+            call = self._call = stub.Play(metadata=(("authorization", f"Bearer {self.token}"),))
+            if self._stopping:       # stop() came while this call was being made
+                call.cancel()
             try:
                 timeout = self._connect_timeout()
                 try:
@@ -614,6 +622,7 @@ class BotClient:
             code = await call.code()
             return _SessionEnd(code, await call.details() or "", welcomed)
         finally:
+            self._call = None
             await channel.close()
 
     async def _hello(self, call: grpc.aio.StreamStreamCall) -> Any:
