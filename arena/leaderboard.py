@@ -26,7 +26,6 @@ import io
 import json
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
-from importlib import metadata as package_metadata
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +34,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from arena import __version__
 from arena.ratings import DEFAULT_BOOTSTRAP_SAMPLES, START_ELO, pairwise_from_tables, rate
 from arena.store import LeaderboardInputs, Store
 from arena.think_times import RESOLUTION
@@ -106,10 +106,7 @@ class Board:
 
 def arena_version() -> str:
     """The installed arena's version (as ``arena --version`` prints it)."""
-    try:
-        return package_metadata.version("wizard-arena")
-    except package_metadata.PackageNotFoundError:     # a source tree that was never installed
-        return "0.0.0"
+    return __version__
 
 
 def leaderboard(

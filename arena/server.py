@@ -36,7 +36,6 @@ import time
 import uuid
 from collections import OrderedDict, deque
 from dataclasses import dataclass
-from importlib import metadata
 from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable, Iterable, NoReturn
 
 import grpc
@@ -44,7 +43,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1.health import aio as health_aio
 from grpc_reflection.v1alpha import reflection
 
-from arena import protocol
+from arena import __version__, protocol
 from arena.pb.wizard_arena.v1 import arena_pb2 as pb
 from arena.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
 from arena.records import MatchRecord, MatchSpec
@@ -61,10 +60,7 @@ SERVICE = "wizard_arena.v1.Arena"
 PLAY_METHOD = f"/{SERVICE}/Play"
 ADMIN_METHODS = frozenset({f"/{SERVICE}/ListBots", f"/{SERVICE}/RunMatch"})
 
-try:
-    SERVER_VERSION = metadata.version("wizard-arena")
-except metadata.PackageNotFoundError:  # running from a source tree that was never installed
-    SERVER_VERSION = "0.0.0"
+SERVER_VERSION = __version__
 
 def server_options(keepalive_ms: int = 5_000) -> list[tuple[str, Any]]:
     """The gRPC server options, chosen on purpose (see /work/shared/GRPC-NOTES.md).
