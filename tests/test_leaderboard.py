@@ -225,11 +225,11 @@ def test_unknown_format(filled: Store) -> None:
 def test_export_writes_one_set_per_variant(filled: Store, tmp_path: Path) -> None:
     target = tmp_path / "leaderboards"
     written = export(filled, target)
-    assert sorted(p.name for p in written) == ["classic.html", "classic.json", "classic.md"]
+    assert sorted(p.name for p in written) == ["classic.csv", "classic.html", "classic.json", "classic.md"]
     filled.save_match(extreme("x1", [("ann", 3, 1), ("bob", 9, 2)]))
     written = export(filled, target)
     assert sorted(p.name for p in written) == [
-        "classic.html", "classic.json", "classic.md", "extreme.html", "extreme.json", "extreme.md"]
+        "classic.csv", "classic.html", "classic.json", "classic.md", "extreme.csv", "extreme.html", "extreme.json", "extreme.md"]
     assert json.loads((target / "extreme.json").read_text())["rows"][0]["bot"] == "ann"
     assert (target / "classic.md").read_text().startswith("# Wizard classic leaderboard\n")
 
@@ -374,10 +374,11 @@ def test_every_export_format_carries_the_metadata(played_boards: tuple[Store, di
     assert float(parsed[0]["think_p50_ms"]) == pytest.approx(result.rows[0].think_p50_ms, abs=1e-4)
 
     written = export(store, tmp_path / "boards", generated_at=T0)
-    assert sorted(p.name for p in written) == ["classic.html", "classic.json", "classic.md"]
+    assert sorted(p.name for p in written) == ["classic.csv", "classic.html", "classic.json", "classic.md"]
     assert json.loads((tmp_path / "boards" / "classic.json").read_text())["metadata"]["games"] == 8
     assert "**Generated:** 2025-03-01T12:00:00Z" in (tmp_path / "boards" / "classic.md").read_text()
     assert '<dl class="metadata">' in (tmp_path / "boards" / "classic.html").read_text()
+    assert "meta_generated_at" in (tmp_path / "boards" / "classic.csv").read_text().splitlines()[0]
 
 
 def test_the_cli_writes_the_metadata_in_every_format(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
