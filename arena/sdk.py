@@ -90,7 +90,7 @@ from typing import Any, Mapping, NoReturn
 import grpc
 import orjson
 
-from arena.pb.wizard_arena.v1 import arena_pb2, arena_pb2_grpc
+from arena.wire.pb.wizard_arena.v1 import arena_pb2, arena_pb2_grpc
 from engine.core import Prediction
 
 __all__ = [
@@ -101,7 +101,7 @@ __all__ = [
 
 log = logging.getLogger("arena.sdk")
 
-# The port `arena serve` listens on by default (arena/cli.py); an --arena without a
+# The port `arena serve` listens on by default (arena/cli/app.py); an --arena without a
 # port means this one. Left to itself grpc would pick 443, where no arena listens.
 DEFAULT_PORT = 50051
 
@@ -114,7 +114,7 @@ RETRY_FOR = 60.0          # s without a connection before the bot gives up (exit
 # connection to a host that never answers; the arena answers a Hello at once.
 CONNECT_TIMEOUT = 10.0
 
-# The arena may send up to 32 MiB (arena/server.py); a bot's answers are tiny.
+# The arena may send up to 32 MiB (arena/referee/server.py); a bot's answers are tiny.
 MAX_MESSAGE_BYTES = 32 * 1024 * 1024
 
 # Keepalive: the arena refuses pings more often than every 5-10 s when no data flows

@@ -19,7 +19,7 @@ The rules are ``docs/rules.md`` section 1; the observation and event fields are 
     2
 
 Representation, chosen for speed (random playouts are the engine's hot path;
-``arena/bench_engine.py`` measures them): a card is an ``int`` 0..59 and a hand an ``int``
+``arena/bench/engine.py`` measures them): a card is an ``int`` 0..59 and a hand an ``int``
 bit mask (see :mod:`engine.classic_cards`); the event log holds tuples that are
 turned into dicts only when someone asks (:meth:`ClassicGame.events_for`).
 """

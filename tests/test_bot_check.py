@@ -212,7 +212,7 @@ def test_a_new_node_bot_passes_the_check_as_written(tmp_path: Path) -> None:
     folder = tmp_path / "bots" / "nodey"
     assert {"README.md", "bot.js", "package.json", "arena.proto", "node_modules"} <= {p.name for p in folder.iterdir()}
     assert "ran npm install" in made.stdout
-    from arena.proto_gen import INSTALLED_PROTO
+    from arena.wire.proto_gen import INSTALLED_PROTO
 
     assert (folder / "arena.proto").read_text() == INSTALLED_PROTO.read_text()
     checked = arena("bot", "check", "bots/nodey/bot.js", "--seed", "2", cwd=tmp_path)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.lineup import NODE_BOT_DIR
+from arena.tournament.lineup import NODE_BOT_DIR
 from arena.store import Store
 
 RANDOM = f"{sys.executable} -m sample_bots.random_bot"

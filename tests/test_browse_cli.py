@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from arena.store import Store
-from arena.tournament_cli import hold_lock, log_dir_for
+from arena.tournament.command import hold_lock, log_dir_for
 
 PY = sys.executable
 RANDOM_BOT = f"{PY} -m sample_bots.random_bot"

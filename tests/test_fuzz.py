@@ -2,14 +2,14 @@
 
 A failure names the violated invariants; repeat the run with
 ``arena bench fuzz --seconds 30 --seed 7 --workdir DIR`` to keep the server's log and
-the trace of every message sent (see arena/fuzz.py).
+the trace of every message sent (see arena/bench/fuzz.py).
 """
 
 from __future__ import annotations
 
 import json
 
-from arena.fuzz import FuzzReport, run_fuzz
+from arena.bench.fuzz import FuzzReport, run_fuzz
 
 SEED = 7
 SECONDS = 30.0

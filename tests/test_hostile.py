@@ -18,9 +18,9 @@ from typing import Any, Iterator
 import grpc
 import pytest
 
-from arena import server as arena_server
-from arena.pb.wizard_arena.v1 import arena_pb2 as pb
-from arena.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
+from arena.referee import server as arena_server
+from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
+from arena.wire.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
 from arena.records import MatchSpec
 from arena.store import Store
 from bots.harness import ArenaThread, assert_played_honestly, honest_arena, read_report, seat_faults
@@ -362,7 +362,7 @@ def test_two_streams_with_one_token_are_both_welcomed_and_either_plays(arena: Ar
 def test_every_refused_stream_is_logged_with_its_peer(channel: grpc.Channel, store: Store,
                                                       caplog: pytest.LogCaptureFixture) -> None:
     registered(store, "probe")
-    caplog.set_level("WARNING", logger="arena.server")
+    caplog.set_level("WARNING", logger="arena.referee.server")
     for token, hello in (("not-a-token", pb.Hello()), (registered(store, "probe"), pb.Hello(name="someone-else"))):
         refused = RawBot(channel, token, hello).next()
         assert isinstance(refused, grpc.RpcError)

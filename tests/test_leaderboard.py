@@ -1,4 +1,4 @@
-"""Leaderboards: aggregates, ranking, the five formats and export (arena.leaderboard)."""
+"""Leaderboards: aggregates, ranking, the five formats and export (arena.results.leaderboard)."""
 
 from __future__ import annotations
 
@@ -17,10 +17,10 @@ from rich.console import Console
 from rich.table import Table
 from test_store import played
 
-from arena.leaderboard import FORMATS, LeaderboardRow, board, export, leaderboard, render, render_board
+from arena.results.leaderboard import FORMATS, LeaderboardRow, board, export, leaderboard, render, render_board
 from arena.records import FaultRecord, MatchRecord
 from arena.store import Store
-from arena.think_times import RESOLUTION
+from arena.results.think_times import RESOLUTION
 
 
 def classic(match_id: str, seats: list[tuple[str, int, int, int]], faults: list[FaultRecord] | None = None,
@@ -315,7 +315,7 @@ def test_timeouts_are_counted_per_bot(played_boards: tuple[Store, dict[str, list
 
 
 def test_metadata_of_a_board(played_boards: tuple[Store, dict[str, list[MatchRecord]]]) -> None:
-    from arena.server import SERVER_VERSION
+    from arena.referee.server import SERVER_VERSION
 
     store, games = played_boards
     three, four = _tournament_of(games, "three"), _tournament_of(games, "four")

@@ -1,4 +1,4 @@
-"""Online Elo and the Bradley–Terry fit with its bootstrap (arena.ratings)."""
+"""Online Elo and the Bradley–Terry fit with its bootstrap (arena.results.ratings)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import random
 import numpy as np
 import pytest
 
-from arena.ratings import (
+from arena.results.ratings import (
     ELO_SCALE,
     _fit_strengths,
     elo_deltas,

@@ -1,4 +1,4 @@
-"""Engine <-> wire conversions (arena/protocol.py): no server, no processes."""
+"""Engine <-> wire conversions (arena/wire/protocol.py): no server, no processes."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from arena import protocol
-from arena.pb.wizard_arena.v1 import arena_pb2 as pb
+from arena.wire import protocol
+from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
 from engine import Decision, GameConfig, Prediction, new_game
 
 BID = Decision(seat=0, kind="bid", options=(0, 1, 2))

@@ -101,7 +101,7 @@ def bot_command(name: str) -> list[str]:
 
 async def play_matches(names: list[str], configs: list[dict[str, Any]]) -> list[MatchRecord]:
     """Start an arena and one process per bot, play the matches, stop everything."""
-    from arena.server import ArenaServer
+    from arena.referee.server import ArenaServer
 
     server = ArenaServer()
     port = await server.start(port=0)
@@ -155,7 +155,7 @@ def test_node_bot_reconnects_into_its_seat() -> None:
     reason = node_available()
     if reason:
         pytest.skip(f"Node.js bot not playable: {reason}")
-    from arena.server import ArenaServer
+    from arena.referee.server import ArenaServer
     from test_sdk import DroppingProxy  # tests/ is on sys.path under pytest
 
     async def go() -> tuple[MatchRecord, int, int]:

@@ -30,8 +30,8 @@ import grpc
 import pytest
 
 from arena import sdk
-from arena.pb.wizard_arena.v1 import arena_pb2 as pb
-from arena.pb.wizard_arena.v1 import arena_pb2_grpc
+from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
+from arena.wire.pb.wizard_arena.v1 import arena_pb2_grpc
 
 ROOT = Path(__file__).resolve().parents[1]
 TOKEN = "secret-token"
@@ -367,7 +367,7 @@ def test_arena_addresses_get_the_default_port(given: str, target: str) -> None:
 
 
 def test_the_default_port_is_the_one_arena_serve_listens_on() -> None:
-    cli = pytest.importorskip("arena.cli")
+    cli = pytest.importorskip("arena.cli.app")
     port_option = inspect.signature(cli.serve).parameters["port"].default
     assert getattr(port_option, "default", port_option) == sdk.DEFAULT_PORT == 50051
 
@@ -515,7 +515,7 @@ def test_a_bot_without_an_arena_says_once_that_it_retries_then_gives_up() -> Non
 def test_the_retrying_bot_connects_when_the_arena_comes_and_exits_0_when_it_stops() -> None:
     """The arena starts after the bot (one "retrying" line, then "connected ... after"),
     then stops cleanly as `arena serve` does on SIGTERM: the bot exits with 0."""
-    server_mod = pytest.importorskip("arena.server")
+    server_mod = pytest.importorskip("arena.referee.server")
 
     async def go() -> tuple[int, list[str]]:
         port = free_port()
@@ -543,7 +543,7 @@ def test_the_retrying_bot_connects_when_the_arena_comes_and_exits_0_when_it_stop
 
 
 def test_a_bad_token_ends_the_bot_process_with_2_without_retrying() -> None:
-    server_mod = pytest.importorskip("arena.server")
+    server_mod = pytest.importorskip("arena.referee.server")
 
     async def go() -> tuple[int, list[str], float]:
         server = server_mod.ArenaServer()
@@ -599,7 +599,7 @@ def test_bot_process_exits_cleanly_on_sigterm() -> None:
 
 def test_sdk_bot_plays_a_full_match_on_the_real_arena() -> None:
     """Two SDK bot processes (one seated twice via max_matches) finish a match with no faults."""
-    server_mod = pytest.importorskip("arena.server", reason="the referee server (arena/server.py) is not there yet")
+    server_mod = pytest.importorskip("arena.referee.server", reason="the referee server (arena/referee/server.py) is not there yet")
     from arena.records import MatchSpec
 
     async def go() -> Any:
@@ -688,7 +688,7 @@ def test_sdk_bot_reconnects_into_its_seat_on_the_real_arena() -> None:
     """The network drops mid-match; the bot reconnects within the grace period, gets its
     seat back and the match completes with the bot still playing (only the disconnect
     itself is recorded as a fault)."""
-    server_mod = pytest.importorskip("arena.server", reason="the referee server (arena/server.py) is not there yet")
+    server_mod = pytest.importorskip("arena.referee.server", reason="the referee server (arena/referee/server.py) is not there yet")
     from arena.records import MatchSpec
 
     class SlowRandom(sdk.Bot):

@@ -18,10 +18,10 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
-from arena.pb.wizard_arena.v1 import arena_pb2 as pb
-from arena.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
+from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
+from arena.wire.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
 from arena.records import MatchRecord, MatchSpec
-from arena.server import ArenaServer, SeatingError
+from arena.referee.server import ArenaServer, SeatingError
 from bots.harness import ADMIN_TOKEN, ArenaThread, assert_played_honestly, honest_arena, read_report, seat_faults
 from engine import GameConfig, replay
 

@@ -16,8 +16,8 @@ from typing import Iterator
 import grpc
 import pytest
 
-from arena.pb.wizard_arena.v1 import arena_pb2 as pb
-from arena.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
+from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
+from arena.wire.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
 from arena.records import MatchRecord
 from arena.store import Store
 from bots.harness import ADMIN_TOKEN, ArenaThread, bot_command
@@ -135,7 +135,7 @@ def test_serve_runs_until_sigterm_and_stores_matches(tmp_path: Path) -> None:
         tokens = {name: store.register_bot(name) for name in BOTS}
     env = {**os.environ, "ARENA_ADMIN_TOKEN": "served-admin", "GRPC_VERBOSITY": "ERROR"}
     server = subprocess.Popen(
-        [sys.executable, "-c", "import asyncio, sys; from arena.server import serve; "
+        [sys.executable, "-c", "import asyncio, sys; from arena.referee.server import serve; "
          f"asyncio.run(serve(port=0, db_path={str(db)!r}, move_time=0.5, time_bank=1.0, grace=1.0))"],
         stdout=subprocess.PIPE, text=True, env=env)
     bots: list[subprocess.Popen[bytes]] = []

@@ -37,12 +37,12 @@ import grpc
 import pytest
 from google.protobuf.json_format import MessageToDict
 
-from arena.pb.wizard_arena.v1 import arena_pb2 as pb
-from arena.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
+from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
+from arena.wire.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
 from arena.records import MatchRecord
-from arena.schedule import derive_seed
+from arena.tournament.schedule import derive_seed
 from arena.store import Store
-from arena.tournament import TournamentSettings
+from arena.tournament.runner import TournamentSettings
 from engine import GameConfig, new_game
 
 PY = sys.executable
@@ -271,7 +271,7 @@ ENGINE_STRING = {"classic": "wizard-classic/{}", "extreme": "wizard-extreme/{}"}
 
 def schedule_seeds(settings: dict[str, Any], master_seed: int) -> set[int]:
     """The deal seeds a tournament with these settings and master seed would use, in
-    either deal format (as arena.schedule derives them), plus the plain derivations."""
+    either deal format (as arena.tournament.schedule derives them), plus the plain derivations."""
     seeds: set[int] = set()
     for deals in ("duplicate", "independent"):
         data = {**settings, "seed": master_seed, "deals": deals}

@@ -1,4 +1,4 @@
-"""The store on real SQLite files (arena.store), and browsing stored matches (arena.browse)."""
+"""The store on real SQLite files (arena.store), and browsing stored matches (arena.results.browse)."""
 
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 from sqlalchemy import inspect
 
-from arena.browse import export_match, match_rows, match_table, show_match, verify_match
-from arena.ratings import elo_deltas
+from arena.results.browse import export_match, match_rows, match_table, show_match, verify_match
+from arena.results.ratings import elo_deltas
 from arena.records import FaultRecord, MatchRecord, final_places
 from arena.store import SCHEMA_VERSION, Store, StoreError, hash_token
-from arena.think_times import BUCKETS, HIGHEST_MS, RESOLUTION, LatencyHistogram, bucket_of
+from arena.results.think_times import BUCKETS, HIGHEST_MS, RESOLUTION, LatencyHistogram, bucket_of
 from engine import GameConfig, new_game
 
 T0 = datetime(2025, 3, 1, 12, 0, tzinfo=timezone.utc)
@@ -381,7 +381,7 @@ def test_bulk_save_equals_one_by_one(tmp_path: Path) -> None:
 
 
 # --------------------------------------------------------------------------------------
-# Browsing (arena.browse), on real engine games
+# Browsing (arena.results.browse), on real engine games
 # --------------------------------------------------------------------------------------
 
 
@@ -436,7 +436,7 @@ def test_match_rows_and_export(store: Store) -> None:
 
 
 # --------------------------------------------------------------------------------------
-# Think times and timeouts (arena.think_times), and the upgrade of version-1 databases
+# Think times and timeouts (arena.results.think_times), and the upgrade of version-1 databases
 # --------------------------------------------------------------------------------------
 
 

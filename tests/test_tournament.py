@@ -182,8 +182,8 @@ def test_orphaned_bots_exit_when_the_arena_is_killed(tmp_path: Path) -> None:
 
 
 def test_a_bot_given_by_a_relative_path_runs_from_where_it_was_given(tmp_path: Path, monkeypatch) -> None:
-    from arena.lineup import parse_bot_option
-    from arena.tournament import TournamentSettings
+    from arena.tournament.lineup import parse_bot_option
+    from arena.tournament.runner import TournamentSettings
 
     (tmp_path / "mine.py").write_text("pass\n")
     monkeypatch.chdir(tmp_path)
@@ -232,8 +232,8 @@ class RecordingRunner:
 
 
 def scheduling_settings(games: int, deals: str = "duplicate", bots: int = 6):
-    from arena.schedule import round_games
-    from arena.tournament import TournamentSettings
+    from arena.tournament.schedule import round_games
+    from arena.tournament.runner import TournamentSettings
 
     return TournamentSettings(game={"variant": "classic", "players": 4}, games=round_games(games, bots, 4), seed=7,
                               concurrency=4, deals=deals, bots=[{"name": f"b{i}"} for i in range(bots)])
@@ -242,7 +242,7 @@ def scheduling_settings(games: int, deals: str = "duplicate", bots: int = 6):
 def play(settings, done: set[int], runner: RecordingRunner):
     import asyncio
 
-    from arena.tournament import play_games
+    from arena.tournament.runner import play_games
 
     saved: list[int] = []
 
@@ -295,7 +295,7 @@ def test_independent_deals_run_side_by_side() -> None:
 
 
 def test_settings_stored_before_the_deals_option_are_duplicate() -> None:
-    from arena.tournament import TournamentSettings
+    from arena.tournament.runner import TournamentSettings
 
     old = {"game": {"variant": "classic", "players": 4}, "games": 8, "seed": 3, "bots": [{"name": n} for n in "abcd"]}
     settings = TournamentSettings.from_dict(old)
@@ -305,7 +305,7 @@ def test_settings_stored_before_the_deals_option_are_duplicate() -> None:
 
 
 def test_a_new_tournament_gets_a_fresh_63_bit_seed_and_the_format_of_its_bots() -> None:
-    from arena.tournament_cli import TournamentRequest, build_settings
+    from arena.tournament.command import TournamentRequest, build_settings
 
     lineup = {"no_samples": True, "bots": [f"r{i}={RANDOM}" for i in range(4)]}
     seeds = [build_settings(TournamentRequest(db="x.db", **lineup), print).seed for _ in range(20)]

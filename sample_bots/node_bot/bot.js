@@ -91,7 +91,7 @@ function withPort(address) {
 function defaultProto() {
   const rest = ['wizard_arena', 'v1', 'arena.proto'];
   const checkout = path.resolve(__dirname, '..', '..', 'proto', ...rest);
-  const installed = path.resolve(__dirname, '..', '..', 'arena', 'pb', ...rest);
+  const installed = path.resolve(__dirname, '..', '..', 'arena', 'wire', 'pb', ...rest);
   return require('fs').existsSync(checkout) ? checkout : installed;
 }
 

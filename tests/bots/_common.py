@@ -13,8 +13,8 @@ from typing import Any, Callable, Sequence
 
 import grpc
 
-from arena.pb.wizard_arena.v1 import arena_pb2 as pb
-from arena.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
+from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
+from arena.wire.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
 
 
 def parse_args(description: str, extra: dict[str, Any] | None = None) -> argparse.Namespace:

@@ -7,7 +7,7 @@ import asyncio
 import random
 
 from _common import honest, parse_args, play
-from arena.pb.wizard_arena.v1 import arena_pb2 as pb
+from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
 
 sent: dict[str, list[pb.BotMessage]] = {}
 

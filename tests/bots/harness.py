@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Coroutine
 
 from arena.records import MatchRecord, MatchSpec
-from arena.server import ArenaServer
+from arena.referee.server import ArenaServer
 
 BOTS_DIR = Path(__file__).resolve().parent
 ADMIN_TOKEN = "test-admin-token"

@@ -11,7 +11,7 @@ import random
 import grpc
 
 from _common import Report, hello, honest_answer, open_stream, parse_args
-from arena.pb.wizard_arena.v1 import arena_pb2 as pb
+from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
 
 
 async def main() -> None:

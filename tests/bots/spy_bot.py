@@ -20,7 +20,7 @@ import grpc
 from google.protobuf.json_format import MessageToDict
 
 from _common import honest_answer, hello, open_stream, parse_args
-from arena.pb.wizard_arena.v1 import arena_pb2 as pb
+from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
 
 
 def as_dict(message: Any) -> dict[str, Any]:

@@ -1,6 +1,6 @@
 """What hostile or demanding clients cost the referee: spectators, and a flood.
 
-Run ``arena bench hostile`` (or ``python -m arena.bench_hostile``); it prints a JSON dict
+Run ``arena bench hostile`` (or ``python -m arena.bench.hostile``); it prints a JSON dict
 of figures. In one invocation, with the referee in this process and every client in
 processes of their own:
 
@@ -33,14 +33,14 @@ from typing import Any
 
 import grpc
 
-from arena.bench_referee import CLIENT_OPTIONS, _arena_with_bots, _reap, _spec
-from arena.pb.wizard_arena.v1 import arena_pb2 as pb
-from arena.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
-from arena.server import tune_gc
+from arena.bench.referee import CLIENT_OPTIONS, _arena_with_bots, _reap, _spec
+from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
+from arena.wire.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
+from arena.referee.server import tune_gc
 
 
 async def _spawn(*args: str) -> asyncio.subprocess.Process:
-    return await asyncio.create_subprocess_exec(sys.executable, "-m", "arena.bench_hostile", *args,
+    return await asyncio.create_subprocess_exec(sys.executable, "-m", "arena.bench.hostile", *args,
                                                 env={**os.environ, "GRPC_VERBOSITY": "ERROR"})
 
 
@@ -149,7 +149,7 @@ async def _flood(address: str, token: str, messages: int, report: str) -> None:
 
 async def flood_cost(messages: int = 10_000) -> dict[str, float]:
     """The referee's CPU time for a flood, until the stream is closed and in the second after."""
-    from arena.server import ArenaServer
+    from arena.referee.server import ArenaServer
 
     arena = ArenaServer()
     port = await arena.start()

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Callable
 
 import sample_bots
-from arena.proto_gen import INSTALLED_PROTO
+from arena.wire.proto_gen import INSTALLED_PROTO
 
 SAMPLE_DIR = Path(sample_bots.__file__).resolve().parent
 NODE_BOT_DIR = SAMPLE_DIR / "node_bot"

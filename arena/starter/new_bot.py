@@ -1,6 +1,6 @@
 """``arena new-bot NAME``: a starter bot that runs, and passes ``arena bot check``, as written.
 
-The files come from ``arena/templates/<lang>/`` (package data), with ``__BOT_NAME__``
+The files come from ``arena/starter/templates/<lang>/`` (package data), with ``__BOT_NAME__``
 and ``__CLASS_NAME__`` filled in; a plain replace, not ``string.Template``, because
 JavaScript's template literals use ``${...}`` too. Every decision method of a
 template answers legally, so the bot plays every decision of both variants before
@@ -22,7 +22,7 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from arena.lineup import NODE_BOT_DIR, PROTO_FILE, LineupError, check_name
+from arena.tournament.lineup import NODE_BOT_DIR, PROTO_FILE, LineupError, check_name
 
 LANGS = ("python", "node")
 TEMPLATES = Path(__file__).resolve().parent / "templates"

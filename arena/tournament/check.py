@@ -2,7 +2,7 @@
 
 Kaggle plays every submission in a validation episode before it may compete; this is
 that episode for the arena. The bot is started exactly as ``arena tournament --bot``
-starts it (its command from :func:`arena.lineup.parse_bot_option`, then
+starts it (its command from :func:`arena.tournament.lineup.parse_bot_option`, then
 ``--arena HOST:PORT --token T`` and the ``ARENA_*`` environment), against a referee in
 this process on a free loopback port, and plays the short but demanding matches of
 :data:`PLAN` against the Python sample bots:
@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from arena.lineup import BotEntry, BotProcesses, LineupError, check_name, parse_bot_option
+from arena.tournament.lineup import BotEntry, BotProcesses, LineupError, check_name, parse_bot_option
 from arena.records import FaultRecord, MatchRecord, MatchSpec
 from engine import TRUMP, VARIANTS, GameConfig, new_game
 from engine.classic import NUM_CARDS, hand_sizes
@@ -244,7 +244,7 @@ def settings_from_args(command: str, *, name: str | None = None, variant: str | 
                        connect_timeout: float = 30.0) -> CheckSettings:
     """Check the arguments of ``arena bot check`` (a LineupError says what is wrong, in
     one line) and return the settings. Nothing is started or written."""
-    from arena.referee import MAX_SECONDS
+    from arena.referee.match import MAX_SECONDS
 
     if not command.strip():
         raise LineupError("COMMAND is empty: give the command that starts your bot, e.g. './my_bot.py'")
@@ -559,7 +559,7 @@ class _Check:
     """One run of the check: the referee, the opponents, the bot, the matches."""
 
     def __init__(self, settings: CheckSettings, log_dir: Path, out: Callable[[str], None]) -> None:
-        from arena.server import ArenaServer
+        from arena.referee.server import ArenaServer
 
         self.settings = settings
         self.out = out
@@ -574,7 +574,7 @@ class _Check:
         self.running: dict[str, ScheduledMatch] = {}
 
     async def run(self) -> CheckReport:
-        from arena.server import tune_gc
+        from arena.referee.server import tune_gc
 
         started = time.monotonic()
         tune_gc()
@@ -678,7 +678,7 @@ class _Check:
         pending = list(matches)
 
         async def worker() -> None:
-            from arena.server import SeatingError
+            from arena.referee.server import SeatingError
 
             while pending and not any(o.forfeited for o in outcomes) and self.report.failure is None:
                 match = pending.pop(0)

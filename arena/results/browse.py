@@ -242,7 +242,7 @@ def shown_status(info: TournamentInfo, db: str) -> str:
     """
     if info.status != "running":
         return info.status
-    from arena.tournament_cli import lock_held, log_dir_for    # imported here: it brings grpc
+    from arena.tournament.command import lock_held, log_dir_for    # imported here: it brings grpc
 
     # None (no lock file, no flock on this platform) cannot tell: keep what is stored.
     return "interrupted" if lock_held(log_dir_for(db, info.id)) is False else "running"
@@ -312,7 +312,7 @@ def tournaments_listing(lines: Sequence[TournamentLine], fmt: str, width: int) -
         return Listing(text=json.dumps([line.to_json() for line in lines], indent=2))
     if fmt == "csv":
         records = [{**line.to_json(), "bots": None if line.bots is None else " ".join(line.bots)}
-                   for line in lines]   # bot names have no spaces (arena.lineup.check_name)
+                   for line in lines]   # bot names have no spaces (arena.tournament.lineup.check_name)
         return Listing(text=as_csv(records, TOURNAMENT_FIELDS).rstrip("\n"))
     rows = []
     for line in lines:

@@ -2,7 +2,7 @@
 
 Targets: at least 500 matches/s recorded through ``save_match`` (each match its own
 transaction, full-size logs), and the leaderboard over 100,000 stored matches in under
-2 seconds. Run it with ``python -m arena.bench_store`` (or the CLI the lead wires)::
+2 seconds. Run it with ``python -m arena.bench.store`` (or the CLI the lead wires)::
 
     >>> figures = bench_store(matches=20, leaderboard_matches=200)
     >>> figures["matches"], figures["leaderboard_matches"], figures["matches_per_s"] > 0
@@ -24,7 +24,7 @@ import time
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from arena.leaderboard import leaderboard
+from arena.results.leaderboard import leaderboard
 from arena.records import FaultRecord, MatchRecord
 from arena.store import Store, encode_log
 
@@ -180,7 +180,7 @@ def bench_store(
 
 
 def main(argv: list[str] | None = None) -> None:
-    """``python -m arena.bench_store [matches] [leaderboard_matches]``: print the figures."""
+    """``python -m arena.bench.store [matches] [leaderboard_matches]``: print the figures."""
     args = sys.argv[1:] if argv is None else argv
     figures = bench_store(*(int(a) for a in args[:2]))
     for key, value in figures.items():

@@ -1,14 +1,14 @@
 """How fast the rules engine plays: full games of uniformly random legal decisions.
 
-    >>> from arena.bench_engine import bench_engine
+    >>> from arena.bench.engine import bench_engine
     >>> figures = bench_engine(games=3, seed=1)
     >>> figures["variant"], figures["players"], figures["games"]
     ('classic', 4, 3)
 
 From the shell::
 
-    python -c "from arena.bench_engine import bench_engine; print(bench_engine(games=2000))"
-    python -m arena.bench_engine classic 2000     # the same, plus the bare-bones reference
+    python -c "from arena.bench.engine import bench_engine; print(bench_engine(games=2000))"
+    python -m arena.bench.engine classic 2000     # the same, plus the bare-bones reference
 
 The loop is the one a referee runs, minus the bots: ask who acts, pick a random
 legal action, apply it. No observations and no event dicts are built, so this

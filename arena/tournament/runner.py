@@ -1,6 +1,6 @@
 """Running a tournament: settings, the match runners (local or remote), resume.
 
-A tournament is its settings plus a master seed. The schedule (arena.schedule) is
+A tournament is its settings plus a master seed. The schedule (arena.tournament.schedule) is
 recomputed from them, so resuming one is simply running every scheduled game whose
 index the store does not have yet; each match is stored in one transaction, so a
 game is either wholly stored or played again.
@@ -23,9 +23,9 @@ from typing import Any, Awaitable, Callable, Protocol
 
 import grpc
 
-from arena.lineup import BotEntry, BotProcesses, BotStartError
+from arena.tournament.lineup import BotEntry, BotProcesses, BotStartError
 from arena.records import MatchRecord, MatchSpec
-from arena.schedule import ScheduledGame, make_schedule
+from arena.tournament.schedule import ScheduledGame, make_schedule
 from engine import GameConfig
 
 
@@ -35,7 +35,7 @@ class TournamentSettings:
 
     ``game`` holds the engine's game options (a ``GameConfig`` as a dict, without the
     seed: every deal gets its own seed from the master ``seed``). ``deals`` is the
-    format, ``duplicate`` or ``independent`` (arena.schedule); settings stored before
+    format, ``duplicate`` or ``independent`` (arena.tournament.schedule); settings stored before
     it existed were duplicate.
     """
 
@@ -205,7 +205,7 @@ class LocalArena:
 
     def __init__(self, settings: TournamentSettings, log_dir: Path, grace: float = 5.0,
                  optional: frozenset[str] = frozenset(), notice: Callable[[str], None] = lambda message: None):
-        from arena.server import ArenaServer
+        from arena.referee.server import ArenaServer
 
         self.settings = settings
         self.server = ArenaServer(store=None, move_time=settings.move_time, time_bank=settings.time_bank,
@@ -217,7 +217,7 @@ class LocalArena:
         self.dropped: list[str] = []
 
     async def __aenter__(self) -> "LocalArena":
-        from arena.server import tune_gc
+        from arena.referee.server import tune_gc
 
         tune_gc()  # this process is the referee for the whole run
         port = await self.server.start("127.0.0.1", 0)
@@ -287,7 +287,7 @@ class RemoteArena:
     """Matches run by a running ``arena serve`` through its organiser calls."""
 
     def __init__(self, address: str, admin_token: str):
-        from arena.pb.wizard_arena.v1 import arena_pb2_grpc
+        from arena.wire.pb.wizard_arena.v1 import arena_pb2_grpc
 
         self.address = address
         self.metadata = (("authorization", f"Bearer {admin_token}"),)
@@ -295,13 +295,13 @@ class RemoteArena:
         self.stub = arena_pb2_grpc.ArenaStub(self.channel)
 
     async def connected_bots(self, variant: str) -> list[str]:
-        from arena.pb.wizard_arena.v1 import arena_pb2
+        from arena.wire.pb.wizard_arena.v1 import arena_pb2
 
         reply = await self.stub.ListBots(arena_pb2.ListBotsRequest(), metadata=self.metadata, timeout=10)
         return sorted(b.name for b in reply.bots if not b.variants or variant in b.variants)
 
     async def run_match(self, spec: MatchSpec) -> MatchRecord:
-        from arena.pb.wizard_arena.v1 import arena_pb2
+        from arena.wire.pb.wizard_arena.v1 import arena_pb2
 
         request = arena_pb2.RunMatchRequest(
             match_id=spec.match_id, config_json=json.dumps(spec.config), bots=spec.bots,

@@ -4,7 +4,7 @@ The sample bots' strategies (heuristic, cautious, greedy, random) play the very
 schedules a tournament of them would play, in-process on the engine
 (:func:`sample_bots.evaluate.play_game`), the same number of games in each format:
 the same tables, seat rotations and bot seeds, only the deals differ (see
-arena.schedule). For a pair of bots the measure is their mean place difference (and
+arena.tournament.schedule). For a pair of bots the measure is their mean place difference (and
 score difference); its standard error is computed over the tables' sets of
 rotations, the unit that is independent in both formats (in the duplicate format
 one set is one deal played from every seat). The ratio of the two variances is how
@@ -25,7 +25,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from arena.schedule import DEAL_FORMATS, make_schedule, round_games
+from arena.tournament.schedule import DEAL_FORMATS, make_schedule, round_games
 from engine import GameConfig
 from sample_bots.evaluate import bot_factory, play_game
 

@@ -22,7 +22,7 @@ the last place. A disconnect is a fault too, but the seat's decisions wait up to
 Stale answers. An answer for a request that is no longer open (it timed out, was
 answered already, or its match is over) is ignored, whatever the delay: a timeout is
 counted once and a repeated answer changes nothing. The connection applies this rule
-(``arena/server.py``, ``Connection.route``).
+(``arena/referee/server.py``, ``Connection.route``).
 """
 
 from __future__ import annotations
@@ -34,8 +34,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
 
-from arena import protocol
-from arena.pb.wizard_arena.v1 import arena_pb2 as pb
+from arena.wire import protocol
+from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
 from arena.records import FaultRecord, MatchRecord, MatchSpec, final_places, utcnow
 from engine import Action, Decision, GameConfig, IllegalAction, new_game
 
@@ -59,7 +59,7 @@ class Limits:
 
 
 class BotLink(Protocol):
-    """One bot connection, as the referee uses it. ``arena.server.Connection`` implements it."""
+    """One bot connection, as the referee uses it. ``arena.referee.server.Connection`` implements it."""
 
     name: str
     version: str

@@ -28,7 +28,7 @@ matches       ``save_match(record) -> bool`` (one transaction, idempotent),
               ``load_match(match_id) -> MatchRecord``, ``list_matches(...)``, ``match_count(...)``
 ratings       ``current_elo(variant)``, ``rating_history(bot, variant)``,
               ``leaderboard_inputs(variant, tournament_id)`` (outcome counts, per-bot sums
-              and Elo in one snapshot: what arena.leaderboard reads)
+              and Elo in one snapshot: what arena.results.leaderboard reads)
 
 Tables (``SCHEMA_VERSION`` 2; a version-1 database is upgraded when opened, see
 ``_upgrade_from_1``):
@@ -46,7 +46,7 @@ Tables (``SCHEMA_VERSION`` 2; a version-1 database is upgraded when opened, see
 ``rating_history``   every Elo change: match, bot, before, after, games played
 ``outcome_counts``   how many completed matches ended in each outcome (bots and places)
 ``bot_totals``       per bot, variant and tournament: running sums for the leaderboard, and a
-                     histogram of the bot's think times (arena.think_times)
+                     histogram of the bot's think times (arena.results.think_times)
 
 Every write holds the database's write lock from its first statement (see
 ``Store._write``), so read-modify-write steps such as the Elo update never interleave.
@@ -79,9 +79,9 @@ from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.schema import CreateColumn
 from sqlmodel import Field, Session, SQLModel, create_engine, insert, select, update
 
-from arena.ratings import START_ELO, elo_deltas, k_factor
+from arena.results.ratings import START_ELO, elo_deltas, k_factor
 from arena.records import FaultRecord, MatchRecord
-from arena.think_times import LatencyHistogram, add_counts, encode_counts, seat_bucket_counts
+from arena.results.think_times import LatencyHistogram, add_counts, encode_counts, seat_bucket_counts
 
 SCHEMA_VERSION = 2    # 2: timeouts and think-time histograms (see _upgrade_from_1)
 LOG_FORMAT = 1        # match_logs.format, see encode_log
@@ -242,7 +242,7 @@ class BotTotalsRow(SQLModel, table=True):
     faults: int
     forfeits: int
     timeouts: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
-    # Think times of the decisions the bot answered, as stored by arena.think_times
+    # Think times of the decisions the bot answered, as stored by arena.results.think_times
     # (None: none yet). Merged in Python when a match is saved: SQL cannot add two of them.
     think_histogram: bytes | None = Field(default=None, sa_type=LargeBinary)
 
@@ -1222,7 +1222,7 @@ class Store:
 
 @dataclass
 class LeaderboardInputs:
-    """What a leaderboard is computed from (see arena.leaderboard)."""
+    """What a leaderboard is computed from (see arena.results.leaderboard)."""
 
     bots: list[str]            # bot names; the arrays below hold indexes into this list
     tables: list[tuple[np.ndarray, np.ndarray, np.ndarray]]   # per table size: bots, places, counts

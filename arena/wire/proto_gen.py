@@ -1,12 +1,12 @@
-"""Regenerate the Python code for ``proto/`` into ``arena/pb/``, with a copy of the contract.
+"""Regenerate the Python code for ``proto/`` into ``arena/wire/pb/``, with a copy of the contract.
 
-Run ``python -m arena.proto_gen`` after editing a ``.proto`` file; a test
+Run ``python -m arena.wire.proto_gen`` after editing a ``.proto`` file; a test
 (``tests/test_proto.py``) fails while the committed code or copy is out of date. The
-copy (``arena/pb/wizard_arena/v1/arena.proto``) ships inside the installed package, so
+copy (``arena/wire/pb/wizard_arena/v1/arena.proto``) ships inside the installed package, so
 an installed arena can hand the contract to bots in other languages
 (:data:`INSTALLED_PROTO`; ``arena proto`` prints its path). grpc_tools writes absolute imports
 (``from wizard_arena.v1 import arena_pb2``); we rewrite them to live under
-``arena.pb`` so the generated code needs no entry on ``sys.path``.
+``arena.wire.pb`` so the generated code needs no entry on ``sys.path``.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PROTO_DIR = ROOT / "proto"
 OUT_DIR = Path(__file__).resolve().parent / "pb"
 PROTOS = ["wizard_arena/v1/arena.proto"]
@@ -37,7 +37,7 @@ def generate(out_dir: Path) -> list[Path]:
     for path in sorted(out_dir.rglob("*.py*")):
         if path.suffix not in (".py", ".pyi"):
             continue
-        text = re.sub(r"^from wizard_arena\.", "from arena.pb.wizard_arena.", path.read_text(), flags=re.M)
+        text = re.sub(r"^from wizard_arena\.", "from arena.wire.pb.wizard_arena.", path.read_text(), flags=re.M)
         path.write_text(text)
         written.append(path)
     for proto in PROTOS:
@@ -61,7 +61,7 @@ def generated_files(out_dir: Path) -> dict[str, str]:
 
 
 def is_up_to_date() -> bool:
-    """True when ``arena/pb/`` is what :func:`generate` writes from ``proto/`` now."""
+    """True when ``arena/wire/pb/`` is what :func:`generate` writes from ``proto/`` now."""
     with tempfile.TemporaryDirectory() as tmp:
         generate(Path(tmp))
         return generated_files(Path(tmp)) == generated_files(OUT_DIR)

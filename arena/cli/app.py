@@ -30,7 +30,7 @@ MatchArgument = typer.Argument(..., metavar="MATCH", help="A match id, as `arena
 
 def _print_version(value: bool) -> None:
     if value:
-        from arena.server import SERVER_VERSION
+        from arena.referee.server import SERVER_VERSION
 
         print(f"arena {SERVER_VERSION}")
         raise typer.Exit()
@@ -137,7 +137,7 @@ def tournament(
     db: Optional[str] = DbOption,
 ) -> None:
     """Run a whole tournament: start a referee and the bots, play, store, print the leaderboard."""
-    from arena.tournament_cli import TournamentRequest, run_tournament_command
+    from arena.tournament.command import TournamentRequest, run_tournament_command
 
     request = TournamentRequest(
         variant=variant, rounds=rounds, players=players, games=games, seed=seed, move_time=move_time,
@@ -155,7 +155,7 @@ ListFormatOption = typer.Option("table", "--format", help="table, json or csv (j
 @app.command()
 def tournaments(format: str = ListFormatOption, db: Optional[str] = DbOption) -> None:
     """List stored tournaments with every game option; a run whose process died shows as interrupted."""
-    from arena import browse
+    from arena.results import browse
 
     check_choice(format, browse.LIST_FORMATS, "--format")
     store = open_store(db, must_exist=True)
@@ -192,12 +192,12 @@ def serve(
     quiet: bool = typer.Option(False, "--quiet", help="Log only warnings (default: connections, matches, faults)."),
 ) -> None:
     """Run the referee: bots connect, organisers run matches on it."""
-    from arena.server import serve as serve_forever
+    from arena.referee.server import serve as serve_forever
 
     check_choice(ladder, VARIANTS, "--ladder")
     if not 0 <= port <= 65535:
         raise typer.BadParameter("must be between 0 and 65535", param_hint="--port")
-    from arena.referee import MAX_SECONDS
+    from arena.referee.match import MAX_SECONDS
 
     for name, value in (("--move-time", move_time), ("--time-bank", time_bank), ("--grace", grace)):
         if not 0 <= value <= MAX_SECONDS:     # also refuses nan and inf
@@ -235,7 +235,7 @@ def check_port_free(host: str, port: int) -> None:
 def proto() -> None:
     """Print the path of the protocol's .proto file (installed with the arena), to
     generate a bot's client from it in any language."""
-    from arena.proto_gen import INSTALLED_PROTO
+    from arena.wire.proto_gen import INSTALLED_PROTO
 
     print(INSTALLED_PROTO)
 
@@ -245,7 +245,7 @@ def bot_register(name: str,
                  rotate: bool = typer.Option(False, "--rotate", help="Issue a new token for an existing bot."),
                  db: Optional[str] = DbOption) -> None:
     """Register a bot and print its token (shown once; only a hash is stored)."""
-    from arena.lineup import check_name
+    from arena.tournament.lineup import check_name
 
     check_name(name)
     token = open_store(db, must_exist=False).register_bot(name, rotate=rotate)
@@ -290,7 +290,7 @@ def bot_check(
     """Validate a bot before a tournament: start it, play short matches against the sample
     bots in every variant it plays, and report its faults and time per decision. Exit
     code 1 on any fault; nothing is stored."""
-    from arena.bot_check import check_bot, settings_from_args
+    from arena.tournament.check import check_bot, settings_from_args
 
     settings = settings_from_args(command, name=name, variant=variant, move_time=move_time, time_bank=time_bank,
                                   seed=seed, connect_timeout=connect_timeout)
@@ -310,7 +310,7 @@ def new_bot(
     fill in its logic where the comments say."""
     import shlex
 
-    from arena.new_bot import npm_install, write_bot
+    from arena.starter.new_bot import npm_install, write_bot
 
     bot = write_bot(name, lang, folder if folder is not None else Path(name))
     print(f"wrote {', '.join(str(path) for path in bot.files)}")   # print: a path may hold [brackets]
@@ -337,7 +337,7 @@ def leaderboard(
     db: Optional[str] = DbOption,
 ) -> None:
     """Show the leaderboard, sorted by the maximum-likelihood rating."""
-    from arena import leaderboard as lb
+    from arena.results import leaderboard as lb
 
     check_choice(variant, VARIANTS, "--variant")
     check_choice(format, FORMATS, "--format")
@@ -387,7 +387,7 @@ def matches(
     db: Optional[str] = DbOption,
 ) -> None:
     """List stored matches (Wizard Extreme totals are penalty points: lower is better)."""
-    from arena import browse
+    from arena.results import browse
 
     check_choice(variant, VARIANTS, "--variant")
     check_choice(format, browse.LIST_FORMATS, "--format")
@@ -411,7 +411,7 @@ def matches(
 @app.command()
 def show(match: str = MatchArgument, db: Optional[str] = DbOption) -> None:
     """Show a match: its game options, then round by round and trick by trick."""
-    from arena import browse
+    from arena.results import browse
 
     console.print(browse.show_match(open_store(db, must_exist=True), match))
 
@@ -422,7 +422,7 @@ def replay(match: str = MatchArgument,
                                        "does; the flag is accepted so scripts can say so)."),
            db: Optional[str] = DbOption) -> None:
     """Re-run a stored match log through the engine and confirm the stored totals and places."""
-    from arena import browse
+    from arena.results import browse
 
     ok, message = browse.verify_match(open_store(db, must_exist=True), match)
     if ok:
@@ -435,7 +435,7 @@ def replay(match: str = MatchArgument,
 @app.command()
 def export(match: str = MatchArgument, db: Optional[str] = DbOption) -> None:
     """Print a stored match as JSON."""
-    from arena import browse
+    from arena.results import browse
 
     print(json.dumps(browse.export_match(open_store(db, must_exist=True), match), indent=1))
 
@@ -463,7 +463,7 @@ def bench_engine(
                               "games in this process (no interface, checks or log), and the ratio."),
 ) -> None:
     """Random full games in-process on one core: games/s and decisions/s."""
-    from arena.bench_engine import bench_against_bare, bench_engine as run
+    from arena.bench.engine import bench_against_bare, bench_engine as run
     from engine import GameConfig
 
     check_choice(variant, VARIANTS, "--variant")
@@ -485,7 +485,7 @@ def bench_referee(
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
     """Bare gRPC ping-pong vs the real referee; then many matches at once."""
-    from arena.bench_referee import bench_referee as run
+    from arena.bench.referee import bench_referee as run
 
     if games < 1 or concurrent_matches < 1:
         raise typer.BadParameter("must be at least 1", param_hint="--games/--concurrent-matches")
@@ -500,7 +500,7 @@ def bench_deals(
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
     """Duplicate vs independent deals: how many more independent games the same confidence costs."""
-    from arena.bench_deals import bench_deals as run
+    from arena.bench.deals import bench_deals as run
 
     check_choice(variant, VARIANTS, "--variant")
     if games < 8:
@@ -521,7 +521,7 @@ def bench_hostile(
     as_json: bool = typer.Option(False, "--json", help="Print the figures as JSON."),
 ) -> None:
     """What a crowd of spectators and a flooding client cost the referee, measured in one run."""
-    from arena.bench_hostile import bench_hostile as run
+    from arena.bench.hostile import bench_hostile as run
 
     print_figures(run(matches=matches, spectators=spectators, flood=flood), as_json)
 
@@ -533,7 +533,7 @@ def bench_store(
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
     """Recording speed and leaderboard time over many stored matches."""
-    from arena.bench_store import bench_store as run
+    from arena.bench.store import bench_store as run
 
     if matches < 1 or leaderboard_matches < 1:
         raise typer.BadParameter("must be at least 1", param_hint="--matches/--leaderboard-matches")
@@ -549,7 +549,7 @@ def bench_fuzz(
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object (the whole report)."),
 ) -> None:
     """Protocol fuzzer against a real `arena serve`; exit code 1 if an invariant was violated."""
-    from arena.fuzz import run_fuzz
+    from arena.bench.fuzz import run_fuzz
 
     if not 0 < seconds <= 86_400:
         raise typer.BadParameter("must be more than 0 and at most 86400", param_hint="--seconds")
@@ -570,8 +570,8 @@ def bench_fuzz(
 
 def user_errors() -> tuple[type[BaseException], ...]:
     """The exception types that mean "bad input", shown as one line with exit code 2."""
-    from arena.lineup import LineupError
-    from arena.schedule import ScheduleError
+    from arena.tournament.lineup import LineupError
+    from arena.tournament.schedule import ScheduleError
     from engine import ConfigError
 
     errors: list[type[BaseException]] = [CliError, ConfigError, LineupError, ScheduleError]

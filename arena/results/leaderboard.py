@@ -11,7 +11,7 @@ A row carries the rating (1500 + Bradley–Terry rating relative to the mean, se
 per-bot averages over the completed matches the board covers: score, place, exact
 bids (classic), faults and timeouts, and the bot's think time (median and 99th
 percentile of the decisions it answered, from the store's histograms: see
-``arena.think_times``). Nothing here reads a match log.
+``arena.results.think_times``). Nothing here reads a match log.
 
 :func:`board` adds a title and :class:`BoardMetadata` (when, which tournaments and
 game options, how many games, which arena version): what every exported board
@@ -35,9 +35,9 @@ from rich.table import Table
 from rich.text import Text
 
 from arena import __version__
-from arena.ratings import DEFAULT_BOOTSTRAP_SAMPLES, START_ELO, pairwise_from_tables, rate
+from arena.results.ratings import DEFAULT_BOOTSTRAP_SAMPLES, START_ELO, pairwise_from_tables, rate
 from arena.store import LeaderboardInputs, Store
-from arena.think_times import RESOLUTION
+from arena.results.think_times import RESOLUTION
 from engine import ConfigError, GameConfig
 
 FORMATS = ("table", "md", "csv", "json", "html")
@@ -64,7 +64,7 @@ class LeaderboardRow:
     faults: int
     forfeits: int
     # Think time per decision the bot answered (not the fallbacks the referee played for
-    # it), in ms, within ±RESOLUTION (arena.think_times); None when it answered none.
+    # it), in ms, within ±RESOLUTION (arena.results.think_times); None when it answered none.
     think_p50_ms: float | None = None
     think_p99_ms: float | None = None
     timeouts: int = 0                # faults of kind "timeout" (also counted in faults)

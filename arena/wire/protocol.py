@@ -23,7 +23,7 @@ from typing import Any, Sequence
 
 import orjson
 
-from arena.pb.wizard_arena.v1 import arena_pb2 as pb
+from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
 from engine.classic_cards import CODES as CLASSIC_CARDS
 from engine.classic_cards import SUITS as CLASSIC_SUITS
 from engine.core import BID, PAY, PLAY, PREDICT, TRUMP, Action, Decision, Prediction
@@ -80,11 +80,11 @@ def parse_answer(action: pb.Action, decision: Decision, variant: str) -> Action:
     >>> parse_answer(pb.Action(option="b14"), play, "classic")
     Traceback (most recent call last):
     ...
-    arena.protocol.Malformed: 'b14' is not a card of classic (cards are b1..b13, g1..g13, r1..r13, y1..y13, W1..W4, J1..J4)
+    arena.wire.protocol.Malformed: 'b14' is not a card of classic (cards are b1..b13, g1..g13, r1..r13, y1..y13, W1..W4, J1..J4)
     >>> parse_answer(pb.Action(option="01"), Decision(seat=0, kind=BID, options=(0, 1)), "classic")
     Traceback (most recent call last):
     ...
-    arena.protocol.Malformed: a bid is a whole number written as "0", "1", "2"... (got '01')
+    arena.wire.protocol.Malformed: a bid is a whole number written as "0", "1", "2"... (got '01')
     """
     which = action.WhichOneof("choice")
     if decision.kind == PREDICT:

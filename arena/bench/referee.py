@@ -1,6 +1,6 @@
 """Referee benchmark: how much the arena adds to a bare gRPC round trip, and how it scales.
 
-Run ``python -m arena.bench_referee [--games 20] [--concurrent-matches 64]``; it prints a
+Run ``python -m arena.bench.referee [--games 20] [--concurrent-matches 64]``; it prints a
 JSON dict of figures. In one invocation it measures:
 
 1. **ping-pong**: a bare ``grpc.aio`` bidirectional stream between this process (the
@@ -22,7 +22,7 @@ JSON dict of figures. In one invocation it measures:
    this machine, in this run.
 
 The referee process gets the garbage-collector settings ``arena serve`` uses
-(``arena.server.tune_gc``) before anything is measured.
+(``arena.referee.server.tune_gc``) before anything is measured.
 
 Bot processes are started with ``asyncio.create_subprocess_exec`` (never fork, see
 GRPC-NOTES). This module is also the bots' and the echo client's entry point
@@ -44,10 +44,10 @@ from typing import Any
 
 import grpc
 
-from arena.pb.wizard_arena.v1 import arena_pb2 as pb
-from arena.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
+from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
+from arena.wire.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
 from arena.records import MatchSpec
-from arena.server import ArenaServer, tune_gc
+from arena.referee.server import ArenaServer, tune_gc
 
 ECHO_METHOD = "/bench.Echo/Ping"
 # The client side uses the same generous limits as the SDK so big payloads are not refused.
@@ -65,7 +65,7 @@ def rss_mb() -> float:
 
 async def _spawn(*args: str) -> asyncio.subprocess.Process:
     # GRPC_VERBOSITY=ERROR: grpc core logs every GOAWAY at shutdown otherwise.
-    return await asyncio.create_subprocess_exec(sys.executable, "-m", "arena.bench_referee", *args,
+    return await asyncio.create_subprocess_exec(sys.executable, "-m", "arena.bench.referee", *args,
                                                 env={**os.environ, "GRPC_VERBOSITY": "ERROR"})
 
 

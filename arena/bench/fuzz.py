@@ -4,7 +4,7 @@ against a real ``arena serve`` process, while honest sample bots play beside the
 Run it as ``arena bench fuzz --seconds 60 --seed 1 [--json] [--workdir DIR]`` (exit
 code 1 when an invariant was violated), or from Python::
 
-    from arena.fuzz import run_fuzz
+    from arena.bench.fuzz import run_fuzz
     report = run_fuzz(seconds=30, seed=7)
     assert report.ok, report.violations
 
@@ -101,8 +101,8 @@ from typing import Any, Awaitable, Callable, Iterator
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from arena.pb.wizard_arena.v1 import arena_pb2 as pb
-from arena.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
+from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
+from arena.wire.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
 
 # ---------------------------------------------------------------------- settings
 

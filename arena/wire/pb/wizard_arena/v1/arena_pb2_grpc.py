@@ -3,7 +3,7 @@
 import grpc
 import warnings
 
-from arena.pb.wizard_arena.v1 import arena_pb2 as wizard__arena_dot_v1_dot_arena__pb2
+from arena.wire.pb.wizard_arena.v1 import arena_pb2 as wizard__arena_dot_v1_dot_arena__pb2
 
 GRPC_GENERATED_VERSION = '1.85.1'
 GRPC_VERSION = grpc.__version__

@@ -16,8 +16,8 @@ Layout, outside in:
   ``add_local_bot``, ``wait_connected``, ``connected_bots``, ``run_match``, ``stop``.
   :func:`serve` runs it for ``arena serve``.
 
-The match logic itself lives in ``arena/referee.py``; the wire conversions in
-``arena/protocol.py``.
+The match logic itself lives in ``arena/referee/match.py``; the wire conversions in
+``arena/wire/protocol.py``.
 """
 
 from __future__ import annotations
@@ -43,15 +43,17 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1.health import aio as health_aio
 from grpc_reflection.v1alpha import reflection
 
-from arena import __version__, protocol
-from arena.pb.wizard_arena.v1 import arena_pb2 as pb
-from arena.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
+from arena import __version__
+
+from arena.wire import protocol
+from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
+from arena.wire.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
 from arena.records import MatchRecord, MatchSpec
-from arena.referee import Limits, OpenRequest, Referee
+from arena.referee.match import Limits, OpenRequest, Referee
 from engine import VARIANTS, ConfigError, GameConfig, replay
 
 if TYPE_CHECKING:
-    from arena.leaderboard import LeaderboardRow
+    from arena.results.leaderboard import LeaderboardRow
     from arena.store import Store
 
 log = logging.getLogger(__name__)
@@ -192,7 +194,7 @@ def bearer_token(metadata: Any) -> str | None:
 
 
 class Connection:
-    """One bot's ``Play`` stream. Implements :class:`arena.referee.BotLink`."""
+    """One bot's ``Play`` stream. Implements :class:`arena.referee.match.BotLink`."""
 
     def __init__(self, serial: int, name: str, hello: pb.Hello, token: str) -> None:
         self.serial = serial                  # connections are numbered in arrival order
@@ -926,7 +928,7 @@ class ArenaServer:
         return out[:limit]
 
     async def leaderboard(self, variant: str, min_games: int) -> list[pb.LeaderboardRow]:
-        from arena.leaderboard import leaderboard
+        from arena.results.leaderboard import leaderboard
 
         rows = await asyncio.to_thread(leaderboard, self.store, variant, min_games=min_games)
         return [leaderboard_row(row, variant) for row in rows]
@@ -961,7 +963,7 @@ class ArenaServer:
 
 
 def leaderboard_row(row: "LeaderboardRow", variant: str) -> pb.LeaderboardRow:
-    """The wire form of a row of ``arena.leaderboard.leaderboard``."""
+    """The wire form of a row of ``arena.results.leaderboard.leaderboard``."""
     return pb.LeaderboardRow(
         rank=row.rank, bot=row.bot, rating=row.rating, interval=row.interval,
         elo=row.elo if row.elo is not None else 0.0, games=row.games, average_score=row.avg_score,

@@ -1,7 +1,7 @@
 """``arena tournament``: validate everything, then start, play, store and show.
 
 Nothing is written before every argument has been checked: a bad option leaves no
-database behind. The run itself is resumable at any point (see arena.tournament).
+database behind. The run itself is resumable at any point (see arena.tournament.runner).
 """
 
 from __future__ import annotations
@@ -20,11 +20,11 @@ from rich.console import Console
 from rich.table import Column
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from arena.lineup import BotStartError, LineupError, parse_bot_option, sample_lineup
+from arena.tournament.lineup import BotStartError, LineupError, parse_bot_option, sample_lineup
 from arena.records import MatchRecord
-from arena.referee import MAX_SECONDS
-from arena.schedule import DEAL_FORMATS, ScheduleError, new_master_seed, round_games
-from arena.tournament import LocalArena, RemoteArena, RunSummary, TournamentSettings, play_games
+from arena.referee.match import MAX_SECONDS
+from arena.tournament.schedule import DEAL_FORMATS, ScheduleError, new_master_seed, round_games
+from arena.tournament.runner import LocalArena, RemoteArena, RunSummary, TournamentSettings, play_games
 from engine import ConfigError, GameConfig
 
 DEFAULTS = TournamentSettings()
@@ -334,7 +334,7 @@ def run_tournament_command(req: TournamentRequest, console: Console, err_console
 
 
 def show_board(store: Any, settings: TournamentSettings, tournament_id: str, console: Console) -> None:
-    from arena import leaderboard as lb
+    from arena.results import leaderboard as lb
 
     rows = lb.leaderboard(store, settings.variant, tournament_id=tournament_id)
     console.print(lb.render(rows, "table", settings.variant))

@@ -1,0 +1,1 @@
+"""``arena new-bot``: starter bots written from templates (package data)."""
