@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 FAULT_KINDS = ("timeout", "illegal", "malformed", "unexpected", "disconnect")
 
 
 def utcnow() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 @dataclass
@@ -64,7 +64,7 @@ class MatchRecord:
         return data
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "MatchRecord":
+    def from_json(cls, data: dict[str, Any]) -> MatchRecord:
         data = dict(data)
         data["faults"] = [
             FaultRecord(**{**f, "at": datetime.fromisoformat(f["at"])}) for f in data.get("faults", [])

@@ -84,8 +84,9 @@ import signal
 import sys
 import time
 import traceback
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping, NoReturn
+from typing import Any, NoReturn
 
 import grpc
 import orjson
@@ -577,7 +578,7 @@ class BotClient:
                       outage.attempts, end.reason())
             try:
                 await asyncio.wait_for(self._wake.wait(), wait)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 pass
         log.info("%s: stopped", self.name)
         return 0
@@ -604,7 +605,7 @@ class BotClient:
                     # Bounded: an unanswering host would hold grpc for 20 s. A timed-out
                     # read breaks the stream (GRPC-NOTES), but this one is abandoned anyway.
                     message = await asyncio.wait_for(self._hello(call), timeout)
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     call.cancel()
                     return _SessionEnd(None, f"no answer within {timeout:.0f} s", False)
                 while message is not grpc.aio.EOF:

@@ -36,8 +36,10 @@ The observation and event fields are documented in ``docs/engine.md``.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
+from engine.classic import ClassicGame
 from engine.core import (
     BID,
     DECISION_KINDS,
@@ -58,7 +60,6 @@ from engine.core import (
     action_to_json,
     places_from_totals,
 )
-from engine.classic import ClassicGame
 from engine.extreme import ExtremeGame
 
 Game = ClassicGame | ExtremeGame

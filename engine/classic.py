@@ -27,7 +27,8 @@ turned into dicts only when someone asks (:meth:`ClassicGame.events_for`).
 from __future__ import annotations
 
 import random
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from engine.classic_cards import (
     CODES,
@@ -74,10 +75,10 @@ _PUBLIC = -1  # the viewer of an event everybody may see
 class _Nobody:
     """The "no seat" sentinel: equal to no seat, and still itself after copy or pickle."""
 
-    def __copy__(self) -> "_Nobody":
+    def __copy__(self) -> _Nobody:
         return self
 
-    def __deepcopy__(self, memo: dict) -> "_Nobody":
+    def __deepcopy__(self, memo: dict) -> _Nobody:
         return self
 
     def __reduce__(self) -> str:

@@ -24,7 +24,7 @@ observations, events.
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 SUITS: tuple[str, ...] = ("blue", "green", "red", "yellow")
 SUIT_LETTERS = "bgry"

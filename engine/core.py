@@ -19,8 +19,9 @@ for a Wizard Extreme prediction.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
-from typing import Any, Mapping, Union
+from typing import Any, Union
 
 VARIANTS = ("classic", "extreme")
 CLASSIC_PLAYERS = (3, 4, 5, 6)
@@ -79,7 +80,7 @@ class GameConfig:
     plus_minus_one: bool = False
     destroyer_penalty: int = 4
 
-    def validate(self) -> "GameConfig":
+    def validate(self) -> GameConfig:
         """Raise :class:`ConfigError` naming the allowed values; return ``self`` when valid.
 
         >>> GameConfig(variant="classic", players=5, rounds=13).validate()
@@ -138,7 +139,7 @@ class GameConfig:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "GameConfig":
+    def from_dict(cls, data: Mapping[str, Any]) -> GameConfig:
         known = {f.name for f in fields(cls)}
         unknown = set(data) - known
         if unknown:
@@ -169,7 +170,7 @@ class Prediction:
         }
 
     @classmethod
-    def from_json(cls, data: Any) -> "Prediction":
+    def from_json(cls, data: Any) -> Prediction:
         """Build from a dict as sent by a bot; raise ``ValueError`` on a malformed one."""
         if isinstance(data, Prediction):
             return data

@@ -215,7 +215,7 @@ class ExtremeGame:
         self._start_round(dealer=0, hands=None)
 
     @classmethod
-    def from_deal(cls, config: GameConfig, hands: list[list[str]], dealer: int = 0) -> "ExtremeGame":
+    def from_deal(cls, config: GameConfig, hands: list[list[str]], dealer: int = 0) -> ExtremeGame:
         """A game whose first round uses the given hands (card codes) and dealer.
 
         Meant for tests and puzzles: later rounds are shuffled from the seed as usual.

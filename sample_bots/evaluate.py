@@ -11,8 +11,8 @@ from __future__ import annotations
 import argparse
 import random
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
 
 from arena.sdk import Bot, MatchInfo, ask
 from engine import GameConfig, new_game

@@ -12,9 +12,10 @@ towards the bid: win cheaply while tricks are still needed, duck otherwise.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Any, Iterable, Sequence
+from functools import cache
+from typing import Any
 
 COLOUR_OF_LETTER = {"b": "blue", "g": "green", "r": "red", "y": "yellow", "p": "purple"}
 CLASSIC_SUITS = ("blue", "green", "red", "yellow")
@@ -44,7 +45,7 @@ class Card:
         return self.code[0] == "J"
 
 
-@lru_cache(maxsize=None)
+@cache
 def card(code: str) -> Card:
     """Parse a card code (cached: the bots call this on every card of every decision)."""
     if code[0] in "WJ":

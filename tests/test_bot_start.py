@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.tournament.lineup import NODE_BOT_DIR
 from arena.store import Store
+from arena.tournament.lineup import NODE_BOT_DIR
 
 RANDOM = f"{sys.executable} -m sample_bots.random_bot"
 QUICK = ["--players", "3", "--rounds", "2", "--games", "3", "--no-samples"]

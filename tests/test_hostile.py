@@ -12,18 +12,19 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import grpc
 import pytest
+from bots.harness import ArenaThread, assert_played_honestly, honest_arena, read_report, seat_faults
 
+from arena.records import MatchSpec
 from arena.referee import server as arena_server
+from arena.store import Store
 from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
 from arena.wire.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
-from arena.records import MatchSpec
-from arena.store import Store
-from bots.harness import ArenaThread, assert_played_honestly, honest_arena, read_report, seat_faults
 
 HONEST = ["honest0", "honest1", "honest2"]
 FAST = {"move_time": 0.2, "time_bank": 0.3}

@@ -7,9 +7,8 @@ import dataclasses
 import io
 import json
 import random
+from datetime import UTC, datetime
 from pathlib import Path
-
-from datetime import datetime, timezone
 
 import numpy as np
 import pytest
@@ -17,10 +16,10 @@ from rich.console import Console
 from rich.table import Table
 from test_store import played
 
-from arena.results.leaderboard import FORMATS, LeaderboardRow, board, export, leaderboard, render, render_board
 from arena.records import FaultRecord, MatchRecord
-from arena.store import Store
+from arena.results.leaderboard import FORMATS, LeaderboardRow, board, export, leaderboard, render, render_board
 from arena.results.think_times import RESOLUTION
+from arena.store import Store
 
 
 def classic(match_id: str, seats: list[tuple[str, int, int, int]], faults: list[FaultRecord] | None = None,
@@ -245,7 +244,7 @@ def test_rows_are_dataclasses_with_the_documented_fields() -> None:
 # Think times, timeouts, metadata, Wizard Extreme's score order
 # --------------------------------------------------------------------------------------
 
-T0 = datetime(2025, 3, 1, 12, 0, tzinfo=timezone.utc)
+T0 = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
 
 
 @pytest.fixture

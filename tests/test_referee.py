@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import signal
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
+from bots.harness import ArenaThread, assert_played_honestly, read_report, seat_faults
 
 from arena.records import MatchSpec
-from bots.harness import ArenaThread, assert_played_honestly, read_report, seat_faults
 from engine import GameConfig, replay
 
 HONEST = ["honest0", "honest1", "honest2"]

@@ -155,8 +155,9 @@ def test_node_bot_reconnects_into_its_seat() -> None:
     reason = node_available()
     if reason:
         pytest.skip(f"Node.js bot not playable: {reason}")
-    from arena.referee.server import ArenaServer
     from test_sdk import DroppingProxy  # tests/ is on sys.path under pytest
+
+    from arena.referee.server import ArenaServer
 
     async def go() -> tuple[MatchRecord, int, int]:
         server = ArenaServer(grace=10.0)

@@ -5,7 +5,14 @@ from collections import Counter
 
 import pytest
 
-from arena.tournament.schedule import ScheduleError, derive_seed, games_unit, make_schedule, new_master_seed, round_games
+from arena.tournament.schedule import (
+    ScheduleError,
+    derive_seed,
+    games_unit,
+    make_schedule,
+    new_master_seed,
+    round_games,
+)
 
 
 def test_every_deal_is_played_once_per_cyclic_rotation() -> None:

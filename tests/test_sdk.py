@@ -22,9 +22,10 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Awaitable, Callable
+from typing import Any
 
 import grpc
 import pytest
@@ -442,7 +443,7 @@ async def finish(proc: asyncio.subprocess.Process, timeout: float) -> tuple[int,
     """Wait for a bot process: its exit code and its stderr lines (killed if too slow)."""
     try:
         _, err = await asyncio.wait_for(proc.communicate(), timeout)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         proc.kill()
         _, err = await proc.communicate()
         raise AssertionError(f"the bot did not exit within {timeout} s; stderr:\n{err.decode()}")

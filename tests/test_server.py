@@ -10,19 +10,20 @@ from __future__ import annotations
 import json
 import queue
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import grpc
 import pytest
+from bots.harness import ADMIN_TOKEN, ArenaThread, assert_played_honestly, honest_arena, read_report, seat_faults
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
-from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
-from arena.wire.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
 from arena.records import MatchRecord, MatchSpec
 from arena.referee.server import ArenaServer, SeatingError
-from bots.harness import ADMIN_TOKEN, ArenaThread, assert_played_honestly, honest_arena, read_report, seat_faults
+from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
+from arena.wire.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
 from engine import GameConfig, replay
 
 HONEST = ["honest0", "honest1", "honest2"]
@@ -45,7 +46,7 @@ def bearer(token: str) -> tuple[tuple[str, str], ...]:
     return (("authorization", f"Bearer {token}"),)
 
 
-def open_play(channel: grpc.Channel, token: str | None, name: str) -> tuple[Any, "queue.Queue[Any]"]:
+def open_play(channel: grpc.Channel, token: str | None, name: str) -> tuple[Any, queue.Queue[Any]]:
     """A raw Play call that has sent Hello; feed more messages through the returned queue."""
     outgoing: queue.Queue[Any] = queue.Queue()
     outgoing.put(pb.BotMessage(hello=pb.Hello(name=name, version="t", max_matches=1)))

@@ -10,17 +10,17 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import grpc
 import pytest
+from bots.harness import ADMIN_TOKEN, ArenaThread, bot_command
 
-from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
-from arena.wire.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
 from arena.records import MatchRecord
 from arena.store import Store
-from bots.harness import ADMIN_TOKEN, ArenaThread, bot_command
+from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
+from arena.wire.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
 from engine import GameConfig, replay
 
 BOTS = ["alpha", "beta", "gamma"]

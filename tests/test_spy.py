@@ -29,20 +29,21 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
 import grpc
 import pytest
 from google.protobuf.json_format import MessageToDict
 
-from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
-from arena.wire.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
 from arena.records import MatchRecord
-from arena.tournament.schedule import derive_seed
 from arena.store import Store
 from arena.tournament.runner import TournamentSettings
+from arena.tournament.schedule import derive_seed
+from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
+from arena.wire.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
 from engine import GameConfig, new_game
 
 PY = sys.executable

@@ -5,21 +5,21 @@ from __future__ import annotations
 import random
 import sqlite3
 import threading
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 import numpy as np
 import pytest
 from sqlalchemy import inspect
 
+from arena.records import FaultRecord, MatchRecord, final_places
 from arena.results.browse import export_match, match_rows, match_table, show_match, verify_match
 from arena.results.ratings import elo_deltas
-from arena.records import FaultRecord, MatchRecord, final_places
-from arena.store import SCHEMA_VERSION, Store, StoreError, hash_token
 from arena.results.think_times import BUCKETS, HIGHEST_MS, RESOLUTION, LatencyHistogram, bucket_of
+from arena.store import SCHEMA_VERSION, Store, StoreError, hash_token
 from engine import GameConfig, new_game
 
-T0 = datetime(2025, 3, 1, 12, 0, tzinfo=timezone.utc)
+T0 = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
 
 
 def record(
@@ -241,7 +241,7 @@ def test_times_come_back_in_utc(store: Store) -> None:
     saved.started_at = datetime(2025, 3, 1, 14, 0, tzinfo=timezone(timedelta(hours=2)))
     store.save_match(saved)
     loaded = store.load_match("tz")
-    assert loaded.started_at == saved.started_at and loaded.started_at.tzinfo == timezone.utc
+    assert loaded.started_at == saved.started_at and loaded.started_at.tzinfo == UTC
 
 
 def test_save_match_is_idempotent(store: Store) -> None:

@@ -232,8 +232,8 @@ class RecordingRunner:
 
 
 def scheduling_settings(games: int, deals: str = "duplicate", bots: int = 6):
-    from arena.tournament.schedule import round_games
     from arena.tournament.runner import TournamentSettings
+    from arena.tournament.schedule import round_games
 
     return TournamentSettings(game={"variant": "classic", "players": 4}, games=round_games(games, bots, 4), seed=7,
                               concurrency=4, deals=deals, bots=[{"name": f"b{i}"} for i in range(bots)])

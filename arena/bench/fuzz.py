@@ -94,9 +94,10 @@ import sys
 import tempfile
 import time
 from collections import Counter, deque
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Iterator
+from typing import Any
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -222,7 +223,7 @@ class Told:
 class Tally:
     """Counters and shared knowledge of all fuzz sessions (one event loop: no locks)."""
 
-    def __init__(self, trace: "Any | None") -> None:
+    def __init__(self, trace: Any | None) -> None:
         self.sent: Counter[str] = Counter()
         self.behaviours: Counter[str] = Counter()
         self.probes: Counter[str] = Counter()
@@ -450,7 +451,7 @@ BEHAVIOURS: tuple[tuple[str, int], ...] = (
 class Session:
     """One ``Play`` stream of a fuzz bot: reads everything, answers requests by behaviour."""
 
-    def __init__(self, fuzzer: "Fuzzer", agent: "Agent", rng: random.Random, label: str) -> None:
+    def __init__(self, fuzzer: Fuzzer, agent: Agent, rng: random.Random, label: str) -> None:
         self.fuzzer, self.agent, self.rng, self.label = fuzzer, agent, rng, label
         self.tally = fuzzer.tally
         self.sid = f"{agent.name}#{agent.next_session()}"
@@ -511,7 +512,7 @@ class Session:
 
     # -- the stream's life
 
-    async def run(self, opening: Callable[["Session"], Awaitable[bool]], token: str | None = None,
+    async def run(self, opening: Callable[[Session], Awaitable[bool]], token: str | None = None,
                   lifetime: float | None = None, read: bool = True) -> str:
         """Open the stream, send ``opening``, then read and answer until it ends; returns
         how it ended (a status code name, or CANCELLED_BY_FUZZER)."""
@@ -815,7 +816,7 @@ def open_with_hello(hello: pb.Hello, what: str) -> Callable[[Session], Awaitable
 class Agent:
     """One fuzz bot: an anchor stream kept open (reconnecting after every end), plus probes."""
 
-    def __init__(self, fuzzer: "Fuzzer", name: str, token: str, rng: random.Random) -> None:
+    def __init__(self, fuzzer: Fuzzer, name: str, token: str, rng: random.Random) -> None:
         self.fuzzer, self.name, self.token, self.rng = fuzzer, name, token, rng
         self.capacity = rng.choice((1, 1, 2, 3))
         self.in_use = 0                    # tables the organiser loops gave it
@@ -833,7 +834,7 @@ class Agent:
         return pb.Hello(name=self.name, version=f"fuzz-{self.rng.randrange(1000)}", variants=variants,
                         max_matches=max_matches)
 
-    def _anchor_task(self) -> "asyncio.Task[str]":
+    def _anchor_task(self) -> asyncio.Task[str]:
         session = Session(self.fuzzer, self, random.Random(self.rng.getrandbits(64)), "anchor")
 
         async def opening(s: Session) -> bool:
@@ -950,7 +951,7 @@ async def stop_process(process: asyncio.subprocess.Process, timeout: float = 10.
             process.send_signal(signal.SIGTERM)
         try:
             await asyncio.wait_for(process.wait(), timeout)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             with contextlib.suppress(ProcessLookupError):
                 process.kill()
             await process.wait()
@@ -1141,7 +1142,7 @@ class Fuzzer:
                     await asyncio.sleep(0.5)
         try:
             await asyncio.wait_for(watch(), rng.uniform(0.5, 6.0))
-        except (asyncio.TimeoutError, grpc.aio.AioRpcError):
+        except (TimeoutError, grpc.aio.AioRpcError):
             pass
         finally:
             call.cancel()

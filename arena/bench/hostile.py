@@ -34,9 +34,9 @@ from typing import Any
 import grpc
 
 from arena.bench.referee import CLIENT_OPTIONS, _arena_with_bots, _reap, _spec
+from arena.referee.server import tune_gc
 from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
 from arena.wire.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
-from arena.referee.server import tune_gc
 
 
 async def _spawn(*args: str) -> asyncio.subprocess.Process:

@@ -44,10 +44,10 @@ from typing import Any
 
 import grpc
 
-from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
-from arena.wire.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
 from arena.records import MatchSpec
 from arena.referee.server import ArenaServer, tune_gc
+from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
+from arena.wire.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
 
 ECHO_METHOD = "/bench.Echo/Ping"
 # The client side uses the same generous limits as the SDK so big payloads are not refused.

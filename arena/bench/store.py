@@ -21,11 +21,11 @@ import random
 import sys
 import tempfile
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from arena.results.leaderboard import leaderboard
 from arena.records import FaultRecord, MatchRecord
+from arena.results.leaderboard import leaderboard
 from arena.store import Store, encode_log
 
 _CARDS = [f"{suit}{rank}" for suit in "bgry" for rank in range(1, 14)] + [f"W{i}" for i in range(1, 5)] + [
@@ -88,7 +88,7 @@ def synthetic_match(
         seat = rng.randrange(players)
         faults.append(FaultRecord(seat, bots[seat], "timeout", "no answer within 1.0 s", rng.randrange(1, 600)))
         latencies[rng.randrange(len(latencies))] = None
-    start = datetime(2025, 1, 1, tzinfo=timezone.utc) + timedelta(seconds=rng.randrange(10**7))
+    start = datetime(2025, 1, 1, tzinfo=UTC) + timedelta(seconds=rng.randrange(10**7))
     config = {"variant": "classic", "players": players, "seed": rng.getrandbits(62), "rounds": rounds,
               "length": "standard", "bidding": "open", "plus_minus_one": False, "destroyer_penalty": 4}
     return MatchRecord(

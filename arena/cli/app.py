@@ -11,7 +11,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any, NoReturn, Optional
+from typing import Any, NoReturn
 
 import typer
 from rich.console import Console
@@ -72,11 +72,11 @@ def fail(message: str) -> NoReturn:
     raise CliError(message)
 
 
-def db_location(db: Optional[str]) -> str:
+def db_location(db: str | None) -> str:
     return db or os.environ.get("ARENA_DB") or DEFAULT_DB
 
 
-def open_store(db: Optional[str], *, must_exist: bool) -> Any:
+def open_store(db: str | None, *, must_exist: bool) -> Any:
     """The store at ``--db``; for read-only commands a missing file is an error, not a new database."""
     from arena.store import Store
 
@@ -87,7 +87,7 @@ def open_store(db: Optional[str], *, must_exist: bool) -> Any:
     return Store(location)
 
 
-def check_choice(value: Optional[str], allowed: tuple[str, ...], option: str) -> None:
+def check_choice(value: str | None, allowed: tuple[str, ...], option: str) -> None:
     if value is not None and value not in allowed:
         raise typer.BadParameter(f"{value!r} is not one of {', '.join(allowed)}", param_hint=option)
 
@@ -96,45 +96,45 @@ def check_choice(value: Optional[str], allowed: tuple[str, ...], option: str) ->
 
 @app.command()
 def tournament(
-    variant: Optional[str] = typer.Option(None, help="classic or extreme [default: classic]", show_default=False),
-    rounds: Optional[int] = typer.Option(None, help="Wizard rounds per game [default: the variant's standard length]",
+    variant: str | None = typer.Option(None, help="classic or extreme [default: classic]", show_default=False),
+    rounds: int | None = typer.Option(None, help="Wizard rounds per game [default: the variant's standard length]",
                                          show_default=False),
-    players: Optional[int] = typer.Option(None, help="Table size: 3-6 classic, 3-5 extreme [default: 4]",
+    players: int | None = typer.Option(None, help="Table size: 3-6 classic, 3-5 extreme [default: 4]",
                                           show_default=False),
-    games: Optional[int] = typer.Option(None, help="Games to play, rounded up to whole sets of seat rotations "
+    games: int | None = typer.Option(None, help="Games to play, rounded up to whole sets of seat rotations "
                                         "[default: 40]", show_default=False),
-    seed: Optional[int] = typer.Option(None, help="Master seed, the tournament's secret: the whole tournament "
+    seed: int | None = typer.Option(None, help="Master seed, the tournament's secret: the whole tournament "
                                                   "(every deal) reproduces from it; never publish it or pick a "
                                                   "guessable one with bots you do not trust [default: a fresh "
                                                   "63-bit random seed]", show_default=False),
-    move_time: Optional[float] = typer.Option(None, help="Seconds per decision [default: 1.0]", show_default=False),
-    time_bank: Optional[float] = typer.Option(None, help="Extra seconds per match [default: 10.0]",
+    move_time: float | None = typer.Option(None, help="Seconds per decision [default: 1.0]", show_default=False),
+    time_bank: float | None = typer.Option(None, help="Extra seconds per match [default: 10.0]",
                                               show_default=False),
-    max_faults: Optional[int] = typer.Option(None, help="Faults before a bot forfeits a match [default: 3]",
+    max_faults: int | None = typer.Option(None, help="Faults before a bot forfeits a match [default: 3]",
                                              show_default=False),
-    concurrency: Optional[int] = typer.Option(None, help="Matches at once (never two of the same deal) "
+    concurrency: int | None = typer.Option(None, help="Matches at once (never two of the same deal) "
                                               "[default: 4]", show_default=False),
-    deals: Optional[str] = typer.Option(None, help="duplicate: every deal once per seat rotation (bots you "
+    deals: str | None = typer.Option(None, help="duplicate: every deal once per seat rotation (bots you "
                                         "trust); independent: a fresh deal every game (bots you do not) "
                                         "[default: duplicate; independent with --server]", show_default=False),
-    bidding: Optional[str] = typer.Option(None, help="classic: open, hidden or secret [default: open]",
+    bidding: str | None = typer.Option(None, help="classic: open, hidden or secret [default: open]",
                                           show_default=False),
-    plus_minus_one: Optional[bool] = typer.Option(None, "--plus-minus-one", help="classic: the last bidder may not "
+    plus_minus_one: bool | None = typer.Option(None, "--plus-minus-one", help="classic: the last bidder may not "
                                                   "make the bids add up to the round", show_default=False),
-    length: Optional[str] = typer.Option(None, help="classic: standard or amigo [default: standard]",
+    length: str | None = typer.Option(None, help="classic: standard or amigo [default: standard]",
                                          show_default=False),
-    destroyer_penalty: Optional[int] = typer.Option(None, help="extreme: the destroyer's base penalty [default: 4]",
+    destroyer_penalty: int | None = typer.Option(None, help="extreme: the destroyer's base penalty [default: 4]",
                                                     show_default=False),
     bot: list[str] = typer.Option([], "--bot", metavar="NAME=COMMAND",
                                   help="Add a local bot: NAME=COMMAND (repeatable); the arena "
                                   "appends --arena HOST:PORT --token T", show_default=False),
     no_samples: bool = typer.Option(False, "--no-samples", help="Leave the sample bots out of the lineup."),
-    server: Optional[str] = typer.Option(None, help="HOST:PORT of a running `arena serve`: play its connected "
+    server: str | None = typer.Option(None, help="HOST:PORT of a running `arena serve`: play its connected "
                                          "bots there", show_default=False),
-    admin_token: Optional[str] = typer.Option(None, envvar="ARENA_ADMIN_TOKEN", help="With --server: the "
+    admin_token: str | None = typer.Option(None, envvar="ARENA_ADMIN_TOKEN", help="With --server: the "
                                               "admin token `arena serve` printed", show_default=False),
-    resume: Optional[str] = typer.Option(None, help="Finish the tournament with this ID", show_default=False),
-    db: Optional[str] = DbOption,
+    resume: str | None = typer.Option(None, help="Finish the tournament with this ID", show_default=False),
+    db: str | None = DbOption,
 ) -> None:
     """Run a whole tournament: start a referee and the bots, play, store, print the leaderboard."""
     from arena.tournament.command import TournamentRequest, run_tournament_command
@@ -153,7 +153,7 @@ ListFormatOption = typer.Option("table", "--format", help="table, json or csv (j
 
 
 @app.command()
-def tournaments(format: str = ListFormatOption, db: Optional[str] = DbOption) -> None:
+def tournaments(format: str = ListFormatOption, db: str | None = DbOption) -> None:
     """List stored tournaments with every game option; a run whose process died shows as interrupted."""
     from arena.results import browse
 
@@ -183,12 +183,12 @@ def print_listing(listing: Any) -> None:
 def serve(
     host: str = typer.Option("127.0.0.1", help="Address to listen on."),
     port: int = typer.Option(50051, help="Port to listen on (0: any free port)."),
-    db: Optional[str] = DbOption,
+    db: str | None = DbOption,
     move_time: float = typer.Option(1.0, help="Seconds per decision."),
     time_bank: float = typer.Option(10.0, help="Extra seconds per match."),
     max_faults: int = typer.Option(3, help="Faults before a bot forfeits a match."),
     grace: float = typer.Option(5.0, help="Seconds a disconnected bot has to reconnect."),
-    ladder: Optional[str] = typer.Option(None, help="Keep seating idle connected bots in matches of this variant."),
+    ladder: str | None = typer.Option(None, help="Keep seating idle connected bots in matches of this variant."),
     quiet: bool = typer.Option(False, "--quiet", help="Log only warnings (default: connections, matches, faults)."),
 ) -> None:
     """Run the referee: bots connect, organisers run matches on it."""
@@ -243,7 +243,7 @@ def proto() -> None:
 @bot_app.command("register")
 def bot_register(name: str,
                  rotate: bool = typer.Option(False, "--rotate", help="Issue a new token for an existing bot."),
-                 db: Optional[str] = DbOption) -> None:
+                 db: str | None = DbOption) -> None:
     """Register a bot and print its token (shown once; only a hash is stored)."""
     from arena.tournament.lineup import check_name
 
@@ -254,7 +254,7 @@ def bot_register(name: str,
 
 
 @bot_app.command("remove")
-def bot_remove(name: str, db: Optional[str] = DbOption) -> None:
+def bot_remove(name: str, db: str | None = DbOption) -> None:
     """Take a bot's token away: it can no longer connect, and a running arena ends its
     streams within a second. Its matches and ratings stay; --rotate on register gives
     it a new token."""
@@ -263,7 +263,7 @@ def bot_remove(name: str, db: Optional[str] = DbOption) -> None:
 
 
 @bot_app.command("list")
-def bot_list(db: Optional[str] = DbOption) -> None:
+def bot_list(db: str | None = DbOption) -> None:
     """List registered bots."""
     from rich.table import Table
 
@@ -277,13 +277,13 @@ def bot_list(db: Optional[str] = DbOption) -> None:
 def bot_check(
     command: str = typer.Argument(..., metavar="COMMAND", help="The command that starts the bot, as one string: "
                                   "'./my_bot.py', 'python3 my_bot.py', 'node bot.js' (read as --bot reads it)."),
-    variant: Optional[str] = typer.Option(None, help="Check only this variant: classic or extreme [default: every "
+    variant: str | None = typer.Option(None, help="Check only this variant: classic or extreme [default: every "
                                           "variant the bot's Hello names]", show_default=False),
     move_time: float = typer.Option(1.0, help="Seconds per decision, as in a tournament."),
     time_bank: float = typer.Option(10.0, help="Extra seconds per match, as in a tournament."),
-    seed: Optional[int] = typer.Option(None, help="Seed of the deals, seats and opponents [default: a fresh one, "
+    seed: int | None = typer.Option(None, help="Seed of the deals, seats and opponents [default: a fresh one, "
                                        "printed]", show_default=False),
-    name: Optional[str] = typer.Option(None, help="The bot name it plays under [default: from the command, e.g. "
+    name: str | None = typer.Option(None, help="The bot name it plays under [default: from the command, e.g. "
                                        "my_bot]", show_default=False),
     connect_timeout: float = typer.Option(30.0, help="Seconds the bot has to start and say Hello."),
 ) -> None:
@@ -303,7 +303,7 @@ def bot_check(
 def new_bot(
     name: str = typer.Argument(..., metavar="NAME", help="The bot's name (1-40 letters, digits, '-', '_' or '.')."),
     lang: str = typer.Option("python", help="python or node"),
-    folder: Optional[Path] = typer.Option(None, "--dir", help="The folder to write the bot in; it may exist if "
+    folder: Path | None = typer.Option(None, "--dir", help="The folder to write the bot in; it may exist if "
                                           "empty [default: ./NAME]", show_default=False),
 ) -> None:
     """Write a starter bot that plays every decision legally and passes `arena bot check`:
@@ -327,14 +327,14 @@ def new_bot(
 
 @app.command()
 def leaderboard(
-    variant: Optional[str] = typer.Option(None, help="classic or extreme [default: the tournament's, else classic]",
+    variant: str | None = typer.Option(None, help="classic or extreme [default: the tournament's, else classic]",
                                           show_default=False),
-    tournament: Optional[str] = typer.Option(None, help="Only this tournament's games."),
+    tournament: str | None = typer.Option(None, help="Only this tournament's games."),
     min_games: int = typer.Option(0, help="Leave out bots with fewer games."),
     format: str = typer.Option("table", "--format", help="table, md, csv, json or html"),
-    export: Optional[Path] = typer.Option(None, help="Write Markdown, HTML, JSON and CSV files here: one set per variant "
+    export: Path | None = typer.Option(None, help="Write Markdown, HTML, JSON and CSV files here: one set per variant "
                                           "(or just --variant), for --tournament and --min-games as given."),
-    db: Optional[str] = DbOption,
+    db: str | None = DbOption,
 ) -> None:
     """Show the leaderboard, sorted by the maximum-likelihood rating."""
     from arena.results import leaderboard as lb
@@ -379,12 +379,12 @@ def leaderboard(
 
 @app.command()
 def matches(
-    variant: Optional[str] = typer.Option(None, help="classic or extreme"),
-    tournament: Optional[str] = typer.Option(None, help="Only this tournament."),
-    bot: Optional[str] = typer.Option(None, help="Only matches this bot played."),
+    variant: str | None = typer.Option(None, help="classic or extreme"),
+    tournament: str | None = typer.Option(None, help="Only this tournament."),
+    bot: str | None = typer.Option(None, help="Only matches this bot played."),
     limit: int = typer.Option(50, help="At most this many, newest first."),
     format: str = ListFormatOption,
-    db: Optional[str] = DbOption,
+    db: str | None = DbOption,
 ) -> None:
     """List stored matches (Wizard Extreme totals are penalty points: lower is better)."""
     from arena.results import browse
@@ -409,7 +409,7 @@ def matches(
 
 
 @app.command()
-def show(match: str = MatchArgument, db: Optional[str] = DbOption) -> None:
+def show(match: str = MatchArgument, db: str | None = DbOption) -> None:
     """Show a match: its game options, then round by round and trick by trick."""
     from arena.results import browse
 
@@ -420,7 +420,7 @@ def show(match: str = MatchArgument, db: Optional[str] = DbOption) -> None:
 def replay(match: str = MatchArgument,
            verify: bool = typer.Option(False, "--verify", help="Confirm the stored result (replaying always "
                                        "does; the flag is accepted so scripts can say so)."),
-           db: Optional[str] = DbOption) -> None:
+           db: str | None = DbOption) -> None:
     """Re-run a stored match log through the engine and confirm the stored totals and places."""
     from arena.results import browse
 
@@ -433,7 +433,7 @@ def replay(match: str = MatchArgument,
 
 
 @app.command()
-def export(match: str = MatchArgument, db: Optional[str] = DbOption) -> None:
+def export(match: str = MatchArgument, db: str | None = DbOption) -> None:
     """Print a stored match as JSON."""
     from arena.results import browse
 
@@ -463,7 +463,8 @@ def bench_engine(
                               "games in this process (no interface, checks or log), and the ratio."),
 ) -> None:
     """Random full games in-process on one core: games/s and decisions/s."""
-    from arena.bench.engine import bench_against_bare, bench_engine as run
+    from arena.bench.engine import bench_against_bare
+    from arena.bench.engine import bench_engine as run
     from engine import GameConfig
 
     check_choice(variant, VARIANTS, "--variant")
@@ -544,7 +545,7 @@ def bench_store(
 def bench_fuzz(
     seconds: float = typer.Option(60.0, help="Seconds of fuzzing (matches still running then are finished)."),
     seed: int = typer.Option(0, help="Seed of every random choice; a failing run repeats with it."),
-    workdir: Optional[Path] = typer.Option(None, help="Keep the database, logs and message trace here "
+    workdir: Path | None = typer.Option(None, help="Keep the database, logs and message trace here "
                                            "[default: a temporary directory, removed]", show_default=False),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object (the whole report)."),
 ) -> None:
@@ -601,7 +602,7 @@ def one_line(exc: BaseException) -> str:
     return (str(getattr(exc, "orig", None) or exc).strip().splitlines() or [type(exc).__name__])[0]
 
 
-def main(argv: Optional[list[str]] = None) -> NoReturn:
+def main(argv: list[str] | None = None) -> NoReturn:
     """Entry point of the ``arena`` script."""
     command = typer.main.get_command(app)
     args = sys.argv[1:] if argv is None else argv

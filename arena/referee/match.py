@@ -31,12 +31,13 @@ import asyncio
 import logging
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Protocol
+from typing import Any, Protocol
 
+from arena.records import FaultRecord, MatchRecord, MatchSpec, final_places, utcnow
 from arena.wire import protocol
 from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
-from arena.records import FaultRecord, MatchRecord, MatchSpec, final_places, utcnow
 from engine import Action, Decision, GameConfig, IllegalAction, new_game
 
 log = logging.getLogger(__name__)
@@ -67,16 +68,16 @@ class BotLink(Protocol):
     def send(self, message: pb.ArenaMessage) -> None:
         """Queue a message to the bot; never blocks (dropped if the connection is gone)."""
 
-    def open_request(self, request: "OpenRequest") -> None:
+    def open_request(self, request: OpenRequest) -> None:
         """Route the bot's answers for ``request.request_id`` to ``request`` from now on."""
 
-    def close_request(self, request: "OpenRequest") -> None:
+    def close_request(self, request: OpenRequest) -> None:
         """The request is settled; later answers to it are stale."""
 
-    def join(self, referee: "Referee", seat: int) -> None:
+    def join(self, referee: Referee, seat: int) -> None:
         """The connection now plays ``seat`` of this match (counts against its capacity)."""
 
-    def leave(self, referee: "Referee", seat: int) -> None:
+    def leave(self, referee: Referee, seat: int) -> None:
         """The connection no longer plays ``seat`` of this match."""
 
 
@@ -90,12 +91,12 @@ Answer = tuple["pb.BotMessage | None", float]
 class OpenRequest:
     """A decision request waiting for its answer."""
 
-    referee: "Referee"
+    referee: Referee
     seat: int
     request_id: int
-    answer: "asyncio.Future[Answer]"
+    answer: asyncio.Future[Answer]
 
-    def deliver(self, message: "pb.BotMessage | None", received_at: float) -> bool:
+    def deliver(self, message: pb.BotMessage | None, received_at: float) -> bool:
         """Resolve with the bot's message (or ``None``: the connection is gone).
         Returns False if the request was already resolved."""
         if self.answer.done():

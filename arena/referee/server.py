@@ -35,8 +35,9 @@ import sys
 import time
 import uuid
 from collections import OrderedDict, deque
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable, Iterable, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -44,12 +45,11 @@ from grpc_health.v1.health import aio as health_aio
 from grpc_reflection.v1alpha import reflection
 
 from arena import __version__
-
+from arena.records import MatchRecord, MatchSpec
+from arena.referee.match import Limits, OpenRequest, Referee
 from arena.wire import protocol
 from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
 from arena.wire.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
-from arena.records import MatchRecord, MatchSpec
-from arena.referee.match import Limits, OpenRequest, Referee
 from engine import VARIANTS, ConfigError, GameConfig, replay
 
 if TYPE_CHECKING:
@@ -504,7 +504,7 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):
     hang a client that waits for the server to speak first).
     """
 
-    def __init__(self, arena: "ArenaServer") -> None:
+    def __init__(self, arena: ArenaServer) -> None:
         self._arena = arena
         self._refuse_stream = grpc.stream_stream_rpc_method_handler(_refuse_stream)
         self._refuse_unary = grpc.unary_unary_rpc_method_handler(_refuse_unary)
@@ -532,7 +532,7 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):
 class ArenaServicer(pb_grpc.ArenaServicer):
     """The gRPC face of :class:`ArenaServer`; see ``proto/wizard_arena/v1/arena.proto``."""
 
-    def __init__(self, arena: "ArenaServer") -> None:
+    def __init__(self, arena: ArenaServer) -> None:
         self._arena = arena
 
     async def Play(self, request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
@@ -546,7 +546,7 @@ class ArenaServicer(pb_grpc.ArenaServicer):
                 update = pb.SpectatorUpdate(match_id=request.match_id, events_json=batch)
                 try:
                     await asyncio.wait_for(context.write(update), SPECTATOR_WRITE_TIMEOUT)
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
                                         f"spectator too slow: a batch waited over {SPECTATOR_WRITE_TIMEOUT:g} s")
         except LookupError:
@@ -621,7 +621,7 @@ class ArenaServer:
     ``RunMatch`` call and the ladder do (when there is a store).
     """
 
-    def __init__(self, *, store: "Store | None" = None, move_time: float = 1.0, time_bank: float = 10.0,
+    def __init__(self, *, store: Store | None = None, move_time: float = 1.0, time_bank: float = 10.0,
                  max_faults: int = 3, grace: float = 5.0, admin_token: str | None = None,
                  ladder: dict | None = None) -> None:
         self.store = store
@@ -757,7 +757,7 @@ class ArenaServer:
         try:
             # wait_for breaks the stream when it fires (GRPC-NOTES); here that is the point.
             first = await asyncio.wait_for(context.read(), self.hello_timeout)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             await self._refuse(context, grpc.StatusCode.DEADLINE_EXCEEDED,
                                f"no Hello within {self.hello_timeout:g} s", peer, name)
         if first is grpc.aio.EOF:
@@ -962,7 +962,7 @@ class ArenaServer:
         await self.save(record)
 
 
-def leaderboard_row(row: "LeaderboardRow", variant: str) -> pb.LeaderboardRow:
+def leaderboard_row(row: LeaderboardRow, variant: str) -> pb.LeaderboardRow:
     """The wire form of a row of ``arena.results.leaderboard.leaderboard``."""
     return pb.LeaderboardRow(
         rank=row.rank, bot=row.bot, rating=row.rating, interval=row.interval,

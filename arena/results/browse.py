@@ -19,9 +19,10 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from rich.console import Console, JustifyMethod
 from rich.measure import Measurement
@@ -70,7 +71,7 @@ class GameOptions:
     destroyer_penalty: int | None = None  # extreme
 
     @classmethod
-    def of(cls, game: Mapping[str, Any]) -> "GameOptions | None":
+    def of(cls, game: Mapping[str, Any]) -> GameOptions | None:
         """The options of a stored game config (a tournament's ``game`` settings or a
         match's config); None when they cannot be read.
 
@@ -242,7 +243,7 @@ def shown_status(info: TournamentInfo, db: str) -> str:
     """
     if info.status != "running":
         return info.status
-    from arena.tournament.command import lock_held, log_dir_for    # imported here: it brings grpc
+    from arena.tournament.command import lock_held, log_dir_for  # imported here: it brings grpc
 
     # None (no lock file, no flock on this platform) cannot tell: keep what is stored.
     return "interrupted" if lock_held(log_dir_for(db, info.id)) is False else "running"

@@ -25,7 +25,7 @@ import html
 import io
 import json
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -36,8 +36,8 @@ from rich.text import Text
 
 from arena import __version__
 from arena.results.ratings import DEFAULT_BOOTSTRAP_SAMPLES, START_ELO, pairwise_from_tables, rate
-from arena.store import LeaderboardInputs, Store
 from arena.results.think_times import RESOLUTION
+from arena.store import LeaderboardInputs, Store
 from engine import ConfigError, GameConfig
 
 FORMATS = ("table", "md", "csv", "json", "html")
@@ -153,7 +153,7 @@ def board(
         option_set = sets.setdefault(json.dumps(options, sort_keys=True), OptionSet(options, [], 0))
         option_set.tournaments.append(tournament)
         option_set.games += games.get(tournament, 0)
-    moment = (generated_at or datetime.now(timezone.utc)).astimezone(timezone.utc)
+    moment = (generated_at or datetime.now(UTC)).astimezone(UTC)
     return Board(
         title=title_of(variant, tournament_id),
         metadata=BoardMetadata(

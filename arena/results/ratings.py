@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import math
 import statistics
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
-from typing import Hashable, Sequence
 
 import numpy as np
 

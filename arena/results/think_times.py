@@ -133,24 +133,24 @@ class LatencyHistogram:
     counts: tuple[int, ...] = ()
 
     @classmethod
-    def of(cls, latencies_ms: Iterable[float | None]) -> "LatencyHistogram":
+    def of(cls, latencies_ms: Iterable[float | None]) -> LatencyHistogram:
         """The histogram of some latencies (``None`` ones are left out)."""
         values = np.array([math.nan if x is None else x for x in latencies_ms], dtype=np.float64)
         return cls.from_dense(seat_bucket_counts(values, np.zeros(values.size, np.int64), 1)[0])
 
     @classmethod
-    def from_dense(cls, dense: np.ndarray) -> "LatencyHistogram":
+    def from_dense(cls, dense: np.ndarray) -> LatencyHistogram:
         filled = np.flatnonzero(dense)
         if filled.size == 0:
             return cls()
         return cls(int(filled[0]), tuple(int(c) for c in dense[filled[0]:filled[-1] + 1]))
 
     @classmethod
-    def decode(cls, blob: bytes | None) -> "LatencyHistogram":
+    def decode(cls, blob: bytes | None) -> LatencyHistogram:
         return cls.from_dense(decode_counts(blob))
 
     @classmethod
-    def merge(cls, blobs: Sequence[bytes | None]) -> "LatencyHistogram":
+    def merge(cls, blobs: Sequence[bytes | None]) -> LatencyHistogram:
         """The sum of several stored histograms."""
         total = np.zeros(BUCKETS, np.int64)
         for blob in blobs:

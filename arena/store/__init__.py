@@ -67,7 +67,7 @@ from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime, timezone
 from itertools import chain
 from typing import Any
 
@@ -79,8 +79,8 @@ from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.schema import CreateColumn
 from sqlmodel import Field, Session, SQLModel, create_engine, insert, select, update
 
-from arena.results.ratings import START_ELO, elo_deltas, k_factor
 from arena.records import FaultRecord, MatchRecord
+from arena.results.ratings import START_ELO, elo_deltas, k_factor
 from arena.results.think_times import LatencyHistogram, add_counts, encode_counts, seat_bucket_counts
 
 SCHEMA_VERSION = 2    # 2: timeouts and think-time histograms (see _upgrade_from_1)
@@ -457,12 +457,12 @@ def hash_token(token: str) -> str:
 
 def _utc(moment: datetime) -> datetime:
     """Store every time in UTC; a naive time is taken to be UTC already."""
-    return moment.replace(tzinfo=timezone.utc) if moment.tzinfo is None else moment.astimezone(timezone.utc)
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 
 
 def _loaded(moment: datetime) -> datetime:
     """SQLite returns naive datetimes; ours are always UTC."""
-    return moment.replace(tzinfo=timezone.utc) if moment.tzinfo is None else moment.astimezone(timezone.utc)
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 
 
 def _json(value: Any) -> str:
@@ -623,7 +623,7 @@ class Store:
     def close(self) -> None:
         self.engine.dispose()
 
-    def __enter__(self) -> "Store":
+    def __enter__(self) -> Store:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -703,7 +703,7 @@ class Store:
         with self._write() as session:
             bot = session.exec(select(BotRow).where(BotRow.name == name)).first()
             if bot is None:
-                session.add(BotRow(name=name, token_hash=hash_token(token), created_at=datetime.now(timezone.utc)))
+                session.add(BotRow(name=name, token_hash=hash_token(token), created_at=datetime.now(UTC)))
             elif bot.token_hash is not None and not rotate:
                 raise StoreError(f"bot {name!r} is already registered "
                                  f"(arena bot register {name} --rotate issues a new token)")
@@ -761,7 +761,7 @@ class Store:
             ids.update(found)
         missing = [n for n in unknown if n not in ids]
         if missing:
-            now = datetime.now(timezone.utc)
+            now = datetime.now(UTC)
             conn.execute(_SQL.insert_bots, [{"name": n, "token_hash": None, "created_at": now} for n in missing])
             for chunk in _chunks(missing):
                 ids.update(conn.execute(_SQL.bot_ids, {"keys": list(chunk)}).all())
@@ -778,7 +778,7 @@ class Store:
                 if session.get(TournamentRow, tournament_id) is None:
                     break
             session.add(TournamentRow(
-                id=tournament_id, created_at=datetime.now(timezone.utc), settings_json=_json(settings),
+                id=tournament_id, created_at=datetime.now(UTC), settings_json=_json(settings),
                 master_seed=master_seed, status=status,
             ))
         return tournament_id
@@ -916,7 +916,7 @@ class Store:
                 # settings in the organiser's database and has this server run its matches.
                 variants = {r.tournament_id: r.variant for r in fresh}
                 conn.execute(insert(TournamentRow.__table__), [
-                    {"id": t, "created_at": datetime.now(timezone.utc), "master_seed": 0, "status": "remote",
+                    {"id": t, "created_at": datetime.now(UTC), "master_seed": 0, "status": "remote",
                      "settings_json": _json({"organised_elsewhere": True, "game": {"variant": variants[t]}})}
                     for t in unknown])
             self._known_tournaments.update(known)

@@ -43,12 +43,13 @@ import statistics
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
-from arena.tournament.lineup import BotEntry, BotProcesses, LineupError, check_name, parse_bot_option
 from arena.records import FaultRecord, MatchRecord, MatchSpec
+from arena.tournament.lineup import BotEntry, BotProcesses, LineupError, check_name, parse_bot_option
 from engine import TRUMP, VARIANTS, GameConfig, new_game
 from engine.classic import NUM_CARDS, hand_sizes
 from engine.extreme import DEFAULT_ROUNDS, MAX_RANK

@@ -12,19 +12,20 @@ import os
 import shlex
 import shutil
 import signal
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any
 
 from rich.console import Console
-from rich.table import Column
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.table import Column
 
-from arena.tournament.lineup import BotStartError, LineupError, parse_bot_option, sample_lineup
 from arena.records import MatchRecord
 from arena.referee.match import MAX_SECONDS
-from arena.tournament.schedule import DEAL_FORMATS, ScheduleError, new_master_seed, round_games
+from arena.tournament.lineup import BotStartError, LineupError, parse_bot_option, sample_lineup
 from arena.tournament.runner import LocalArena, RemoteArena, RunSummary, TournamentSettings, play_games
+from arena.tournament.schedule import DEAL_FORMATS, ScheduleError, new_master_seed, round_games
 from engine import ConfigError, GameConfig
 
 DEFAULTS = TournamentSettings()
@@ -35,25 +36,25 @@ class TournamentRequest:
     """The command line as given; ``None`` means "not given"."""
 
     db: str
-    variant: Optional[str] = None
-    rounds: Optional[int] = None
-    players: Optional[int] = None
-    games: Optional[int] = None
-    seed: Optional[int] = None
-    move_time: Optional[float] = None
-    time_bank: Optional[float] = None
-    max_faults: Optional[int] = None
-    concurrency: Optional[int] = None
-    deals: Optional[str] = None
-    bidding: Optional[str] = None
-    plus_minus_one: Optional[bool] = None
-    length: Optional[str] = None
-    destroyer_penalty: Optional[int] = None
+    variant: str | None = None
+    rounds: int | None = None
+    players: int | None = None
+    games: int | None = None
+    seed: int | None = None
+    move_time: float | None = None
+    time_bank: float | None = None
+    max_faults: int | None = None
+    concurrency: int | None = None
+    deals: str | None = None
+    bidding: str | None = None
+    plus_minus_one: bool | None = None
+    length: str | None = None
+    destroyer_penalty: int | None = None
     bots: list[str] = field(default_factory=list)
     no_samples: bool = False
-    server: Optional[str] = None
-    admin_token: Optional[str] = None
-    resume: Optional[str] = None
+    server: str | None = None
+    admin_token: str | None = None
+    resume: str | None = None
 
     def given_game_options(self) -> list[str]:
         skip = {"db", "admin_token", "resume", "no_samples", "bots"}
@@ -357,7 +358,7 @@ def lock_held(log_dir: Path) -> bool | None:
     except ImportError:
         return None
     try:
-        handle = open(log_dir / ".lock", "r")
+        handle = open(log_dir / ".lock")
     except OSError:
         return None
     with handle:

@@ -18,9 +18,9 @@ import shutil
 import signal
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 import sample_bots
 from arena.wire.proto_gen import INSTALLED_PROTO
@@ -226,7 +226,7 @@ class BotProcesses:
         for proc in processes.values():
             try:
                 await asyncio.wait_for(proc.wait(), timeout)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 try:
                     proc.kill()
                 except ProcessLookupError:

@@ -17,14 +17,15 @@ import json
 import secrets
 import time
 from collections import defaultdict
+from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Protocol
+from typing import Any, Protocol
 
 import grpc
 
-from arena.tournament.lineup import BotEntry, BotProcesses, BotStartError
 from arena.records import MatchRecord, MatchSpec
+from arena.tournament.lineup import BotEntry, BotProcesses, BotStartError
 from arena.tournament.schedule import ScheduledGame, make_schedule
 from engine import GameConfig
 
@@ -75,7 +76,7 @@ class TournamentSettings:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "TournamentSettings":
+    def from_dict(cls, data: dict[str, Any]) -> TournamentSettings:
         known = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in data.items() if k in known})
 
@@ -216,7 +217,7 @@ class LocalArena:
         self.notice = notice
         self.dropped: list[str] = []
 
-    async def __aenter__(self) -> "LocalArena":
+    async def __aenter__(self) -> LocalArena:
         from arena.referee.server import tune_gc
 
         tune_gc()  # this process is the referee for the whole run
@@ -258,7 +259,7 @@ class LocalArena:
             if not dead:
                 try:
                     return waiting.result()
-                except (TimeoutError, asyncio.TimeoutError) as exc:
+                except TimeoutError as exc:
                     late = [n for n in names if n not in self.server.registry.by_name]
                     if not late or not set(late) <= self.optional:
                         raise BotStartError(late[0] if late else "", f"{exc} (bot output is in {self.log_dir})",
@@ -313,7 +314,7 @@ class RemoteArena:
         reply = await self.stub.RunMatch(request, metadata=self.metadata)
         return MatchRecord.from_json(json.loads(reply.record_json))
 
-    async def __aenter__(self) -> "RemoteArena":
+    async def __aenter__(self) -> RemoteArena:
         return self
 
     async def __aexit__(self, *exc: object) -> None:

@@ -37,7 +37,6 @@ import secrets
 from collections import Counter
 from dataclasses import dataclass
 
-
 DEAL_FORMATS = ("duplicate", "independent")
 
 

@@ -19,7 +19,8 @@ raises :class:`engine.IllegalAction`. That split is the fault table of
 from __future__ import annotations
 
 import re
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import orjson
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 import argparse
 import json
 import random
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import grpc
 

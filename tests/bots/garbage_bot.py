@@ -9,6 +9,7 @@ import os
 import random
 
 from _common import honest, parse_args, play
+
 from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
 
 

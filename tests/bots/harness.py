@@ -13,8 +13,9 @@ import os
 import subprocess
 import sys
 import threading
+from collections.abc import Coroutine
 from pathlib import Path
-from typing import Any, Coroutine
+from typing import Any
 
 from arena.records import MatchRecord, MatchSpec
 from arena.referee.server import ArenaServer
@@ -46,7 +47,7 @@ class ArenaThread:
         """Run a coroutine on the server's loop and wait for its result."""
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
 
-    def submit(self, coro: Coroutine[Any, Any, Any]) -> "Any":
+    def submit(self, coro: Coroutine[Any, Any, Any]) -> Any:
         """Start a coroutine on the server's loop; returns a concurrent.futures.Future."""
         return asyncio.run_coroutine_threadsafe(coro, self.loop)
 

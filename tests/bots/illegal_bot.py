@@ -7,6 +7,7 @@ import asyncio
 import random
 
 from _common import honest, parse_args, play
+
 from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
 
 ALL_CARDS = [f"{suit}{rank}" for suit in "bgry" for rank in range(1, 14)] + [f"{c}{i}" for c in "WJ" for i in (1, 2, 3, 4)]

@@ -12,7 +12,6 @@ import asyncio
 import random
 
 import grpc
-
 from _common import Report, hello, honest_answer, open_stream, parse_args
 
 

@@ -3,7 +3,6 @@
 import asyncio
 
 import grpc
-
 from _common import Report, hello, open_stream, parse_args
 
 

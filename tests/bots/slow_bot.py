@@ -9,8 +9,8 @@ import asyncio
 import random
 
 import grpc
-
 from _common import Report, hello, honest_answer, open_stream, parse_args
+
 from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
 
 

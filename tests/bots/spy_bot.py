@@ -17,10 +17,8 @@ import time
 from typing import Any
 
 import grpc
+from _common import hello, honest_answer, open_stream, parse_args
 from google.protobuf.json_format import MessageToDict
-
-from _common import honest_answer, hello, open_stream, parse_args
-from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
 
 
 def as_dict(message: Any) -> dict[str, Any]:
