@@ -14,10 +14,12 @@ Create a game, step it, observe it, read the result::
     >>> replay(game.config, game.actions).snapshot() == game.snapshot()
     True
 
-Every game object (``ClassicGame``, ``ExtremeGame``) offers the same interface:
+Every game, whatever its variant, satisfies the protocol :class:`engine.game.Game`
+(``ClassicGame`` and ``ExtremeGame`` declare it as their base class):
 
-``config``                     the validated :class:`GameConfig`
+``config``, ``players``        the validated :class:`GameConfig`, the number of seats
 ``is_over``                    True once the last round is scored
+``actions``                    every applied ``[seat, action_json]``, for :func:`replay`
 ``to_act()``                   seats that must decide now (empty when over)
 ``decision(seat)``             a :class:`Decision`: kind, legal options, fallback
 ``legal_actions(seat)``        the legal options (``()`` for a prediction)
@@ -27,16 +29,20 @@ Every game object (``ClassicGame``, ``ExtremeGame``) offers the same interface:
                                (``seat=None``: what a spectator may know)
 ``events_for(seat, start)``    ``(events, next_start)``: the events that seat may see
                                from position ``start`` of the event log
-``actions``                    every applied ``(seat, action_json)``, for :func:`replay`
 ``result()``                   the :class:`GameResult` (only once the game is over)
 ``snapshot()``                 the full state (hidden parts too), for equality checks
+
+The modules: ``core`` (config, decisions, actions, results, errors), ``game`` (the
+protocol), ``events`` (the event log), ``masks`` (card sets as bit masks),
+``classic_cards`` and ``extreme_cards`` (each variant's cards), ``classic`` and
+``extreme`` (the rules), ``describe`` (events in words, for people).
 
 The observation and event fields are documented in ``docs/engine.md``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from engine.classic import ClassicGame
@@ -61,8 +67,7 @@ from engine.core import (
     places_from_totals,
 )
 from engine.extreme import ExtremeGame
-
-Game = ClassicGame | ExtremeGame
+from engine.game import Game
 
 __all__ = [
     "BID", "PLAY", "TRUMP", "PREDICT", "PAY", "DECISION_KINDS", "VARIANTS",
@@ -78,8 +83,9 @@ def new_game(config: GameConfig) -> Game:
     return ClassicGame(config) if config.variant == "classic" else ExtremeGame(config)
 
 
-def replay(config: GameConfig, actions: Iterable[tuple[int, Any]]) -> Game:
-    """Re-apply a logged action sequence; the result equals the original game state."""
+def replay(config: GameConfig, actions: Iterable[Sequence[Any]]) -> Game:
+    """Re-apply a logged action sequence, ``[seat, action]`` pairs as in ``game.actions``;
+    the result equals the original game state."""
     game = new_game(config)
     for seat, action in actions:
         game.apply(seat, action)

@@ -20,8 +20,11 @@ The rules are ``docs/rules.md`` section 1; the observation and event fields are 
 
 Representation, chosen for speed (random playouts are the engine's hot path;
 ``arena/bench/engine.py`` measures them): a card is an ``int`` 0..59 and a hand an ``int``
-bit mask (see :mod:`engine.classic_cards`); the event log holds tuples that are
-turned into dicts only when someone asks (:meth:`ClassicGame.events_for`).
+bit mask (see :mod:`engine.classic_cards`); the event log (:mod:`engine.events`) holds
+tuples that are turned into dicts only when someone asks (:meth:`ClassicGame.events_for`).
+The rules a playout needs are plain functions on those ints: :func:`legal_plays`,
+:func:`trick_winner`, :func:`score`; the game calls them, and so does the bare
+playout of ``arena/bench/engine.py``.
 """
 
 from __future__ import annotations
@@ -43,7 +46,6 @@ from engine.classic_cards import (
     SUITS,
     WIZARD,
     codes_of,
-    mask_of,
     parse_card,
     suit_name,
 )
@@ -51,6 +53,7 @@ from engine.core import (
     BID,
     PLAY,
     TRUMP,
+    Action,
     Decision,
     EngineError,
     GameConfig,
@@ -59,6 +62,9 @@ from engine.core import (
     SeatRound,
     places_from_totals,
 )
+from engine.events import PUBLIC, Event, EventLog, check_viewer
+from engine.game import Game
+from engine.masks import mask_of, pick
 
 OVER = "over"  # the phase after the last round; the other phases are the decision kinds
 
@@ -68,9 +74,6 @@ AMIGO_HAND_SIZES: dict[int, tuple[int, ...]] = {
     5: (2, 4, 5, 6, 7, 8, 9, 10, 11, 12),
     6: (1, 2, 3, 4, 5, 6, 7, 8, 9, 10),
 }
-
-_PUBLIC = -1  # the viewer of an event everybody may see
-
 
 class _Nobody:
     """The "no seat" sentinel: equal to no seat, and still itself after copy or pickle."""
@@ -89,7 +92,6 @@ class _Nobody:
 
 
 _NOBODY = _Nobody()
-_FREE = WIZARD  # the `_lead` value of a trick a Wizard opened: no lead suit, anything goes
 _BID_OPTIONS: tuple[tuple[int, ...], ...] = tuple(tuple(range(h + 1)) for h in range(NUM_CARDS + 1))
 _BIT: tuple[int, ...] = tuple(1 << c for c in range(NUM_CARDS))
 _ALONE: tuple[tuple[int], ...] = tuple((s,) for s in range(6))  # to_act for one seat, without allocating
@@ -131,9 +133,9 @@ def _strengths(trump: int, lead: int) -> tuple[int, ...]:
     return tuple(strength(c) for c in range(NUM_CARDS))
 
 
-# _STRENGTHS[trump + 1][lead + 1], for trump NO_SUIT or 0..3 and lead NO_SUIT, 0..3 or _FREE.
+# _STRENGTHS[trump + 1][lead + 1], for trump and lead NO_SUIT or 0..3.
 _STRENGTHS: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
-    tuple(_strengths(trump, lead) for lead in range(NO_SUIT, _FREE + 1)) for trump in range(NO_SUIT, 4)
+    tuple(_strengths(trump, lead) for lead in range(NO_SUIT, 4)) for trump in range(NO_SUIT, 4)
 )
 
 
@@ -176,24 +178,25 @@ def trick_winner(cards: Sequence[int], trump: int) -> int:
     return keys.index(max(keys))
 
 
-def legal_plays(hand: int, lead: int) -> int:
-    """The mask of the cards in ``hand`` that may be played to a trick with lead suit ``lead``.
+def legal_plays(hand: int, lead_cards: int) -> int:
+    """The mask of the cards in ``hand`` that may be played to a trick. ``lead_cards`` is
+    the mask of the lead suit, ``SUIT_MASKS[suit]``, or 0 while the trick has no lead
+    suit. Holding the lead suit you must play it, a Wizard or a Jester; otherwise anything.
 
-    ``lead`` is a suit number 0..3, or anything else for "no lead suit (yet)".
-    Holding the lead suit you must play it, a Wizard or a Jester; otherwise anything.
-
-    >>> from engine.classic_cards import mask_of, codes_of, INDEX as I
+    >>> from engine.classic_cards import codes_of, INDEX as I
     >>> hand = mask_of([I["b2"], I["r5"], I["W1"], I["J3"]])
-    >>> codes_of(legal_plays(hand, 2))              # red led: red, Wizard, Jester
+    >>> codes_of(legal_plays(hand, SUIT_MASKS[2]))  # red led: red, Wizard, Jester
     ('r5', 'W1', 'J3')
-    >>> codes_of(legal_plays(hand, 1))              # void in green: anything
+    >>> codes_of(legal_plays(hand, SUIT_MASKS[1]))  # void in green: anything
+    ('b2', 'r5', 'W1', 'J3')
+    >>> codes_of(legal_plays(hand, 0))              # no lead suit (yet): anything
     ('b2', 'r5', 'W1', 'J3')
     """
-    follow = hand & SUIT_MASKS[lead] if 0 <= lead < 4 else 0
+    follow = hand & lead_cards
     return follow | (hand & SPECIAL_MASK) if follow else hand
 
 
-class ClassicGame:
+class ClassicGame(Game):
     """One game of classic Wizard, from the first deal to the final scores.
 
     ``decks`` (for tests and puzzles) stacks the deck of some rounds: it maps a
@@ -215,8 +218,6 @@ class ClassicGame:
         self._next_seat = _NEXT[config.players]
         self.hand_sizes: tuple[int, ...] = hand_sizes(config)
         self.actions: list[list[Any]] = []
-        # True once the last round is scored. A plain attribute (read-only by convention)
-        # rather than a property: every playout loop reads it once per decision.
         self.is_over: bool = False
         self._decks: dict[int, list[int]] = {r: _stacked_deck(codes) for r, codes in (decks or {}).items()}
         # One generator per game, seeded from a string (stable on every machine and
@@ -225,7 +226,7 @@ class ClassicGame:
         self._rng = random.Random(f"wizard-classic/{config.seed}")
 
         p = self.players
-        self._log: list[tuple] = []
+        self._log = EventLog()
         self._totals: list[int] = [0] * p
         self._history: list[tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]] = []  # bids, tricks, points
         self._round = 0  # 0-based index into hand_sizes
@@ -245,16 +246,19 @@ class ClassicGame:
         # The seat to play a card, _NOBODY outside the play phase (a sentinel no seat
         # argument can equal, so `seat == self._current` alone selects the hot path).
         self._current: int | _Nobody = _NOBODY
-        self._lead = NO_SUIT  # NO_SUIT until a numbered card or Wizard decides it; _FREE for "none"
+        # legal_plays() of the seat to play, worked out once as the turn passes to it:
+        # random_action() and apply() both need it.
+        self._legal = 0
+        self._lead = NO_SUIT  # the lead suit of the trick in progress (lead_suit()), NO_SUIT for none
         self._follow = 0  # the lead suit's mask, 0 when there is no lead suit
         self._trick: list[int] = []  # cards in play order, the first one played by _leader
         self._last_trick: tuple[int, tuple[int, ...], int] | None = None  # leader, cards, winner
-        self._round_log_start = 0  # where this round's events begin in _log
+        self._round_log_start = 0  # where this round's events begin in the log
         self._tricks_done = 0
         self._start_round()
 
     # ------------------------------------------------------------------
-    # The uniform interface
+    # The interface (engine.game.Game)
 
     def to_act(self) -> tuple[int, ...]:
         """The seats that must decide now: one seat, or with hidden/secret bidding every
@@ -267,36 +271,26 @@ class ClassicGame:
             raise self._nothing_to_decide(seat)
         return Decision(seat, self._phase, self.legal_actions(seat))
 
-    def legal_actions(self, seat: int) -> tuple:
+    def legal_actions(self, seat: int) -> tuple[Action, ...]:
         """The legal actions of ``seat`` in a fixed order: bids ascending, cards in card
         order, suits blue, green, red, yellow. ``()`` when the seat has nothing to decide."""
         phase = self._phase
         if phase == PLAY:
             if seat != self._current:
                 return ()
-            hand = self._hands[seat]
-            follow = hand & self._follow
-            return codes_of(follow | (hand & SPECIAL_MASK) if follow else hand)
+            return codes_of(self._legal)
         if seat not in self._to_act:
             return ()
         if phase == BID:
             return self._bid_options(seat)
         return SUITS  # the dealer's trump choice
 
-    def random_action(self, seat: int, rng: random.Random) -> Any:
+    def random_action(self, seat: int, rng: random.Random) -> Action:
         """A uniformly random legal action of ``seat`` (``IllegalAction`` if it has none)."""
         if seat == self._current:
-            # The hot path of every random playout: pick the k-th legal card straight
-            # from the bit mask (same order and distribution as legal_actions()).
-            legal = self._hands[seat]
-            follow = legal & self._follow
-            if follow:
-                legal = follow | (legal & SPECIAL_MASK)
-            k = int(rng.random() * legal.bit_count())
-            while k:
-                legal &= legal - 1  # drop the lowest card
-                k -= 1
-            return CODES[(legal & -legal).bit_length() - 1]
+            # The hot path of every random playout: a card straight from the bit mask
+            # (the same order and distribution as legal_actions()).
+            return CODES[pick(self._legal, rng)]
         options = self.legal_actions(seat)
         if not options:
             raise self._nothing_to_decide(seat)
@@ -313,27 +307,23 @@ class ClassicGame:
                 card = INDEX.get(action)  # None for anything that is not a card code
             except TypeError:  # unhashable, e.g. a list
                 card = None
-            hand = self._hands[seat]
-            follow = hand & self._follow
-            legal = follow | (hand & SPECIAL_MASK) if follow else hand
-            if card is None or not legal >> card & 1:
+            if card is None or not self._legal >> card & 1:
                 raise self._illegal(seat, action)
-            self._hands[seat] = hand ^ _BIT[card]
+            self._hands[seat] ^= _BIT[card]
             trick = self._trick
             trick.append(card)
-            self._log.append((_PUBLIC, "play", seat, card))
+            self._log.append((PUBLIC, "play", seat, card))
             self.actions.append([seat, action])
-            if self._lead == NO_SUIT:  # the first numbered card or Wizard decides the lead
-                suit = SUIT_OF[card]
-                if suit < 4:
-                    self._lead, self._follow = suit, SUIT_MASKS[suit]
-                elif suit == WIZARD:
-                    self._lead = _FREE
+            if not self._follow:  # no lead suit yet: this card may decide it
+                lead = lead_suit(trick)
+                if lead != NO_SUIT:
+                    self._lead, self._follow = lead, SUIT_MASKS[lead]
             if len(trick) == self.players:
                 self._end_trick()
             else:
                 self._current = nxt = self._next_seat[seat]
                 self._to_act = _ALONE[nxt]
+                self._legal = legal_plays(self._hands[nxt], self._follow)
             return
         phase = self._phase
         if seat not in self._to_act or phase == PLAY or phase == OVER:
@@ -351,7 +341,7 @@ class ClassicGame:
     def observe(self, seat: int | None) -> dict[str, Any]:
         """What ``seat`` may know now (``None``: a spectator), as a JSON-serialisable dict.
         Every field is described in ``docs/engine.md``."""
-        self._check_viewer(seat)
+        check_viewer(seat, self.players)
         phase = self._phase
         bids = list(self._bids) if self._bids_public else [
             b if s == seat else None for s, b in enumerate(self._bids)
@@ -393,13 +383,8 @@ class ClassicGame:
     def events_for(self, seat: int | None, start: int = 0) -> tuple[list[dict[str, Any]], int]:
         """The events ``seat`` may see from log position ``start`` on (public ones and its
         own private ones; ``None``: public only), and the position to ask from next time."""
-        self._check_viewer(seat)
-        log = self._log
-        if isinstance(start, bool) or not isinstance(start, int) or not 0 <= start <= len(log):
-            raise ValueError(f"start must be a log position 0..{len(log)} (got {start!r})")
-        viewer = _PUBLIC if seat is None else seat
-        events = [_event_dict(e, self.players) for e in log[start:] if e[0] == _PUBLIC or e[0] == viewer]
-        return events, len(log)
+        check_viewer(seat, self.players)
+        return self._log.visible_to(seat, start, self._event_dict)
 
     def result(self) -> GameResult:
         """The final result; :class:`EngineError` while the game is still running."""
@@ -439,7 +424,7 @@ class ClassicGame:
             "last_trick": self._last_trick and list(self._last_trick),
             "totals": list(self._totals),
             "history": [[list(x) for x in h] for h in self._history],
-            "log": [list(e) for e in self._log],
+            "log": self._log.snapshot(),
             "actions": [list(a) for a in self.actions],
         }
 
@@ -470,13 +455,13 @@ class ClassicGame:
 
         log = self._log
         self._round_log_start = len(log)
-        log.append((_PUBLIC, "round_start", r + 1, dealer, h))
+        log.append((PUBLIC, "round_start", r + 1, dealer, h))
         for seat in range(p):
             log.append((seat, "hand", hands[seat]))
         turned = self._trump_card = deck[dealt].bit_length() - 1 if dealt < NUM_CARDS else -1
         suit = SUIT_OF[turned] if turned >= 0 else JESTER  # nothing turned: as a Jester, no trump
         self._trump = suit if suit < 4 else NO_SUIT
-        log.append((_PUBLIC, "trump", turned, self._trump))
+        log.append((PUBLIC, "trump", turned, self._trump))
         if suit == WIZARD:
             self._phase, self._to_act = TRUMP, (dealer,)
         else:
@@ -509,49 +494,49 @@ class ClassicGame:
 
     def _choose_trump(self, seat: int, suit: str) -> None:
         self._trump = SUITS.index(suit)
-        self._log.append((_PUBLIC, "trump_chosen", seat, self._trump))
+        self._log.append((PUBLIC, "trump_chosen", seat, self._trump))
         self._start_bidding()
 
     def _bid(self, seat: int, bid: int) -> None:
         self._bids[seat] = bid
         p = self.players
         if self.config.bidding == "open":
-            self._log.append((_PUBLIC, "bid", seat, bid))
+            self._log.append((PUBLIC, "bid", seat, bid))
             done = self._bids.count(None) == 0
             self._to_act = () if done else ((seat + 1) % p,)
         else:
-            self._log.append((_PUBLIC, "bid_made", seat))
+            self._log.append((PUBLIC, "bid_made", seat))
             self._log.append((seat, "bid", seat, bid))
             self._to_act = tuple(s for s in self._to_act if s != seat)
             done = not self._to_act
             if done and self.config.bidding == "hidden":
                 self._bids_public = True
-                self._log.append((_PUBLIC, "bids_revealed", tuple(self._bids)))
+                self._log.append((PUBLIC, "bids_revealed", tuple(self._bids)))
         if done:
             self._phase = PLAY
             self._current = self._leader
+            self._legal = legal_plays(self._hands[self._leader], 0)
             self._to_act = _ALONE[self._leader]
 
     def _end_trick(self) -> None:
         trick = tuple(self._trick)
-        # The lead suit is already known (_lead), so the winner is one table away.
-        strengths = _STRENGTHS[self._trump + 1][self._lead + 1]
-        keys = list(map(strengths.__getitem__, trick))
         leader = self._leader
-        winner = self._leader = self._current = (leader + keys.index(max(keys))) % self.players
+        winner = self._leader = self._current = (leader + trick_winner(trick, self._trump)) % self.players
         self._tricks[winner] += 1
-        self._log.append((_PUBLIC, "trick", winner, leader, trick, self._lead))
+        self._log.append((PUBLIC, "trick", winner, leader, trick, self._lead))
         self._last_trick = (leader, trick, winner)
         self._trick = []
         self._lead = NO_SUIT
         self._follow = 0
         self._to_act = _ALONE[winner]
+        self._legal = legal_plays(self._hands[winner], 0)
         self._tricks_done += 1
         if self._tricks_done == self._hand_size:
             self._end_round()
 
     def _end_round(self) -> None:
-        bids = tuple(self._bids)
+        bids = tuple(b for b in self._bids if b is not None)
+        assert len(bids) == self.players  # every seat bids before the first card
         tricks = tuple(self._tricks)
         points = tuple(score(b, t) for b, t in zip(bids, tricks))
         for s, pts in enumerate(points):
@@ -559,13 +544,13 @@ class ClassicGame:
         self._history.append((bids, tricks, points))
         if not self._bids_public:  # secret bids come out at the round's scoring
             self._bids_public = True
-            self._log.append((_PUBLIC, "bids_revealed", bids))
-        self._log.append((_PUBLIC, "round_end", self._round + 1, bids, tricks, points, tuple(self._totals)))
+            self._log.append((PUBLIC, "bids_revealed", bids))
+        self._log.append((PUBLIC, "round_end", self._round + 1, bids, tricks, points, tuple(self._totals)))
         if self._round + 1 == len(self.hand_sizes):
             self._phase, self._to_act, self._current = OVER, (), _NOBODY
             self.is_over = True
             totals = tuple(self._totals)
-            self._log.append((_PUBLIC, "game_over", totals, places_from_totals(totals, higher_is_better=True)))
+            self._log.append((PUBLIC, "game_over", totals, places_from_totals(totals, higher_is_better=True)))
         else:
             self._round += 1
             self._start_round()
@@ -573,13 +558,37 @@ class ClassicGame:
     def _trick_json(self, leader: int, cards: Sequence[int]) -> list[dict[str, Any]]:
         return [{"seat": (leader + i) % self.players, "card": CODES[c]} for i, c in enumerate(cards)]
 
+    def _event_dict(self, event: Event) -> dict[str, Any]:
+        """The dict form of one logged event tuple ``(visible_to, type, *data)``."""
+        kind = event[1]
+        d = event[2:]
+        if kind == "play":
+            return {"type": "play", "seat": d[0], "card": CODES[d[1]]}
+        if kind == "trick":
+            winner, leader, cards, lead = d
+            return {"type": "trick", "winner": winner, "leader": leader, "cards": self._trick_json(leader, cards),
+                    "lead_suit": suit_name(lead)}
+        if kind in ("bid", "bid_made"):
+            return {"type": kind, "seat": d[0], **({"bid": d[1]} if kind == "bid" else {})}
+        if kind == "hand":
+            return {"type": "hand", "cards": list(codes_of(d[0]))}
+        if kind == "round_start":
+            return {"type": "round_start", "round": d[0], "dealer": d[1], "hand_size": d[2]}
+        if kind == "trump":
+            return {"type": "trump", "card": CODES[d[0]] if d[0] >= 0 else None, "suit": suit_name(d[1])}
+        if kind == "trump_chosen":
+            return {"type": "trump_chosen", "seat": d[0], "suit": SUITS[d[1]]}
+        if kind == "bids_revealed":
+            return {"type": "bids_revealed", "bids": list(d[0])}
+        if kind == "round_end":
+            return {"type": "round_end", "round": d[0], "bids": list(d[1]), "tricks": list(d[2]),
+                    "scores": list(d[3]), "totals": list(d[4])}
+        if kind == "game_over":
+            return {"type": "game_over", "totals": list(d[0]), "places": list(d[1])}
+        raise AssertionError(f"unknown event {kind!r}")
+
     # ------------------------------------------------------------------
     # Errors
-
-    def _check_viewer(self, seat: int | None) -> None:
-        if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int)
-                                 or not 0 <= seat < self.players):
-            raise ValueError(f"seat must be None or 0..{self.players - 1} (got {seat!r})")
 
     def _nothing_to_decide(self, seat: Any) -> IllegalAction:
         if self._phase == OVER:
@@ -618,34 +627,3 @@ def _stacked_deck(codes: Sequence[str]) -> list[int]:
         raise ValueError("a stacked deck lists a card twice")
     given = mask_of(cards)
     return [_BIT[c] for c in cards] + [_BIT[c] for c in range(NUM_CARDS) if not given >> c & 1]
-
-
-def _event_dict(event: tuple, players: int) -> dict[str, Any]:
-    """The dict form of one logged event tuple ``(viewer, type, *data)``."""
-    kind = event[1]
-    d = event[2:]
-    if kind == "play":
-        return {"type": "play", "seat": d[0], "card": CODES[d[1]]}
-    if kind == "trick":
-        winner, leader, cards, lead = d
-        return {"type": "trick", "winner": winner, "leader": leader,
-                "cards": [{"seat": (leader + i) % players, "card": CODES[c]} for i, c in enumerate(cards)],
-                "lead_suit": suit_name(lead)}
-    if kind in ("bid", "bid_made"):
-        return {"type": kind, "seat": d[0], **({"bid": d[1]} if kind == "bid" else {})}
-    if kind == "hand":
-        return {"type": "hand", "cards": list(codes_of(d[0]))}
-    if kind == "round_start":
-        return {"type": "round_start", "round": d[0], "dealer": d[1], "hand_size": d[2]}
-    if kind == "trump":
-        return {"type": "trump", "card": CODES[d[0]] if d[0] >= 0 else None, "suit": suit_name(d[1])}
-    if kind == "trump_chosen":
-        return {"type": "trump_chosen", "seat": d[0], "suit": SUITS[d[1]]}
-    if kind == "bids_revealed":
-        return {"type": "bids_revealed", "bids": list(d[0])}
-    if kind == "round_end":
-        return {"type": "round_end", "round": d[0], "bids": list(d[1]), "tricks": list(d[2]),
-                "scores": list(d[3]), "totals": list(d[4])}
-    if kind == "game_over":
-        return {"type": "game_over", "totals": list(d[0]), "places": list(d[1])}
-    raise AssertionError(f"unknown event {kind!r}")

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
-from typing import Any, Union
+from typing import Any
 
 VARIANTS = ("classic", "extreme")
 CLASSIC_PLAYERS = (3, 4, 5, 6)
@@ -199,7 +199,7 @@ class Prediction:
         return cls(destroyer=destroyer, tokens=clean, take_from=tuple(pairs))
 
 
-Action = Union[int, str, Prediction]
+Action = int | str | Prediction
 
 
 def action_to_json(action: Action) -> Any:

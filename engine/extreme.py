@@ -18,11 +18,12 @@ The rules are ``docs/rules.md`` section 2; the observation and event fields are 
     >>> len(game.result().totals)
     4
 
-Representation, chosen for speed: a card is an int 0..74, ``colour * 15 + rank - 1``
-with the colours in the order red, yellow, green, blue, purple; a hand is an int bit
-mask of its cards; token holdings are lists of seven counts in :data:`TOKEN_COLOURS`
-order. Names (``"r7"``, ``"blue"``) appear only at the edges: actions, observations,
-events.
+Representation, chosen for speed: a card is an ``int`` 0..74 and a hand an ``int`` bit
+mask (see :mod:`engine.extreme_cards`, which also holds the tokens); token holdings are
+lists of seven counts in ``TOKEN_COLOURS`` order; the event log (:mod:`engine.events`)
+holds tuples. Names (``"r7"``, ``"blue"``) appear only at the edges: actions,
+observations, events. The rules a playout needs are plain functions on those ints
+(:func:`legal_plays`, :func:`trick_winner`, :func:`round_penalties`), and the game calls them.
 """
 
 from __future__ import annotations
@@ -45,87 +46,62 @@ from engine.core import (
     action_to_json,
     places_from_totals,
 )
+from engine.events import PUBLIC, Event, EventLog, check_viewer
+from engine.extreme_cards import (
+    BLACK,
+    CODES,
+    COLOUR_MASKS,
+    COLOUR_OF,
+    COLOURS,
+    INDEX,
+    RED,
+    SUPPLY_START,
+    TOKEN_COLOURS,
+    TOKEN_INDEX,
+    TOKEN_PENALTY,
+    WHITE,
+    codes_of,
+    deck_for,
+)
+from engine.game import Game
+from engine.masks import pick
 
-# ---------------------------------------------------------------------------
-# Cards and tokens
-
-COLOURS = ("red", "yellow", "green", "blue", "purple")
-LETTERS = "rygbp"
-RED = 0
-RANKS = 15
 HAND_SIZE = 15  # every player gets 15 cards, so every round has 15 tricks
-
-CARD_CODES: tuple[str, ...] = tuple(f"{LETTERS[c]}{r}" for c in range(5) for r in range(1, RANKS + 1))
-CARD_INDEX: dict[str, int] = {code: i for i, code in enumerate(CARD_CODES)}
-CARD_COLOUR: tuple[int, ...] = tuple(i // RANKS for i in range(len(CARD_CODES)))
-# All cards of one colour, as a hand mask; a hand "has the colour" when hand & mask.
-COLOUR_MASK: tuple[int, ...] = tuple(((1 << RANKS) - 1) << (RANKS * c) for c in range(5))
-
-# Which ranks are in the deck depends on the number of players (45 / 60 / 75 cards).
-MAX_RANK = {3: 9, 4: 12, 5: 15}
 # Default length: one round per player, doubled for three players.
 DEFAULT_ROUNDS = {3: 6, 4: 4, 5: 5}
-
-TOKEN_COLOURS = COLOURS + ("white", "black")
-WHITE, BLACK = 5, 6
-TOKEN_INDEX = {name: i for i, name in enumerate(TOKEN_COLOURS)}
-SUPPLY_START = (5, 3, 3, 3, 3, 4, 6)  # 27 tokens
-TOKEN_PENALTY = (2, 2, 2, 2, 2, 4, 3)
 
 OVER = "over"
 DESTROYER_CHANCE = 0.2  # how often random_action takes a free destroyer
 
-# Event visibility: PUBLIC, or the one seat that may see a private event.
-PUBLIC = -1
 
+def legal_plays(hand: int, lead_cards: int) -> int:
+    """The mask of the cards in ``hand`` that may be played to a trick. ``lead_cards`` is
+    the mask of the lead colour, ``COLOUR_MASKS[colour]``, or 0 for the trick's first card.
+    You must follow the lead colour if you can; otherwise any card (red too).
 
-def deck_for(players: int) -> list[int]:
-    """The cards used with ``players`` players, in index order.
-
-    >>> [len(deck_for(p)) for p in (3, 4, 5)]
-    [45, 60, 75]
-    >>> CARD_CODES[max(deck_for(3))]
-    'p9'
+    >>> from engine.masks import mask_of
+    >>> hand = mask_of([INDEX["r3"], INDEX["b5"], INDEX["b9"]])
+    >>> codes_of(legal_plays(hand, COLOUR_MASKS[3])), codes_of(legal_plays(hand, COLOUR_MASKS[2]))
+    (('b5', 'b9'), ('r3', 'b5', 'b9'))
     """
-    top = MAX_RANK[players]
-    return [c * RANKS + r for c in range(5) for r in range(top)]
+    return hand & lead_cards or hand
 
 
-def mask_cards(mask: int) -> list[int]:
-    """The cards of a hand mask, lowest index first (= sorted by colour, then rank)."""
-    cards = []
-    while mask:
-        low = mask & -mask
-        cards.append(low.bit_length() - 1)
-        mask ^= low
-    return cards
-
-
-def mask_codes(mask: int) -> list[str]:
-    """The card codes of a hand mask, sorted.
-
-    >>> mask_codes((1 << 0) | (1 << 16))
-    ['r1', 'y2']
-    """
-    return [CARD_CODES[c] for c in mask_cards(mask)]
-
-
-def trick_winner(cards: list[tuple[int, int]]) -> int:
+def trick_winner(cards: list[tuple[int, int]] | tuple[tuple[int, int], ...]) -> int:
     """Index into ``cards`` (``(seat, card)`` in play order) of the winning card.
 
     The highest red wins if any red was played, else the highest card of the lead colour.
-    (The game applies the same rule card by card as a trick is played.)
 
-    >>> trick_winner([(0, CARD_INDEX["b3"]), (1, CARD_INDEX["b9"]), (2, CARD_INDEX["r1"])])
+    >>> trick_winner([(0, INDEX["b3"]), (1, INDEX["b9"]), (2, INDEX["r1"])])
     2
-    >>> trick_winner([(0, CARD_INDEX["b3"]), (1, CARD_INDEX["b9"]), (2, CARD_INDEX["g15"])])
+    >>> trick_winner([(0, INDEX["b3"]), (1, INDEX["b9"]), (2, INDEX["g15"])])
     1
     """
-    lead = CARD_COLOUR[cards[0][1]]
+    lead = COLOUR_OF[cards[0][1]]
     best = 0
     best_key = -1
     for i, (_, card) in enumerate(cards):
-        colour = CARD_COLOUR[card]
+        colour = COLOUR_OF[card]
         # Reds outrank everything; within one colour the card index orders by rank.
         if colour == RED:
             key = 1000 + card
@@ -175,19 +151,12 @@ def _tokens_json(counts: list[int]) -> dict[str, int]:
     return dict(zip(TOKEN_COLOURS, counts))
 
 
-def _pick_card(mask: int, rng: random.Random) -> int:
-    """A uniformly random card of a non-empty mask."""
-    for _ in range(int(rng.random() * mask.bit_count())):
-        mask &= mask - 1  # drop the lowest card
-    return (mask & -mask).bit_length() - 1
-
-
 # ---------------------------------------------------------------------------
 # The game
 
 
-class ExtremeGame:
-    """One game of Wizard Extreme; see :mod:`engine` for the interface it shares with classic.
+class ExtremeGame(Game):
+    """One game of Wizard Extreme; its interface is :class:`engine.game.Game`, as classic's is.
 
     The state is private; read it through :meth:`observe` (what a seat may know) or
     :meth:`snapshot` (everything).
@@ -200,15 +169,15 @@ class ExtremeGame:
         self.players: int = config.players
         self.rounds: int = config.rounds if config.rounds is not None else DEFAULT_ROUNDS[config.players]
         self.actions: list[list[Any]] = []
+        self.is_over: bool = False
         p = self.players
-        self._next = tuple((s + 1) % p for s in range(p))
+        self._next_seat = tuple((s + 1) % p for s in range(p))
         # Seeded from a string: the same deals on every machine and Python version.
         # Every round draws the same amount of randomness, so a round's deal depends on
         # the seed alone, never on what the players did.
         self._rng = random.Random(f"wizard-extreme/{config.seed}")
         self._deck = deck_for(p)
-        # Events are compact tuples (visible_to, type, *payload); dicts are built on request.
-        self._events: list[tuple] = []
+        self._log = EventLog()
         self._totals: list[int] = [0] * p
         self._history: list[tuple[SeatRound, ...]] = []
         self._round = 0  # 0-based index of the current round
@@ -222,7 +191,7 @@ class ExtremeGame:
         Such a game cannot be rebuilt by :func:`engine.replay` from its actions alone.
 
         >>> cfg = GameConfig(variant="extreme", players=3)
-        >>> codes = [CARD_CODES[c] for c in deck_for(3)]
+        >>> codes = [CODES[c] for c in deck_for(3)]
         >>> game = ExtremeGame.from_deal(cfg, [codes[0:15], codes[15:30], codes[30:45]], dealer=2)
         >>> game.observe(0)["hand"][:3], game.to_act()
         (['r1', 'r2', 'r3'], (0,))
@@ -231,7 +200,7 @@ class ExtremeGame:
         players = game.players
         if len(hands) != players or not 0 <= dealer < players:
             raise EngineError(f"from_deal needs {players} hands and a dealer seat 0..{players - 1}")
-        allowed = {CARD_CODES[c] for c in game._deck}
+        allowed = {CODES[c] for c in game._deck}
         seen: set[str] = set()
         masks = []
         for hand in hands:
@@ -239,8 +208,8 @@ class ExtremeGame:
             if len(hand) != HAND_SIZE or len(cards) != HAND_SIZE or cards - allowed or cards & seen:
                 raise EngineError("from_deal: every hand must be 15 distinct cards of this deck, no card twice")
             seen |= cards
-            masks.append(sum(1 << CARD_INDEX[c] for c in hand))
-        game._events.clear()
+            masks.append(sum(1 << INDEX[c] for c in hand))
+        game._log.clear()
         game._rng = random.Random(f"wizard-extreme/{config.seed}")  # redraw round 1 as if fresh
         game._start_round(dealer=dealer, hands=masks)
         return game
@@ -269,12 +238,13 @@ class ExtremeGame:
         self._destroyer: int | None = None
         self._predicted: list[bool] = [False] * p
         self._phase = PREDICT
-        self._current = self._next[dealer]
+        self._current = self._next_seat[dealer]
         self._leader = self._current
         self._lead: int | None = None  # lead colour of the trick in progress
-        self._best = -1  # the winning card of the trick in progress so far (+100 for a red)
-        self._winner = -1  # and who played it
         self._follow = 0  # the lead colour's card mask, 0 before the lead
+        # legal_plays() of the seat to play, worked out once as the turn passes to it:
+        # random_action() and apply() both need it.
+        self._legal = 0
         self._trick: list[tuple[int, int]] = []  # (seat, card) in play order
         self._last_trick: tuple[tuple[tuple[int, int], ...], int] | None = None  # cards, winner
         self._played: list[int] = []
@@ -282,15 +252,11 @@ class ExtremeGame:
         self._tricks_done = 0
         self._black_taken = 0
         self._pay_options: tuple[str, ...] = ()
-        self._log(PUBLIC, "round_start", self._round + 1, dealer)
+        self._log.append((PUBLIC, "round_start", self._round + 1, dealer))
         for seat in range(p):
-            self._log(seat, "hand", seat, tuple(mask_cards(hands[seat])))
+            self._log.append((seat, "hand", seat, hands[seat]))
 
-    # -- the uniform interface ------------------------------------------------
-
-    @property
-    def is_over(self) -> bool:
-        return self._phase == OVER
+    # -- the interface (engine.game.Game) -------------------------------------
 
     def to_act(self) -> tuple[int, ...]:
         """The seat that must decide now: Wizard Extreme has one at a time (empty when over)."""
@@ -304,16 +270,16 @@ class ExtremeGame:
             return Decision(seat, PREDICT, None)
         if self._phase == PAY:
             return Decision(seat, PAY, self._pay_options)
-        return Decision(seat, PLAY, self._legal_cards(seat))
+        return Decision(seat, PLAY, codes_of(self._legal))
 
-    def legal_actions(self, seat: int) -> tuple:
+    def legal_actions(self, seat: int) -> tuple[Action, ...]:
         """The legal options of ``seat`` in a fixed order: cards in card order, token colours
         as in the pay decision. ``()`` to predict, or when the seat has nothing to decide."""
         if self._phase == OVER or seat != self._current or self._phase == PREDICT:
             return ()
         if self._phase == PAY:
             return self._pay_options
-        return self._legal_cards(seat)
+        return codes_of(self._legal)
 
     def random_action(self, seat: int, rng: random.Random) -> Action:
         """A random legal action of ``seat``: uniform over cards or token colours.
@@ -324,8 +290,7 @@ class ExtremeGame:
         """
         phase = self._phase
         if phase == PLAY and seat == self._current:
-            hand = self._hands[seat]
-            return CARD_CODES[_pick_card(hand & self._follow or hand, rng)]
+            return CODES[pick(self._legal, rng)]
         if phase == PAY and seat == self._current:
             options = self._pay_options
             return options[int(rng.random() * len(options))]
@@ -355,7 +320,7 @@ class ExtremeGame:
         take_from = tuple(pairs) if rng.random() < 0.5 else ()
         return Prediction(tokens={COLOURS[c]: n for c, n in enumerate(counts) if n}, take_from=take_from)
 
-    def apply(self, seat: int, action: Action | Any) -> None:
+    def apply(self, seat: int, action: Any) -> None:
         """Play ``action`` for ``seat``. An illegal action raises :class:`IllegalAction`
         naming the decision kind and the legal options, and changes nothing."""
         if seat != self._current or self._phase == OVER:
@@ -406,9 +371,9 @@ class ExtremeGame:
         self._predicted[seat] = True
         if prediction.destroyer:
             self._destroyer = seat
-            self._log(PUBLIC, "destroyer", seat)
+            self._log.append((PUBLIC, "destroyer", seat))
         else:
-            self._log(PUBLIC, "prediction", seat, tuple(counts), tuple(exchanges))
+            self._log.append((PUBLIC, "prediction", seat, tuple(counts), tuple(exchanges)))
             mine, supply = self._tokens[seat], self._supply
             for c in range(5):
                 mine[c] += counts[c]
@@ -419,12 +384,13 @@ class ExtremeGame:
                 self._tokens[holder][colour] -= 1
                 self._tokens[holder][WHITE] += 1
                 supply[WHITE] -= 1
-                self._log(PUBLIC, "token_exchange", holder, seat, colour)
+                self._log.append((PUBLIC, "token_exchange", holder, seat, colour))
         if all(self._predicted):
             self._phase = PLAY
-            self._current = self._leader = self._next[self._dealer]
+            self._current = self._leader = leader = self._next_seat[self._dealer]
+            self._legal = legal_plays(self._hands[leader], 0)
         else:
-            self._current = self._next[seat]
+            self._current = self._next_seat[seat]
 
     def _plan_prediction(self, seat: int, p: Prediction) -> tuple[list[int], list[tuple[int, int]]]:
         """Check a prediction; return the token counts and the ``(colour, holder)`` exchanges.
@@ -475,7 +441,7 @@ class ExtremeGame:
             need = short[c] - named[c]
             holder = seat
             while need:
-                holder = self._next[holder]
+                holder = self._next_seat[holder]
                 if holder == seat:
                     raise illegal(self._cannot_have(seat, counts))
                 while need and available[holder][c]:
@@ -494,54 +460,40 @@ class ExtremeGame:
 
     # -- play ---------------------------------------------------------------------
 
-    def _legal_cards(self, seat: int) -> tuple[str, ...]:
-        hand = self._hands[seat]
-        return tuple(mask_codes(hand & self._follow or hand))
-
     def _play(self, seat: int, action: Any) -> None:
         # The hot path of every game (15 x players calls a round): kept flat.
         try:
-            card = CARD_INDEX.get(action)  # None for anything that is not a card code
+            card = INDEX.get(action)  # None for anything that is not a card code
         except TypeError:  # unhashable, e.g. a list
             card = None
-        hand = self._hands[seat]
-        if card is None or not (hand & self._follow or hand) >> card & 1:
-            options = self._legal_cards(seat)
-            held = card is not None and hand >> card & 1
+        if card is None or not self._legal >> card & 1:
+            options = codes_of(self._legal)
+            held = card is not None and self._hands[seat] >> card & 1
             why = "you must follow the lead colour" if held else "not a card in your hand"
             raise IllegalAction(f"cannot play {action!r}: {why}; legal: {', '.join(options)}",
                                 seat=seat, kind=PLAY, legal=options)
         self.actions.append([seat, action])
-        self._hands[seat] = hand ^ (1 << card)
-        self._events.append((PUBLIC, "play", seat, card))
+        self._hands[seat] ^= 1 << card
+        self._log.append((PUBLIC, "play", seat, card))
         self._played.append(card)
         trick = self._trick
         trick.append((seat, card))
-        # Track the winner as the cards fall: reds beat everything, then the lead colour;
-        # within one colour the card index orders by rank.
-        colour = CARD_COLOUR[card]
         if len(trick) == 1:
-            self._lead = colour
-            self._follow = COLOUR_MASK[colour]
-            self._best = card + 100 if colour == RED else card
-            self._winner = seat
-        elif colour == RED and card + 100 > self._best:
-            self._best = card + 100
-            self._winner = seat
-        elif colour == self._lead and card > self._best:
-            self._best = card
-            self._winner = seat
+            self._lead = colour = COLOUR_OF[card]
+            self._follow = COLOUR_MASKS[colour]
         if len(trick) < self.players:
-            self._current = self._next[seat]
+            self._current = nxt = self._next_seat[seat]
+            self._legal = legal_plays(self._hands[nxt], self._follow)
         else:
-            self._finish_trick()
+            self._end_trick()
 
-    def _finish_trick(self) -> None:
+    def _end_trick(self) -> None:
         cards = tuple(self._trick)
-        winner, lead, best = self._winner, self._lead, self._best
+        winner, card = cards[trick_winner(cards)]
+        lead = self._lead
         assert lead is not None
         destroyer_won = winner == self._destroyer
-        self._events.append((PUBLIC, "trick", winner, cards, lead, destroyer_won))
+        self._log.append((PUBLIC, "trick", winner, cards, lead, destroyer_won))
         self._last_trick = (cards, winner)
         self._tricks_won[winner] += 1
         self._tricks_done += 1
@@ -549,6 +501,7 @@ class ExtremeGame:
         self._lead = None
         self._follow = 0
         self._leader = self._current = winner
+        self._legal = legal_plays(self._hands[winner], 0)  # also after paying: the hand stays
         if destroyer_won:  # the cards are discarded, no token moves
             self._next_trick()
             return
@@ -558,7 +511,7 @@ class ExtremeGame:
             self._next_trick()
             return
         options = [TOKEN_COLOURS[lead]] if held[lead] else []
-        if lead != RED and best >= 100 and held[RED]:  # won with a red card on another lead
+        if lead != RED and COLOUR_OF[card] == RED and held[RED]:  # won with a red card on another lead
             options.append("red")
         if held[WHITE]:
             options.append("white")
@@ -578,9 +531,9 @@ class ExtremeGame:
             self._supply[BLACK] -= 1
             self._tokens[seat][BLACK] += 1
             self._black_taken += 1  # the destroyer never pays, so every black counts
-            self._log(PUBLIC, "black_taken", seat)
+            self._log.append((PUBLIC, "black_taken", seat))
         else:
-            self._log(PUBLIC, "black_exhausted", seat)
+            self._log.append((PUBLIC, "black_exhausted", seat))
 
     def _pay(self, seat: int, action: Any) -> None:
         if type(action) is not str or action not in self._pay_options:
@@ -594,7 +547,7 @@ class ExtremeGame:
     def _return_token(self, seat: int, colour: int) -> None:
         self._tokens[seat][colour] -= 1
         self._supply[colour] += 1
-        self._log(PUBLIC, "token_returned", seat, colour)
+        self._log.append((PUBLIC, "token_returned", seat, colour))
 
     def _next_trick(self) -> None:
         if self._tricks_done < HAND_SIZE:
@@ -614,16 +567,17 @@ class ExtremeGame:
         for seat, score in enumerate(penalties):
             self._totals[seat] += score
         dealer_next = next_dealer(penalties, self._dealer)
-        self._log(PUBLIC, "round_end", self._round + 1, tuple(penalties), tuple(self._totals), dealer_next)
+        self._log.append((PUBLIC, "round_end", self._round + 1, tuple(penalties), tuple(self._totals), dealer_next))
         if self._round + 1 < self.rounds:
             self._round += 1
             self._start_round(dealer=dealer_next, hands=None)
             return
         # The last round: the final holdings stay on view; nobody is to act any more.
         self._phase = OVER
+        self.is_over = True
         self._pay_options = ()
         totals = tuple(self._totals)
-        self._log(PUBLIC, "game_over", totals, places_from_totals(totals, higher_is_better=False))
+        self._log.append((PUBLIC, "game_over", totals, places_from_totals(totals, higher_is_better=False)))
 
     # -- observation and events ------------------------------------------------------
 
@@ -637,7 +591,7 @@ class ExtremeGame:
         >>> obs["phase"], obs["decision"], len(obs["hand"]), obs["can_take"]["red"]
         ('predict', 'predict', 15, 5)
         """
-        self._check_viewer(seat)
+        check_viewer(seat, self.players)
         phase = self._phase
         last = None
         if self._last_trick is not None:
@@ -648,8 +602,8 @@ class ExtremeGame:
             cards, winner = self._last_trick
             pay = {
                 "seat": winner,
-                "lead_suit": COLOURS[CARD_COLOUR[cards[0][1]]],
-                "winning_card": CARD_CODES[next(c for s, c in cards if s == winner)],
+                "lead_suit": COLOURS[COLOUR_OF[cards[0][1]]],
+                "winning_card": CODES[next(c for s, c in cards if s == winner)],
                 "options": list(self._pay_options),
             }
         return {
@@ -662,7 +616,7 @@ class ExtremeGame:
             "phase": phase,
             "to_act": list(self.to_act()),
             "decision": phase if seat is not None and phase != OVER and seat == self._current else None,
-            "hand": [] if seat is None else mask_codes(self._hands[seat]),
+            "hand": [] if seat is None else list(codes_of(self._hands[seat])),
             "hand_sizes": [h.bit_count() for h in self._hands],
             "trump": "red",
             "tricks_won": list(self._tricks_won),
@@ -670,7 +624,7 @@ class ExtremeGame:
             "lead_suit": None if self._lead is None else COLOURS[self._lead],
             "trick": _cards_json(self._trick),
             "last_trick": last,
-            "played": [CARD_CODES[c] for c in self._played],
+            "played": [CODES[c] for c in self._played],
             "scores": list(self._totals),
             "round_history": [
                 {
@@ -701,12 +655,8 @@ class ExtremeGame:
         >>> [e["type"] for e in events], position
         (['round_start'], 4)
         """
-        self._check_viewer(seat)
-        log = self._events
-        if isinstance(start, bool) or not isinstance(start, int) or not 0 <= start <= len(log):
-            raise ValueError(f"start must be a log position 0..{len(log)} (got {start!r})")
-        viewer = PUBLIC if seat is None else seat
-        return [_event_dict(e) for e in log[start:] if e[0] == PUBLIC or e[0] == viewer], len(log)
+        check_viewer(seat, self.players)
+        return self._log.visible_to(seat, start, _event_dict)
 
     def snapshot(self) -> dict[str, Any]:
         """The full state, hidden hands included; equal snapshots mean equal games."""
@@ -719,7 +669,7 @@ class ExtremeGame:
             "current": self._current,
             "leader": self._leader,
             "lead": self._lead,
-            "hands": [mask_codes(h) for h in self._hands],
+            "hands": [list(codes_of(h)) for h in self._hands],
             "tokens": [list(t) for t in self._tokens],
             "supply": list(self._supply),
             "destroyer": self._destroyer,
@@ -735,18 +685,10 @@ class ExtremeGame:
             "totals": list(self._totals),
             "history": [[[r.score, r.destroyer, dict(r.tokens or {})] for r in rnd] for rnd in self._history],
             "actions": [list(a) for a in self.actions],
-            "events": [{"visible_to": e[0], **_event_dict(e)} for e in self._events],
+            "log": self._log.snapshot(),
         }
 
     # -- helpers ------------------------------------------------------------------
-
-    def _log(self, visible_to: int, kind: str, *payload: Any) -> None:
-        self._events.append((visible_to, kind) + payload)
-
-    def _check_viewer(self, seat: int | None) -> None:
-        if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int)
-                                 or not 0 <= seat < self.players):
-            raise ValueError(f"seat must be None or 0..{self.players - 1} (got {seat!r})")
 
     def _nothing_to_decide(self, seat: int) -> IllegalAction:
         if self._phase == OVER:
@@ -757,15 +699,15 @@ class ExtremeGame:
 
 
 def _cards_json(cards: tuple[tuple[int, int], ...] | list[tuple[int, int]]) -> list[dict[str, Any]]:
-    return [{"seat": s, "card": CARD_CODES[c]} for s, c in cards]
+    return [{"seat": s, "card": CODES[c]} for s, c in cards]
 
 
-def _event_dict(event: tuple) -> dict[str, Any]:
+def _event_dict(event: Event) -> dict[str, Any]:
     """Turn a stored event tuple into the dict bots see (see ``docs/engine-extreme.md``)."""
     kind = event[1]
     p = event[2:]
     if kind == "play":
-        return {"type": "play", "seat": p[0], "card": CARD_CODES[p[1]]}
+        return {"type": "play", "seat": p[0], "card": CODES[p[1]]}
     if kind == "trick":
         cards = p[1]
         return {"type": "trick", "winner": p[0], "leader": cards[0][0], "cards": _cards_json(cards),
@@ -783,7 +725,7 @@ def _event_dict(event: tuple) -> dict[str, Any]:
     if kind == "round_start":
         return {"type": kind, "round": p[0], "dealer": p[1]}
     if kind == "hand":
-        return {"type": kind, "seat": p[0], "cards": [CARD_CODES[c] for c in p[1]]}
+        return {"type": kind, "seat": p[0], "cards": list(codes_of(p[1]))}
     if kind == "round_end":
         return {"type": kind, "round": p[0], "penalties": list(p[1]), "totals": list(p[2]), "dealer_next": p[3]}
     if kind == "game_over":

@@ -15,8 +15,9 @@ legal action, apply it. No observations and no event dicts are built, so this
 measures the engine's hot path (legality, state update, the event log).
 
 The machine is shared, so a figure alone says little. :func:`bench_bare` plays
-the same classic games in one plain function (int cards, no interface, no log,
-no checks): run both at the same moment and compare.
+random classic games in one plain function on the engine's own rule functions
+(:func:`engine.classic.legal_plays`, ``trick_winner``, ``score``, bit-mask hands) with
+no interface, no log and no checks: run both at the same moment and compare.
 """
 
 from __future__ import annotations
@@ -25,6 +26,9 @@ import random
 import time
 
 from engine import GameConfig, new_game
+from engine.classic import lead_suit, legal_plays, score, trick_winner
+from engine.classic_cards import JESTER, NO_SUIT, NUM_CARDS, SUIT_MASKS, SUIT_OF, WIZARD
+from engine.masks import mask_of, pick
 
 
 def bench_engine(variant: str = "classic", players: int = 4, games: int = 1000, seed: int = 0) -> dict:
@@ -51,10 +55,10 @@ def bench_engine(variant: str = "classic", players: int = 4, games: int = 1000, 
 def bench_bare(players: int = 4, games: int = 1000, seed: int = 0) -> dict:
     """The reference: random classic games played by one bare function, for comparison.
 
-    Same rules as the engine (deal, trump, bids, following suit, trick winner,
-    scoring) but nothing else: no decision interface, no legality checks on
-    input, no event log, no action list. Returns the same fields as
-    :func:`bench_engine` with ``variant`` ``"classic-bare"``.
+    The engine's own rule functions (following suit, the lead, the trick winner,
+    scoring) on int cards and bit-mask hands, but nothing else: no decision
+    interface, no legality checks on input, no event log, no action list. Returns
+    the same fields as :func:`bench_engine` with ``variant`` ``"classic-bare"``.
     """
     rng = random.Random(seed)
     decisions = 0
@@ -108,24 +112,20 @@ def _figures(variant: str, players: int, games: int, decisions: int, seconds: fl
     }
 
 
-# Cards 0..59 as in engine.classic_cards: suits 0..3 ranks 1..13, then Wizards (4), Jesters (5).
-_SUIT = [c // 13 for c in range(52)] + [4] * 4 + [5] * 4
-_RANK = [c % 13 + 1 for c in range(52)] + [0] * 8
-
-
 def _bare_game(players: int, deal_rng: random.Random, rng: random.Random) -> int:
-    """One random game; returns the number of decisions taken."""
+    """One random game on the engine's own rule functions (int cards, bit-mask hands),
+    with nothing around them; returns the number of decisions taken."""
     rnd = rng.random
     totals = [0] * players
     decisions = 0
-    for r in range(1, 60 // players + 1):
+    for r in range(1, NUM_CARDS // players + 1):
         dealer = (r - 1) % players
-        deck = list(range(60))
+        deck = list(range(NUM_CARDS))
         deal_rng.shuffle(deck)
-        hands = [deck[i * r:(i + 1) * r] for i in range(players)]
-        turned = deck[players * r] if players * r < 60 else 56  # nothing left: as a Jester
-        trump = _SUIT[turned]
-        if trump == 4:
+        hands = [mask_of(deck[i * r:(i + 1) * r]) for i in range(players)]
+        suit = SUIT_OF[deck[players * r]] if players * r < NUM_CARDS else JESTER  # nothing left: as a Jester
+        trump = suit if suit < 4 else NO_SUIT
+        if suit == WIZARD:
             trump = int(rnd() * 4)
             decisions += 1
         bids = [int(rnd() * (r + 1)) for _ in range(players)]
@@ -133,32 +133,22 @@ def _bare_game(players: int, deal_rng: random.Random, rng: random.Random) -> int
         won = [0] * players
         leader = (dealer + 1) % players
         for _ in range(r):
-            lead = -1  # -1: not yet set, 0..3: a suit, 4: a Wizard came first
-            cards = []
+            lead_cards = 0
+            cards: list[int] = []
             for k in range(players):
-                hand = hands[(leader + k) % players]
-                options = hand
-                if 0 <= lead < 4:
-                    follow = [c for c in hand if _SUIT[c] == lead]
-                    if follow:
-                        options = follow + [c for c in hand if _SUIT[c] >= 4]
-                card = options[int(rnd() * len(options))]
-                hand.remove(card)
+                seat = (leader + k) % players
+                card = pick(legal_plays(hands[seat], lead_cards), rng)
+                hands[seat] ^= 1 << card
                 cards.append(card)
-                if lead == -1 and _SUIT[card] != 5:
-                    lead = _SUIT[card]
-            best, best_key = 0, -1
-            for k, card in enumerate(cards):
-                suit = _SUIT[card]
-                key = 300 if suit == 4 else 200 + _RANK[card] if suit == trump else \
-                    100 + _RANK[card] if suit == lead else 0
-                if key > best_key:
-                    best, best_key = k, key
-            leader = (leader + best) % players
+                if not lead_cards:
+                    lead = lead_suit(cards)
+                    if lead != NO_SUIT:
+                        lead_cards = SUIT_MASKS[lead]
+            leader = (leader + trick_winner(cards, trump)) % players
             won[leader] += 1
             decisions += players
         for s in range(players):
-            totals[s] += 20 + 10 * won[s] if won[s] == bids[s] else -10 * abs(won[s] - bids[s])
+            totals[s] += score(bids[s], won[s])
     return decisions
 
 

@@ -20,15 +20,8 @@ import pytest
 
 from engine import replay
 from engine.core import ConfigError, EngineError, GameConfig, IllegalAction, Prediction, places_from_totals
-from engine.extreme import (
-    CARD_CODES,
-    CARD_INDEX,
-    ExtremeGame,
-    deck_for,
-    next_dealer,
-    round_penalties,
-    trick_winner,
-)
+from engine.extreme import ExtremeGame, next_dealer, round_penalties, trick_winner
+from engine.extreme_cards import CODES, INDEX, deck_for
 
 LETTER = {"red": "r", "yellow": "y", "green": "g", "blue": "b", "purple": "p"}
 COST = {"red": 2, "yellow": 2, "green": 2, "blue": 2, "purple": 2, "white": 4, "black": 3}
@@ -54,7 +47,7 @@ def game_a(dealer: int = 2, **options: Any) -> ExtremeGame:
 
 def game4(dealer: int = 0) -> ExtremeGame:
     """A four-player game with a plain deal (seat k gets deck cards 15k..15k+14)."""
-    codes = [CARD_CODES[c] for c in deck_for(4)]
+    codes = [CODES[c] for c in deck_for(4)]
     config = GameConfig(variant="extreme", players=4, rounds=1)
     return ExtremeGame.from_deal(config, [codes[15 * k:15 * k + 15] for k in range(4)], dealer=dealer)
 
@@ -93,7 +86,8 @@ def new_events(game: ExtremeGame, start: int) -> list[dict]:
     return game.events_for(None, start)[0]
 
 
-def assert_illegal(game: ExtremeGame, seat: int, action: Any, kind: str | None, match: str | None = None) -> IllegalAction:
+def assert_illegal(game: ExtremeGame, seat: int, action: Any, kind: str | None,
+                   match: str | None = None) -> IllegalAction:
     """The action is refused with the right kind and the state is unchanged."""
     before = game.snapshot()
     with pytest.raises(IllegalAction, match=match) as info:
@@ -137,9 +131,9 @@ def test_cards_used_and_fifteen_each(players: int, count: int, top: int) -> None
 
 
 def test_75_card_codes_five_colours() -> None:
-    assert len(CARD_CODES) == 75
-    assert CARD_CODES[0] == "r1" and CARD_CODES[14] == "r15" and CARD_CODES[-1] == "p15"
-    assert {c[0] for c in CARD_CODES} == set("rygbp")
+    assert len(CODES) == 75
+    assert CODES[0] == "r1" and CODES[14] == "r15" and CODES[-1] == "p15"
+    assert {c[0] for c in CODES} == set("rygbp")
 
 
 def test_deal_is_seeded_and_changes_between_rounds() -> None:
@@ -158,7 +152,7 @@ def test_deal_is_seeded_and_changes_between_rounds() -> None:
 def test_hand_is_sorted_and_spectator_has_none() -> None:
     game = ExtremeGame(GameConfig(variant="extreme", players=5, seed=2))
     hand = game.observe(3)["hand"]
-    assert hand == sorted(hand, key=CARD_INDEX.__getitem__)
+    assert hand == sorted(hand, key=INDEX.__getitem__)
     assert game.observe(None)["hand"] == []
 
 
@@ -495,7 +489,7 @@ def test_cards_not_in_hand_are_illegal() -> None:
 
 def test_trick_winner_rules() -> None:
     def winner(*codes: str) -> int:
-        return trick_winner([(i, CARD_INDEX[c]) for i, c in enumerate(codes)])
+        return trick_winner([(i, INDEX[c]) for i, c in enumerate(codes)])
 
     assert winner("b3", "b9", "b5") == 1            # highest lead colour
     assert winner("b3", "g15", "b5") == 2           # other colours never win

@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 
 from engine import replay
 from engine.core import GameConfig, IllegalAction, Prediction
-from engine.extreme import CARD_CODES, CARD_INDEX, SUPPLY_START, TOKEN_COLOURS, ExtremeGame, deck_for
+from engine.extreme import ExtremeGame
+from engine.extreme_cards import CODES, INDEX, SUPPLY_START, TOKEN_COLOURS, deck_for
 
 COST = {"red": 2, "yellow": 2, "green": 2, "blue": 2, "purple": 2, "white": 4, "black": 3}
 PLAYERS = st.sampled_from([3, 4, 5])
@@ -43,7 +44,7 @@ def play_out(game: ExtremeGame, rng: random.Random) -> None:
 def test_cards_and_tokens_are_conserved_at_every_step(players: int, seed: int, policy: int) -> None:
     game = new(players, seed, rounds=2)
     rng = random.Random(policy)
-    deck = {CARD_CODES[c] for c in deck_for(players)}
+    deck = {CODES[c] for c in deck_for(players)}
     while not game.is_over:
         public = game.observe(None)
         hands = [game.observe(s)["hand"] for s in range(players)]
@@ -188,7 +189,7 @@ def test_legal_options_are_accepted_and_others_rejected(players: int, seed: int,
     else:
         for option in decision.options:
             copy.deepcopy(game).apply(seat, option)
-        everything = list(CARD_CODES) + list(TOKEN_COLOURS) + [None, 3, "", "R1"]
+        everything = list(CODES) + list(TOKEN_COLOURS) + [None, 3, "", "R1"]
         for action in everything:
             if action in decision.options:
                 continue
@@ -218,6 +219,6 @@ def test_random_predictions_are_legal_and_deals_use_the_whole_deck(players: int,
         obs = game.observe(None)
         if obs["phase"] == "predict" and not any(obs["predicted"]):
             hands = [game.observe(s)["hand"] for s in range(players)]
-            assert sorted((c for h in hands for c in h), key=CARD_INDEX.__getitem__) == \
-                [CARD_CODES[c] for c in deck_for(players)]
+            assert sorted((c for h in hands for c in h), key=INDEX.__getitem__) == \
+                [CODES[c] for c in deck_for(players)]
         step(game, rng)  # raises IllegalAction if random_action proposed something illegal

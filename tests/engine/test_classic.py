@@ -14,7 +14,7 @@ import random
 import pytest
 
 from engine.classic import AMIGO_HAND_SIZES, ClassicGame, hand_sizes, legal_plays, score, trick_winner
-from engine.classic_cards import CODES, INDEX, NO_SUIT, SUITS, codes_of, mask_of
+from engine.classic_cards import CODES, INDEX, NO_SUIT, SUIT_MASKS, SUITS, codes_of
 from engine.core import (
     BID,
     PLAY,
@@ -26,6 +26,7 @@ from engine.core import (
     SeatRound,
     places_from_totals,
 )
+from engine.masks import mask_of
 
 # ---------------------------------------------------------------------------
 # Helpers
@@ -490,10 +491,10 @@ def test_wizard_led_frees_the_trick():
 
 def test_legal_plays_function():
     hand = mask_of([INDEX[c] for c in ("b2", "r5", "W1", "J3")])
-    assert codes_of(legal_plays(hand, 2)) == ("r5", "W1", "J3")
-    assert codes_of(legal_plays(hand, 0)) == ("b2", "W1", "J3")
-    assert codes_of(legal_plays(hand, 1)) == ("b2", "r5", "W1", "J3")
-    assert codes_of(legal_plays(hand, NO_SUIT)) == ("b2", "r5", "W1", "J3")
+    assert codes_of(legal_plays(hand, SUIT_MASKS[2])) == ("r5", "W1", "J3")
+    assert codes_of(legal_plays(hand, SUIT_MASKS[0])) == ("b2", "W1", "J3")
+    assert codes_of(legal_plays(hand, SUIT_MASKS[1])) == ("b2", "r5", "W1", "J3")
+    assert codes_of(legal_plays(hand, 0)) == ("b2", "r5", "W1", "J3")  # no lead suit
 
 
 # ---------------------------------------------------------------------------

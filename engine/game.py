@@ -1,0 +1,84 @@
+"""The interface every game offers, whatever its variant: :class:`Game`.
+
+The referee, the benchmarks and the tools drive a game through these members only,
+so a new variant is a new class that satisfies this protocol (as OpenSpiel's games
+each implement its ``State``). ``ClassicGame`` and ``ExtremeGame`` declare it as
+their base class, so mypy checks both against it; ``tests/engine/test_game.py``
+plays both through it.
+
+    >>> import random
+    >>> from engine import GameConfig, new_game
+    >>> game: Game = new_game(GameConfig(variant="extreme", players=3, seed=2, rounds=1))
+    >>> rng = random.Random(0)
+    >>> while not game.is_over:
+    ...     for seat in game.to_act():
+    ...         game.apply(seat, game.random_action(seat, rng))
+    >>> game.result().higher_is_better, len(game.actions) > 45
+    (False, True)
+
+A seat is an ``int`` ``0..players-1``, clockwise; ``None`` as a viewer is a spectator.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any, Protocol, runtime_checkable
+
+from engine.core import Action, Decision, GameConfig, GameResult
+
+
+@runtime_checkable
+class Game(Protocol):
+    """One game from the first deal to the final result; pure and deterministic.
+
+    The state changes only through :meth:`apply`; everything else reads it. The
+    attributes are read-only by convention: plain attributes rather than properties
+    because every playout loop reads ``is_over`` once per decision.
+    """
+
+    config: GameConfig
+    """The validated configuration (variant, table size, seed, options)."""
+    players: int
+    """The number of seats."""
+    is_over: bool
+    """True once the last round is scored: nobody is to act any more."""
+    actions: list[list[Any]]
+    """Every applied ``[seat, action_json]`` in order: :func:`engine.replay` rebuilds the game from it."""
+
+    def to_act(self) -> tuple[int, ...]:
+        """The seats that must decide now: one, or several for hidden bids; ``()`` when over."""
+        ...
+
+    def decision(self, seat: int) -> Decision:
+        """What ``seat`` must decide now; :class:`~engine.core.IllegalAction` (kind ``None``) if nothing."""
+        ...
+
+    def legal_actions(self, seat: int) -> tuple[Action, ...]:
+        """The legal options of ``seat`` in their fixed order; ``()`` when it has nothing to
+        decide, and for a prediction (whose possibilities the observation describes)."""
+        ...
+
+    def random_action(self, seat: int, rng: random.Random) -> Action:
+        """A random legal action of ``seat`` (uniform over the options; any legal prediction)."""
+        ...
+
+    def apply(self, seat: int, action: Any) -> None:
+        """Play ``action`` for ``seat``. An illegal one raises
+        :class:`~engine.core.IllegalAction` and changes nothing."""
+        ...
+
+    def observe(self, seat: int | None) -> dict[str, Any]:
+        """What ``seat`` may know now, as a JSON-serialisable dict; ``None``: a spectator."""
+        ...
+
+    def events_for(self, seat: int | None, start: int = 0) -> tuple[list[dict[str, Any]], int]:
+        """``(events, next_start)``: the events ``seat`` may see from log position ``start`` on."""
+        ...
+
+    def result(self) -> GameResult:
+        """The final result; :class:`~engine.core.EngineError` while the game is running."""
+        ...
+
+    def snapshot(self) -> dict[str, Any]:
+        """The full state, hidden parts included: equal snapshots mean equal games."""
+        ...
