@@ -75,7 +75,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import ipaddress
-import json
 import logging
 import os
 import random
@@ -89,10 +88,10 @@ from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
 import grpc
-import orjson
 
+from arena.wire import jsonc, protocol
 from arena.wire.pb.wizard_arena.v1 import arena_pb2, arena_pb2_grpc
-from engine.core import Prediction
+from engine import PREDICT, Prediction
 
 __all__ = [
     "Bot", "BotClient", "FaultInfo", "MatchInfo", "MatchResult", "Prediction",
@@ -102,7 +101,7 @@ __all__ = [
 
 log = logging.getLogger("arena.sdk")
 
-# The port `arena serve` listens on by default (arena/cli/app.py); an --arena without a
+# The port `arena serve` listens on by default (arena/cli/serve.py); an --arena without a
 # port means this one. Left to itself grpc would pick 443, where no arena listens.
 DEFAULT_PORT = 50051
 
@@ -148,15 +147,6 @@ _REFUSAL_HINTS = {
     grpc.StatusCode.UNAUTHENTICATED: " (check --token or ARENA_TOKEN: `arena bot register NAME` prints the token)",
     grpc.StatusCode.PERMISSION_DENIED: " (check --name or ARENA_BOT_NAME, or leave it out: the token names the bot)",
 }
-
-_KIND_NAMES = {
-    arena_pb2.BID: "bid",
-    arena_pb2.PLAY: "play",
-    arena_pb2.TRUMP: "trump",
-    arena_pb2.PREDICT: "predict",
-    arena_pb2.PAY: "pay",
-}
-
 
 # ---------------------------------------------------------------- the arena's address
 
@@ -346,7 +336,9 @@ class Bot:
 
 
 def ask(bot: Bot, kind: str, obs: dict[str, Any], options: list[Any] | None) -> Any:
-    """Call the bot's method for a decision kind ("bid", "play", "trump", "predict", "pay").
+    """Call the bot's method for a decision kind ("bid", "play", "trump", "predict", "pay")
+    and return its answer as the engine types an action: an int for a bid, a string for
+    a card or a colour, and for a prediction whatever ``predict`` returned.
 
     The one place that maps kinds to methods: the connection uses it, and so can code
     that plays bots in-process against the engine (see ``sample_bots/evaluate.py``).
@@ -356,7 +348,7 @@ def ask(bot: Bot, kind: str, obs: dict[str, Any], options: list[Any] | None) -> 
     if kind == "bid":
         return int(bot.bid(obs, options or []))
     if kind in ("play", "trump", "pay"):
-        return getattr(bot, kind)(obs, options or [])
+        return str(getattr(bot, kind)(obs, options or []))
     raise ValueError(f"unknown decision kind {kind!r}")
 
 
@@ -434,18 +426,6 @@ class _Outage:
 def _mix_seed(match_seed: int, user_seed: int | None) -> int:
     """The seat's rng seed: the arena's seed, mixed with ``--seed`` when one was given."""
     return match_seed if user_seed is None else (user_seed << 64) | match_seed
-
-
-def _prediction_message(answer: Any) -> arena_pb2.Prediction:
-    """Turn what ``predict`` returned into the wire message (``ValueError`` if malformed)."""
-    if answer is None:
-        return arena_pb2.Prediction()
-    pred = Prediction.from_json(answer)
-    return arena_pb2.Prediction(
-        destroyer=pred.destroyer,
-        tokens={colour: n for colour, n in pred.tokens.items() if n},
-        take_from=[arena_pb2.TakeFrom(colour=c, seat=s) for c, s in pred.take_from],
-    )
 
 
 def launcher_gone() -> bool:
@@ -554,7 +534,7 @@ class BotClient:
                 continue
             outage = self._outage
             new_outage = outage is None or end.welcomed
-            if new_outage:
+            if outage is None or end.welcomed:   # new_outage, spelt out for the type checker
                 # After a lost connection the outage starts now; before the first
                 # connection it started with this attempt.
                 outage = self._outage = _Outage(since=time.monotonic() if end.welcomed else attempt_began,
@@ -668,7 +648,7 @@ class BotClient:
 
     def _start_match(self, started: arena_pb2.MatchStarted) -> None:
         try:
-            options = json.loads(started.options_json) if started.options_json else {}
+            options = jsonc.loads(started.options_json) if started.options_json else {}
         except ValueError:
             options = {}
         info = MatchInfo(
@@ -698,7 +678,7 @@ class BotClient:
         if seat is None:
             return
         try:
-            result_data = json.loads(ended.result_json) if ended.result_json else {}
+            result_data = jsonc.loads(ended.result_json) if ended.result_json else {}
         except ValueError:
             result_data = {}
         result = MatchResult(
@@ -729,32 +709,31 @@ class BotClient:
             log.error("%s: %s raised:\n%s", self.name, hook, traceback.format_exc())
 
     def _answer(self, request: arena_pb2.DecisionRequest) -> arena_pb2.BotMessage:
-        """Ask the bot, falling back to the first option (or no prediction) if it fails."""
+        """Ask the bot, falling back to the first option (or no prediction) if it fails.
+
+        The wire layer converts both ways (``arena.wire.protocol``): the options arrive
+        as the engine types them (ints for bids), the bot's answer is checked against
+        them as it is, and only the answer message turns it back into text.
+        """
         seat = self._seat_for(request.match_id, request.seat)
         bot = seat.bot
         bot.rng, bot.match = seat.rng, seat.info
-        kind = _KIND_NAMES.get(request.kind, "")
-        options = list(request.options)
+        kind = protocol.kind_from_wire(request.kind)
         try:
-            obs = orjson.loads(request.observation_json)      # every decision: the fast parser
+            obs = protocol.observation_from_wire(request)
             if request.events_json and type(bot).on_events is not Bot.on_events:
-                bot.on_events([orjson.loads(e) for e in request.events_json])
-            if kind == "predict":
-                prediction = _prediction_message(bot.predict(obs))
-                return arena_pb2.BotMessage(action=arena_pb2.Action(
-                    request_id=request.request_id, prediction=prediction))
-            choices: list[Any] = [int(o) for o in options] if kind == "bid" else options
-            answer = str(ask(bot, kind, obs, choices))
-            if answer not in options:
-                raise ValueError(f"{kind} answer {answer!r} is not among the options {options}")
+                bot.on_events(protocol.events_from_wire(request))
+            options = protocol.options_from_wire(kind, request.options)
+            action = ask(bot, kind, obs, options)
+            if kind != PREDICT and action not in options:
+                raise ValueError(f"{kind} answer {action!r} is not among the options {options}")
+            return protocol.answer_message(request.request_id, kind, action)
         except Exception:  # the bot's bug: log it, answer something legal-looking
             log.error("%s: %s decision failed in match %s; sending the fallback:\n%s",
                       self.name, kind or request.kind, request.match_id, traceback.format_exc())
-            if kind == "predict" or not options:
-                return arena_pb2.BotMessage(action=arena_pb2.Action(
-                    request_id=request.request_id, prediction=arena_pb2.Prediction()))
-            answer = options[0]
-        return arena_pb2.BotMessage(action=arena_pb2.Action(request_id=request.request_id, option=answer))
+            if kind == PREDICT or not request.options:
+                return protocol.answer_message(request.request_id, PREDICT, None)
+            return protocol.answer_message(request.request_id, kind, request.options[0])
 
 
 # ---------------------------------------------------------------- the command line

@@ -9,7 +9,11 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from arena.bench.fuzz import FuzzReport, run_fuzz
+
+pytestmark = pytest.mark.slow   # 30 s of fuzzing; `pytest -m "not slow"` skips it
 
 SEED = 7
 SECONDS = 30.0

@@ -18,11 +18,11 @@ from typing import Any
 
 import grpc
 import pytest
-from bots.harness import ArenaThread, assert_played_honestly, honest_arena, read_report, seat_faults
+from bots.harness import ArenaThread, assert_played_honestly, read_report, seat_faults
 
 from arena.records import MatchSpec
-from arena.referee import server as arena_server
-from arena.store import Store
+from arena.referee import auth, connections, spectators
+from arena.results import Store
 from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
 from arena.wire.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
 
@@ -42,10 +42,8 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
 
 
 @pytest.fixture(scope="module")
-def arena(store: Store) -> Iterator[ArenaThread]:
-    arena = honest_arena(HONEST, store=store, move_time=0.2, time_bank=0.3, max_faults=3, grace=1.0)
-    yield arena
-    arena.close()
+def arena(store: Store, module_arena_server: Any) -> ArenaThread:   # the store outlives the arena
+    return module_arena_server(bots=HONEST, store=store, move_time=0.2, time_bank=0.3, max_faults=3, grace=1.0)
 
 
 @pytest.fixture()
@@ -135,7 +133,7 @@ def test_max_matches_is_capped_and_the_name_may_be_left_out(channel: grpc.Channe
     welcome = bot.next()
     assert welcome.WhichOneof("msg") == "welcome"
     assert welcome.welcome.bot_name == "greedy-slots"       # the token says who it is
-    assert welcome.welcome.max_matches == arena_server.MAX_MATCHES_PER_STREAM
+    assert welcome.welcome.max_matches == connections.MAX_MATCHES_PER_STREAM
     bot.close()
 
 
@@ -152,7 +150,7 @@ def test_a_rotated_or_removed_token_ends_live_streams(arena: ArenaThread, channe
     store.register_bot(name, rotate=True) if how == "rotate" else store.remove_bot(name)
     ended = bot.until("never", timeout=5)
     assert isinstance(ended, grpc.RpcError) and ended.code() == grpc.StatusCode.UNAUTHENTICATED
-    assert time.monotonic() - started < 2 * arena_server.TOKEN_CHECK_SECONDS + 1.0
+    assert time.monotonic() - started < 2 * auth.TOKEN_CHECK_SECONDS + 1.0
     assert name not in arena.arena.connected_bots()
 
 
@@ -258,7 +256,7 @@ def test_a_bot_never_plays_one_deal_twice_at_once(arena: ArenaThread) -> None:
 
 
 def test_spectators_are_capped_per_match(arena: ArenaThread, channel: grpc.Channel, monkeypatch) -> None:
-    monkeypatch.setattr(arena_server, "MAX_SPECTATORS_PER_MATCH", 2)
+    monkeypatch.setattr(spectators, "MAX_SPECTATORS_PER_MATCH", 2)
     arena.start_bot("slow_bot.py", "dawdle", "--slow", "50", "--sleep-ms", "100")
     match = arena.submit(arena.arena.run_match(MatchSpec(
         config={"variant": "classic", "players": 3, "seed": 36, "rounds": 2}, bots=["dawdle", *HONEST[:2]],
@@ -363,7 +361,7 @@ def test_two_streams_with_one_token_are_both_welcomed_and_either_plays(arena: Ar
 def test_every_refused_stream_is_logged_with_its_peer(channel: grpc.Channel, store: Store,
                                                       caplog: pytest.LogCaptureFixture) -> None:
     registered(store, "probe")
-    caplog.set_level("WARNING", logger="arena.referee.server")
+    caplog.set_level("WARNING", logger="arena.referee.auth")
     for token, hello in (("not-a-token", pb.Hello()), (registered(store, "probe"), pb.Hello(name="someone-else"))):
         refused = RawBot(channel, token, hello).next()
         assert isinstance(refused, grpc.RpcError)

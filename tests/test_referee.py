@@ -1,7 +1,7 @@
 """The referee against real misbehaving bots: every fault is recorded exactly, the match
 always finishes, and the honest bots' games are unaffected.
 
-One real server (127.0.0.1, port 0) for the module; three honest bot processes stay
+One real server (127.0.0.1, port 0) for the module (``module_arena_server``); three honest bot processes stay
 connected throughout; each test starts its own fault bot process. Games are short
 (classic, 2 rounds) and limits small (0.2 s per decision, grace 1 s).
 """
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import signal
 import time
-from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from bots.harness import ArenaThread, assert_played_honestly, read_report, seat_faults
@@ -36,13 +36,9 @@ def _report_until(report: Path, msg: str, timeout: float = 5.0) -> list[dict]:
 
 
 @pytest.fixture(scope="module")
-def arena() -> Iterator[ArenaThread]:
+def arena(module_arena_server: Any) -> ArenaThread:
     # Keepalive every 0.5 s (5 s in production) so a frozen bot is found within the test.
-    arena = ArenaThread(move_time=0.2, time_bank=0.3, max_faults=3, grace=1.0, keepalive_ms=500)
-    for i, name in enumerate(HONEST):
-        arena.start_bot("random_bot.py", name, "--seed", str(i), max_matches=4)
-    yield arena
-    arena.close()
+    return module_arena_server(bots=HONEST, move_time=0.2, time_bank=0.3, max_faults=3, grace=1.0, keepalive_ms=500)
 
 
 def test_honest_match_completes_and_replays(arena: ArenaThread) -> None:

@@ -1,4 +1,4 @@
-"""Engine <-> wire conversions (arena/wire/protocol.py): no server, no processes."""
+"""Engine <-> wire conversions (arena/wire/: protocol.py, calls.py, jsonc.py): no server, no processes."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from arena.wire import protocol
+from arena.wire import calls, jsonc, protocol
 from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
 from engine import Decision, GameConfig, Prediction, new_game
 
@@ -90,7 +90,7 @@ def test_a_decision_request_carries_everything() -> None:
     events, _ = game.events_for(seat, 0)
     message = protocol.decision_request(
         match_id="m1", seat=seat, request_id=42, decision=decision,
-        observation_json=protocol.dumps(game.observe(seat)), events_json=[protocol.dumps(e) for e in events],
+        observation=game.observe(seat), events=events,
         deadline_ms=1000, time_bank_ms=9500)
     request = pb.ArenaMessage.FromString(message.SerializeToString()).request
     assert (request.match_id, request.seat, request.request_id) == ("m1", seat, 42)
@@ -104,9 +104,62 @@ def test_a_decision_request_carries_everything() -> None:
 
 def test_dumps_is_compact_json() -> None:
     for value in [{"a": [1, 2.5, None, True, "é\n"]}, "x", 3, [], {}, {"nested": {"b": [{}]}}]:
-        encoded = protocol.dumps(value)
+        encoded = jsonc.dumps(value)
         assert json.loads(encoded) == value
         assert encoded == json.dumps(value, separators=(",", ":"), ensure_ascii=False)
-    assert protocol.dumps({1: "k"}) == '{"1":"k"}'      # as the standard library writes int keys
+    assert jsonc.dumps({1: "k"}) == '{"1":"k"}'      # as the standard library writes int keys
     with pytest.raises(TypeError):
-        protocol.dumps({"x": object()})
+        jsonc.dumps({"x": object()})
+
+
+def test_the_json_codec_handles_what_orjson_alone_does_not() -> None:
+    big = {"seed": 2**70, "name": "Zoë"}
+    # Integers beyond 64 bits: written as the standard library writes them (the store's
+    # rows always were), and read back exactly by loads.
+    assert jsonc.dumps(big) == json.dumps(big, separators=(",", ":"))
+    assert jsonc.loads(jsonc.dumps(big)) == big
+    assert jsonc.loads_fast(b'{"hand":["b7"]}') == {"hand": ["b7"]}
+
+
+# ---------------------------------------------------------------------- the bot's side
+
+
+@pytest.mark.parametrize("decision", [BID, PLAY, TRUMP, PAY])
+def test_options_come_back_as_the_engine_types_them(decision: Decision) -> None:
+    kind = protocol.kind_from_wire(protocol.KIND_TO_WIRE[decision.kind])
+    assert kind == decision.kind
+    assert protocol.options_from_wire(kind, protocol.wire_options(decision)) == list(decision.options or ())
+
+
+@pytest.mark.parametrize("variant, decision, action", [
+    ("classic", BID, 2), ("classic", BID, -1), ("classic", PLAY, "W1"), ("classic", TRUMP, "red"),
+    ("extreme", PAY, "white"), ("extreme", PREDICT, Prediction(destroyer=True)),
+    ("extreme", PREDICT, Prediction(tokens={"red": 2}, take_from=(("red", 1),))),
+])
+def test_an_answer_reaches_the_referee_as_the_bot_gave_it(variant: str, decision: Decision, action: object) -> None:
+    message = protocol.answer_message(9, decision.kind, action)
+    assert message.action.request_id == 9
+    assert protocol.parse_answer(message.action, decision, variant) == action
+
+
+def test_a_prediction_answer_may_be_json_or_nothing() -> None:
+    as_json = protocol.answer_message(1, "predict", {"tokens": {"blue": 1}}).action
+    assert protocol.parse_answer(as_json, PREDICT, "extreme") == Prediction(tokens={"blue": 1})
+    nothing = protocol.answer_message(1, "predict", None).action
+    assert protocol.parse_answer(nothing, PREDICT, "extreme") == Prediction()
+    with pytest.raises(ValueError):
+        protocol.answer_message(1, "predict", {"tokens": "lots"})
+
+
+# ---------------------------------------------------------------------- organiser calls
+
+
+def test_run_match_requests_round_trip() -> None:
+    spec = {"match_id": "m7", "config": {"variant": "extreme", "players": 3, "seed": 2**63 - 1},
+            "bots": ["a", "b", "c"], "bot_seeds": [1, 2, 3], "move_time": 0.25, "time_bank": 2.0,
+            "max_faults": 5, "tournament_id": "t1", "game_index": 0}
+    assert calls.run_match_fields(calls.run_match_request(**spec)) == spec
+    defaults = calls.run_match_fields(pb.RunMatchRequest(bots=["a"], game_index=-1))
+    assert defaults["config"] == {} and defaults["move_time"] is None and defaults["game_index"] is None
+    with pytest.raises(ValueError):
+        calls.run_match_fields(pb.RunMatchRequest(config_json="[1, 2]"))

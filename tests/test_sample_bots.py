@@ -99,25 +99,20 @@ def bot_command(name: str) -> list[str]:
     return [sys.executable, str(ROOT / "sample_bots" / f"{name}_bot.py")]
 
 
-async def play_matches(names: list[str], configs: list[dict[str, Any]]) -> list[MatchRecord]:
+def play_matches(arena_server: Any, names: list[str], configs: list[dict[str, Any]]) -> list[MatchRecord]:
     """Start an arena and one process per bot, play the matches, stop everything."""
-    from arena.referee.server import ArenaServer
-
-    server = ArenaServer()
-    port = await server.start(port=0)
+    arena = arena_server(local_bots={name: f"token-{name}" for name in names})
     procs: list[subprocess.Popen[str]] = []
     try:
         for name in names:
-            token = f"token-{name}"
-            server.add_local_bot(name, token)
             procs.append(subprocess.Popen(
-                bot_command(name) + ["--arena", f"127.0.0.1:{port}", "--token", token, "--name", name],
+                bot_command(name) + ["--arena", arena.address, "--token", f"token-{name}", "--name", name],
                 cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True))
-        await server.wait_connected(names, timeout=30)
+        arena.call(arena.arena.wait_connected(names, timeout=30))
         records = []
         for i, config in enumerate(configs):
             spec = MatchSpec(config=config, bots=names, bot_seeds=[100 * i + s for s in range(len(names))])
-            records.append(await asyncio.wait_for(server.run_match(spec), 60))
+            records.append(arena.call(arena.arena.run_match(spec), timeout=60))
         return records
     finally:
         for proc in procs:
@@ -127,10 +122,9 @@ async def play_matches(names: list[str], configs: list[dict[str, Any]]) -> list[
             stderr = proc.stderr.read() if proc.stderr else ""
             assert code == 0, f"{name} exited with {code} after SIGTERM:\n{stderr[-2000:]}"
             assert "Traceback" not in stderr and "decision failed" not in stderr, f"{name} logged errors:\n{stderr}"
-        await server.stop()
 
 
-def test_full_matches_between_all_sample_bots_as_processes() -> None:
+def test_full_matches_between_all_sample_bots_as_processes(arena_server: Any) -> None:
     """Every sample bot, the Node.js one included, in one 5-player match of each variant."""
     reason = node_available()
     if reason:
@@ -138,7 +132,7 @@ def test_full_matches_between_all_sample_bots_as_processes() -> None:
     names = ["node-heuristic", "random", "heuristic", "greedy", "cautious"]
     configs = [{"variant": "classic", "players": 5, "seed": 31},
                {"variant": "extreme", "players": 5, "seed": 32}]
-    records = asyncio.run(play_matches(names, configs))
+    records = play_matches(arena_server, names, configs)
     for record, config in zip(records, configs):
         assert record.status == "completed"
         assert record.variant == config["variant"]
@@ -149,7 +143,7 @@ def test_full_matches_between_all_sample_bots_as_processes() -> None:
         assert len(record.totals) == 5 and sorted(record.places)[0] == 1
 
 
-def test_node_bot_reconnects_into_its_seat() -> None:
+def test_node_bot_reconnects_into_its_seat(arena_server: Any) -> None:
     """The network under the Node.js bot drops mid-match; it reconnects within the grace
     period and the match completes with the bot still in its seat."""
     reason = node_available()
@@ -157,35 +151,29 @@ def test_node_bot_reconnects_into_its_seat() -> None:
         pytest.skip(f"Node.js bot not playable: {reason}")
     from test_sdk import DroppingProxy  # tests/ is on sys.path under pytest
 
-    from arena.referee.server import ArenaServer
+    names = ["node-heuristic", "random", "random2"]
+    arena = arena_server(grace=10.0, local_bots={name: f"token-{name}" for name in names})
 
-    async def go() -> tuple[MatchRecord, int, int]:
-        server = ArenaServer(grace=10.0)
-        port = await server.start(port=0)
-        proxy = DroppingProxy(port)
+    async def go() -> tuple[MatchRecord, int, bool]:
+        proxy = DroppingProxy(arena.port)
         proxy_port = await proxy.start()
-        names = ["node-heuristic", "random", "random2"]
-        procs = []
-        for name in names:
-            server.add_local_bot(name, f"token-{name}")
-        procs.append(subprocess.Popen(bot_command("node-heuristic") + [
+        procs = [subprocess.Popen(bot_command("node-heuristic") + [
             "--arena", f"127.0.0.1:{proxy_port}", "--token", "token-node-heuristic"],
-            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True))
+            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)]
         for name in names[1:]:
             procs.append(subprocess.Popen(bot_command("random") + [
-                "--arena", f"127.0.0.1:{port}", "--token", f"token-{name}", "--name", name],
+                "--arena", f"127.0.0.1:{arena.port}", "--token", f"token-{name}", "--name", name],
                 cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
         try:
-            await server.wait_connected(names, timeout=30)
+            await asyncio.wrap_future(arena.submit(arena.arena.wait_connected(names, timeout=30)))
             spec = MatchSpec(config={"variant": "extreme", "players": 3, "seed": 9, "rounds": 6}, bots=names)
-            record = await proxy.run_match_dropping_midway(server, spec)
+            record = await proxy.run_match_dropping_midway(arena, spec)
             return record, proxy.accepted, procs[0].poll() is None
         finally:
             for proc in procs:
                 proc.terminate()
             codes = [proc.wait(10) for proc in procs]
             await proxy.stop()
-            await server.stop()
             assert codes[0] == 0, procs[0].stderr.read() if procs[0].stderr else ""
 
     record, connections, still_running = asyncio.run(go())

@@ -5,7 +5,8 @@ Two layers:
 * a scripted fake arena (a real grpc.aio server on 127.0.0.1, in this process) pins
   the SDK's side of the conversation: Hello, request ids, option conversion, the
   fallback after a bot bug, reconnecting, refusing, clean exits;
-* the real ``ArenaServer`` with a bot *process* playing a whole match;
+* the real ``ArenaServer`` (the ``arena_server`` fixture) with bot *processes* playing
+  whole matches;
 * bot *processes* on the command line: the arena's address, retrying (one line on
   stderr, then success or giving up), and the exit codes (0 clean, 1 gave up, 2 refused
   or a bad command line).
@@ -350,6 +351,22 @@ def test_command_line_needs_a_token(monkeypatch: pytest.MonkeyPatch) -> None:
     assert (args.token, args.arena, args.max_matches, args.seed) == ("t", "h:1", 3, 5)
 
 
+# ---------------------------------------------------------------- what the SDK imports
+
+
+def test_the_sdk_imports_only_grpc_protobuf_and_the_wire() -> None:
+    """A bot author installs the arena for the SDK alone: importing it must not pull in
+    the store, the referee, the results or their libraries (lint-imports checks the
+    code; this checks what really gets loaded)."""
+    forbidden = ["sqlmodel", "sqlalchemy", "numpy", "rich", "typer", "arena.referee", "arena.store",
+                 "arena.results", "arena.records", "arena.tournament", "arena.cli"]
+    check = ("import sys, arena.sdk; "
+             f"print(sorted(m for m in sys.modules if any(m == f or m.startswith(f + '.') for f in {forbidden!r})))")
+    done = subprocess.run([sys.executable, "-c", check], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]", done.stdout
+
+
 # ---------------------------------------------------------------- the arena's address
 
 
@@ -368,7 +385,7 @@ def test_arena_addresses_get_the_default_port(given: str, target: str) -> None:
 
 
 def test_the_default_port_is_the_one_arena_serve_listens_on() -> None:
-    cli = pytest.importorskip("arena.cli.app")
+    cli = pytest.importorskip("arena.cli.serve")
     port_option = inspect.signature(cli.serve).parameters["port"].default
     assert getattr(port_option, "default", port_option) == sdk.DEFAULT_PORT == 50051
 
@@ -446,7 +463,7 @@ async def finish(proc: asyncio.subprocess.Process, timeout: float) -> tuple[int,
     except TimeoutError:
         proc.kill()
         _, err = await proc.communicate()
-        raise AssertionError(f"the bot did not exit within {timeout} s; stderr:\n{err.decode()}")
+        raise AssertionError(f"the bot did not exit within {timeout} s; stderr:\n{err.decode()}") from None
     assert proc.returncode is not None
     return proc.returncode, err.decode().splitlines()
 
@@ -513,23 +530,20 @@ def test_a_bot_without_an_arena_says_once_that_it_retries_then_gives_up() -> Non
     assert attempts >= 4   # 0.1, 0.2, 0.4, 0.8 s... apart: several attempts behind one line
 
 
-def test_the_retrying_bot_connects_when_the_arena_comes_and_exits_0_when_it_stops() -> None:
+def test_the_retrying_bot_connects_when_the_arena_comes_and_exits_0_when_it_stops(arena_server: Any) -> None:
     """The arena starts after the bot (one "retrying" line, then "connected ... after"),
     then stops cleanly as `arena serve` does on SIGTERM: the bot exits with 0."""
-    server_mod = pytest.importorskip("arena.referee.server")
 
     async def go() -> tuple[int, list[str]]:
         port = free_port()
         proc = await start_bot("--arena", f"127.0.0.1:{port}", "--token", "tok-late", "--retry-for", "20")
         await asyncio.sleep(1.0)   # the bot starts and fails a few times meanwhile
-        server = server_mod.ArenaServer()
-        server.add_local_bot("late", "tok-late")
         try:
-            await server.start(port=port)
+            arena = await asyncio.to_thread(arena_server, port=port, local_bots={"late": "tok-late"})
             try:
-                await server.wait_connected(["late"], 15)
+                await asyncio.to_thread(arena.call, arena.arena.wait_connected(["late"], 15))
             finally:
-                await server.stop()   # what `arena serve` does on SIGTERM
+                await asyncio.to_thread(arena.call, arena.arena.stop())   # what `arena serve` does on SIGTERM
         except BaseException:
             proc.kill()   # do not leave it retrying for 20 s
             await proc.wait()
@@ -543,20 +557,15 @@ def test_the_retrying_bot_connects_when_the_arena_comes_and_exits_0_when_it_stop
     assert "ended the session (it is stopping)" in lines[-1]
 
 
-def test_a_bad_token_ends_the_bot_process_with_2_without_retrying() -> None:
-    server_mod = pytest.importorskip("arena.referee.server")
+def test_a_bad_token_ends_the_bot_process_with_2_without_retrying(arena_server: Any) -> None:
+    arena = arena_server()
 
     async def go() -> tuple[int, list[str], float]:
-        server = server_mod.ArenaServer()
-        port = await server.start(port=0)
-        try:
-            began = time.monotonic()
-            # -v: every retry would be logged ("next attempt in ...").
-            proc = await start_bot("--arena", f"127.0.0.1:{port}", "--token", "not-a-token", "-v")
-            code, lines = await finish(proc, 15)
-            return code, lines, time.monotonic() - began
-        finally:
-            await server.stop()
+        began = time.monotonic()
+        # -v: every retry would be logged ("next attempt in ...").
+        proc = await start_bot("--arena", arena.address, "--token", "not-a-token", "-v")
+        code, lines = await finish(proc, 15)
+        return code, lines, time.monotonic() - began
 
     code, lines, took = asyncio.run(go())
     assert code == 2
@@ -598,34 +607,22 @@ def test_bot_process_exits_cleanly_on_sigterm() -> None:
 # ---------------------------------------------------------------- the real arena
 
 
-def test_sdk_bot_plays_a_full_match_on_the_real_arena() -> None:
+def test_sdk_bot_plays_a_full_match_on_the_real_arena(arena_server: Any) -> None:
     """Two SDK bot processes (one seated twice via max_matches) finish a match with no faults."""
-    server_mod = pytest.importorskip("arena.referee.server", reason="the referee server (arena/referee/server.py) is not there yet")
-    from arena.records import MatchSpec
-
-    async def go() -> Any:
-        server = server_mod.ArenaServer()
-        port = await server.start(port=0)
-        procs = []
-        try:
-            for name in ("random", "heuristic"):
-                token = f"tok-{name}"
-                server.add_local_bot(name, token)
-                procs.append(subprocess.Popen(
-                    [sys.executable, str(ROOT / "sample_bots" / f"{name}_bot.py"), "--arena",
-                     f"127.0.0.1:{port}", "--token", token, "--max-matches", "2"],
-                    stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"}))
-            spec = MatchSpec(config={"variant": "classic", "players": 4, "seed": 11, "rounds": 5},
-                             bots=["random", "heuristic", "random", "heuristic"], bot_seeds=[1, 2, 3, 4])
-            return await asyncio.wait_for(server.run_match(spec), 60)
-        finally:
-            for proc in procs:
-                proc.terminate()
-            for proc in procs:
-                proc.wait(10)
-            await server.stop()
-
-    record = asyncio.run(go())
+    names = ("random", "heuristic")
+    arena = arena_server(local_bots={name: f"tok-{name}" for name in names})
+    procs = [subprocess.Popen(
+        [sys.executable, str(ROOT / "sample_bots" / f"{name}_bot.py"), "--arena", arena.address,
+         "--token", f"tok-{name}", "--max-matches", "2"],
+        stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"}) for name in names]
+    try:
+        record = arena.run_match(["random", "heuristic", "random", "heuristic"], bot_seeds=[1, 2, 3, 4],
+                                 config={"variant": "classic", "players": 4, "seed": 11, "rounds": 5})
+    finally:
+        for proc in procs:
+            proc.terminate()
+        for proc in procs:
+            proc.wait(10)
     assert record.status == "completed"
     assert record.faults == []
     assert len(record.totals) == 4
@@ -673,10 +670,11 @@ class DroppingProxy:
         self.drop()
         self.server.close()
 
-    async def run_match_dropping_midway(self, server: Any, spec: Any) -> Any:
-        """Run ``spec`` on ``server`` and cut every proxied connection once the match is
-        well under way (20 actions in); return the finished match's record."""
-        match = asyncio.create_task(server.run_match(spec))
+    async def run_match_dropping_midway(self, arena: Any, spec: Any) -> Any:
+        """Run ``spec`` on ``arena`` (an ArenaThread) and cut every proxied connection once
+        the match is well under way (20 actions in); return the finished match's record."""
+        match = asyncio.wrap_future(arena.submit(arena.arena.run_match(spec)))
+        server = arena.arena
         while not server.running or len(next(iter(server.running.values())).game.actions) < 20:
             await asyncio.sleep(0.005)
         assert not match.done(), "the match ended before the drop; make it longer"
@@ -685,12 +683,13 @@ class DroppingProxy:
         return await asyncio.wait_for(match, 60)
 
 
-def test_sdk_bot_reconnects_into_its_seat_on_the_real_arena() -> None:
+def test_sdk_bot_reconnects_into_its_seat_on_the_real_arena(arena_server: Any) -> None:
     """The network drops mid-match; the bot reconnects within the grace period, gets its
     seat back and the match completes with the bot still playing (only the disconnect
     itself is recorded as a fault)."""
-    server_mod = pytest.importorskip("arena.referee.server", reason="the referee server (arena/referee/server.py) is not there yet")
     from arena.records import MatchSpec
+
+    arena = arena_server(grace=10.0, local_bots={"flaky": "tok-flaky"})
 
     class SlowRandom(sdk.Bot):
         name = "flaky"
@@ -700,17 +699,14 @@ def test_sdk_bot_reconnects_into_its_seat_on_the_real_arena() -> None:
             return self.rng.choice(options)
 
     async def go() -> tuple[Any, int, int, float]:
-        server = server_mod.ArenaServer(grace=10.0)
-        port = await server.start(port=0)
-        server.add_local_bot("flaky", "tok-flaky")
-        proxy = DroppingProxy(port)
+        proxy = DroppingProxy(arena.port)
         proxy_port = await proxy.start()
         client = sdk.BotClient(bot=SlowRandom, arena=f"127.0.0.1:{proxy_port}", token="tok-flaky", max_matches=4)
         bot_task = asyncio.create_task(client.run())
         try:
             spec = MatchSpec(config={"variant": "classic", "players": 3, "seed": 5, "rounds": 12},
                              bots=["flaky"] * 3)
-            record = await proxy.run_match_dropping_midway(server, spec)
+            record = await proxy.run_match_dropping_midway(arena, spec)
             for _ in range(200):  # MatchEnded may still be on its way to the bot
                 if not client.seats:
                     break
@@ -722,7 +718,6 @@ def test_sdk_bot_reconnects_into_its_seat_on_the_real_arena() -> None:
             client.stop()
             await asyncio.wait_for(bot_task, 10)
             await proxy.stop()
-            await server.stop()
 
     record, connections, open_seats, back_after = asyncio.run(go())
     assert record.status == "completed"

@@ -1,7 +1,8 @@
 """The gRPC surface of the arena, from real clients: auth, seats, privacy, health,
 reflection, spectating, listing, and the organiser calls.
 
-One real server on 127.0.0.1 (port 0) for the module, with three honest bot processes.
+One real server on 127.0.0.1 (port 0) for the module (``module_arena_server``), with
+three honest bot processes.
 The test's own clients are ordinary synchronous grpc clients on the test thread.
 """
 
@@ -16,12 +17,12 @@ from typing import Any
 
 import grpc
 import pytest
-from bots.harness import ADMIN_TOKEN, ArenaThread, assert_played_honestly, honest_arena, read_report, seat_faults
+from bots.harness import ADMIN_TOKEN, ArenaThread, assert_played_honestly, read_report, seat_faults
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from arena.records import MatchRecord, MatchSpec
-from arena.referee.server import ArenaServer, SeatingError
+from arena.referee.server import SeatingError
 from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
 from arena.wire.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
 from engine import GameConfig, replay
@@ -30,10 +31,8 @@ HONEST = ["honest0", "honest1", "honest2"]
 
 
 @pytest.fixture(scope="module")
-def arena() -> Iterator[ArenaThread]:
-    arena = honest_arena(HONEST, move_time=0.5, time_bank=1.0, max_faults=3, grace=1.0)
-    yield arena
-    arena.close()
+def arena(module_arena_server: Any) -> ArenaThread:
+    return module_arena_server(bots=HONEST, move_time=0.5, time_bank=1.0, max_faults=3, grace=1.0)
 
 
 @pytest.fixture()
@@ -251,9 +250,6 @@ def test_connected_bots(arena: ArenaThread) -> None:
     assert bots["honest2"].version == "test-1" and bots["honest2"].variants == []
 
 
-def test_a_taken_port_is_an_error(arena: ArenaThread) -> None:
-    async def second_server() -> None:
-        await ArenaServer().start("127.0.0.1", arena.port)
-
+def test_a_taken_port_is_an_error(arena: ArenaThread, arena_server: Any) -> None:
     with pytest.raises(OSError, match="cannot listen"):
-        arena.call(second_server())
+        arena_server(port=arena.port)

@@ -12,13 +12,14 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
 from bots.harness import ADMIN_TOKEN, ArenaThread, bot_command
 
 from arena.records import MatchRecord
-from arena.store import Store
+from arena.results import Store
 from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
 from arena.wire.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
 from engine import GameConfig, replay
@@ -44,12 +45,11 @@ def store(db: Path) -> Iterator[Store]:
 
 
 @pytest.fixture(scope="module")
-def arena(store: Store) -> Iterator[ArenaThread]:
-    arena = ArenaThread(store=store, move_time=0.5, time_bank=1.0, grace=1.0)
+def arena(store: Store, module_arena_server: Any) -> ArenaThread:
+    arena = module_arena_server(store=store, move_time=0.5, time_bank=1.0, grace=1.0)
     for i, name in enumerate(BOTS):   # registered bots, connecting with their stored tokens
         arena.start_bot("random_bot.py", name, "--seed", str(i), max_matches=2, token=store.register_bot(name))
-    yield arena
-    arena.close()
+    return arena
 
 
 def test_run_match_stores_the_record(arena: ArenaThread, store: Store) -> None:
@@ -111,10 +111,10 @@ def test_a_stored_match_can_be_spectated(arena: ArenaThread, store: Store) -> No
     assert events == json.loads(json.dumps(game.events_for(None, 0)[0]))
 
 
-def test_the_ladder_keeps_idle_bots_playing(tmp_path: Path) -> None:
+def test_the_ladder_keeps_idle_bots_playing(tmp_path: Path, arena_server: Any) -> None:
     store = Store(str(tmp_path / "ladder.db"))
-    arena = ArenaThread(store=store, move_time=0.5, time_bank=1.0,
-                        ladder={"variant": "classic", "players": 3, "rounds": 1, "interval": 0.1})
+    arena = arena_server(store=store, move_time=0.5, time_bank=1.0,
+                         ladder={"variant": "classic", "players": 3, "rounds": 1, "interval": 0.1})
     try:
         for name in BOTS:
             arena.start_bot("random_bot.py", name, wait=False, token=store.register_bot(name))
@@ -125,7 +125,7 @@ def test_the_ladder_keeps_idle_bots_playing(tmp_path: Path) -> None:
         assert len(matches) >= 3
         assert all(sorted(m.bots) == sorted(BOTS) and m.faults == 0 for m in matches)
     finally:
-        arena.close()
+        arena.close()   # before its store (the fixture's own close is then a no-op)
         store.close()
 
 

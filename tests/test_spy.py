@@ -39,12 +39,15 @@ import pytest
 from google.protobuf.json_format import MessageToDict
 
 from arena.records import MatchRecord
-from arena.store import Store
-from arena.tournament.runner import TournamentSettings
+from arena.results import Store
 from arena.tournament.schedule import derive_seed
+from arena.tournament.settings import TournamentSettings
 from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
 from arena.wire.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
 from engine import GameConfig, new_game
+
+# Whole tournaments and `arena serve` as processes: `pytest -m "not slow"` skips them.
+pytestmark = pytest.mark.slow
 
 PY = sys.executable
 BOTS = Path(__file__).resolve().parent / "bots"
@@ -262,7 +265,7 @@ def deal_from_generator(config: GameConfig, rng: random.Random) -> tuple[Any, ..
         game._round = 0
         game._start_round()
     else:
-        game._events.clear()
+        game._log.clear()
         game._start_round(dealer=0, hands=None)
     return first_deal(game)
 
@@ -591,7 +594,7 @@ def analyse_spies(title: str, settings: dict[str, Any], records: list[MatchRecor
     # (a) Every integer any spy saw (the author pools what his bots saw).
     numbers: set[int] = set()
     spy_first_hands = []
-    for spy, messages in streams.items():
+    for messages in streams.values():
         for message in messages:
             integers_in(message.full, numbers)
     per_match: dict[tuple[str, str], list[Received]] = {}

@@ -1031,7 +1031,7 @@ class Fuzzer:
 
     def register(self) -> dict[str, str]:
         """Tokens for every bot, registered in a fresh database (what `arena bot register` does)."""
-        from arena.store import Store
+        from arena.results import Store
 
         names = [f"fuzz-{i}" for i in range(self.settings.fuzz_bots)] + list(HONEST_BOTS)
         with Store(str(self.workdir / "arena.db")) as store:
@@ -1362,7 +1362,8 @@ class Fuzzer:
     # -- invariants 2 and 3: the stored matches
 
     def check_records(self) -> None:
-        from arena.store import Store, StoreError
+        from arena.results import Store
+        from arena.store import StoreError
 
         report = self.report
         with Store(str(self.workdir / "arena.db")) as store:

@@ -45,6 +45,7 @@ from typing import Any
 import grpc
 
 from arena.records import MatchSpec
+from arena.referee.auth import MAX_STREAMS_PER_BOT
 from arena.referee.server import ArenaServer, tune_gc
 from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
 from arena.wire.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
@@ -190,11 +191,13 @@ async def _bot_connection(channel: grpc.aio.Channel, name: str, token: str, seed
         await call.write(pb.BotMessage(action=action))
 
 
-async def _bots(address: str, name: str, token: str, connections: int, channels: int) -> None:
-    """``connections`` Play streams spread over ``channels`` channels (HTTP/2 connections)."""
+async def _bots(address: str, names: str, tokens: str, connections: int, channels: int) -> None:
+    """``connections`` Play streams spread over ``channels`` channels (HTTP/2 connections),
+    and over the comma-separated ``names`` (with their ``tokens``) in turn."""
+    logins = list(zip(names.split(","), tokens.split(",")))
     opened = [grpc.aio.insecure_channel(address, options=CLIENT_OPTIONS) for _ in range(channels)]
     try:
-        await asyncio.gather(*(_bot_connection(opened[i % channels], name, token, seed=i)
+        await asyncio.gather(*(_bot_connection(opened[i % channels], *logins[i % len(logins)], seed=i)
                                for i in range(connections)))
     finally:
         for channel in opened:
@@ -204,26 +207,39 @@ async def _bots(address: str, name: str, token: str, connections: int, channels:
 # ---------------------------------------------------------------------- (2) and (3)
 
 
+def _groups(connections: int) -> int:
+    """Names each seat's process plays under: the arena lets one bot hold at most
+    MAX_STREAMS_PER_BOT streams, so more connections are spread over more names."""
+    return -(-connections // MAX_STREAMS_PER_BOT)
+
+
+def _name(seat: int, group: int, groups: int) -> str:
+    return f"bench{seat}" if groups == 1 else f"bench{seat}.{group}"
+
+
 async def _arena_with_bots(connections: int, move_time: float,
                            channels: int = 1) -> tuple[ArenaServer, list[asyncio.subprocess.Process]]:
     arena = ArenaServer(move_time=move_time, time_bank=0.0 if move_time >= 1 else 10.0)
     port = await arena.start()
     processes = []
+    groups = _groups(connections)
     for i in range(4):
-        arena.add_local_bot(f"bench{i}", f"bench-token-{i}")
-        processes.append(await _spawn("--bots", f"127.0.0.1:{port}", "--name", f"bench{i}",
-                                      "--token", f"bench-token-{i}", "--connections", str(connections),
-                                      "--channels", str(channels)))
-    names = [f"bench{i}" for i in range(4)]
-    await arena.wait_connected(names, 60)
-    while any(info.connections < connections for info in arena.connected_bots().values()):
+        names = [_name(i, g, groups) for g in range(groups)]
+        for name in names:
+            arena.add_local_bot(name, f"token-{name}")
+        processes.append(await _spawn("--bots", f"127.0.0.1:{port}", "--name", ",".join(names),
+                                      "--token", ",".join(f"token-{n}" for n in names),
+                                      "--connections", str(connections), "--channels", str(channels)))
+    every = [_name(i, g, groups) for i in range(4) for g in range(groups)]
+    await arena.wait_connected(every, 60)
+    while sum(info.connections for info in arena.connected_bots().values()) < 4 * connections:
         await asyncio.sleep(0.05)
     return arena, processes
 
 
-def _spec(seed: int) -> MatchSpec:
+def _spec(seed: int, group: int = 0, groups: int = 1) -> MatchSpec:
     return MatchSpec(config={"variant": "classic", "players": 4, "seed": seed},
-                     bots=[f"bench{i}" for i in range(4)])
+                     bots=[_name(i, group, groups) for i in range(4)])
 
 
 async def sequential_games(games: int) -> dict[str, float]:
@@ -259,7 +275,9 @@ async def concurrent_matches(matches: int, channels: int | None = None,
     arena, processes = await _arena_with_bots(connections=matches, move_time=1.0, channels=channels or matches)
     try:
         started, cpu = time.perf_counter(), time.process_time()
-        records = await asyncio.gather(*(arena.run_match(_spec(seed=100 + i)) for i in range(matches)))
+        groups = _groups(matches)
+        records = await asyncio.gather(*(arena.run_match(_spec(100 + i, i % groups, groups))
+                                         for i in range(matches)))
         elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
         memory = rss_mb()
     finally:

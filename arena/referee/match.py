@@ -22,7 +22,7 @@ the last place. A disconnect is a fault too, but the seat's decisions wait up to
 Stale answers. An answer for a request that is no longer open (it timed out, was
 answered already, or its match is over) is ignored, whatever the delay: a timeout is
 counted once and a repeated answer changes nothing. The connection applies this rule
-(``arena/referee/server.py``, ``Connection.route``).
+(``arena/referee/connections.py``, ``Connection.route``).
 """
 
 from __future__ import annotations
@@ -36,31 +36,16 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from arena.records import FaultRecord, MatchRecord, MatchSpec, final_places, utcnow
-from arena.wire import protocol
+from arena.referee.limits import Limits
+from arena.wire import jsonc, protocol
 from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
 from engine import Action, Decision, GameConfig, IllegalAction, new_game
 
 log = logging.getLogger(__name__)
 
 
-# The longest limit accepted for a decision or a bank: a day is far beyond any use, and
-# keeps every limit a finite number of milliseconds on the wire (nan, inf and 1e20 broke
-# the referee before).
-MAX_SECONDS = 86_400.0
-
-
-@dataclass(frozen=True)
-class Limits:
-    """Time control and fault limits of one match (seconds)."""
-
-    move_time: float = 1.0
-    time_bank: float = 10.0
-    max_faults: int = 3
-    grace: float = 5.0
-
-
 class BotLink(Protocol):
-    """One bot connection, as the referee uses it. ``arena.referee.server.Connection`` implements it."""
+    """One bot connection, as the referee uses it. ``arena.referee.connections.Connection`` implements it."""
 
     name: str
     version: str
@@ -222,7 +207,7 @@ class Referee:
     def _end(self, reason: str) -> None:
         assert self.record is not None
         self.end_reason = reason
-        self._result_json = protocol.dumps(self.record.result)
+        self._result_json = jsonc.dumps(self.record.result)
         for s in self.seats:
             if s.link is not None:
                 s.link.send(self._match_ended(s))
@@ -332,11 +317,9 @@ class Referee:
 
     def _request_message(self, s: SeatState, decision: Decision, request_id: int) -> pb.ArenaMessage:
         events, s.event_cursor = self.game.events_for(s.seat, s.event_cursor)
-        dumps = protocol.dumps
         return protocol.decision_request(
             match_id=self.match_id, seat=s.seat, request_id=request_id, decision=decision,
-            observation_json=dumps(self.game.observe(s.seat)),
-            events_json=[dumps(event) for event in events],
+            observation=self.game.observe(s.seat), events=events,
             deadline_ms=int(self.limits.move_time * 1000), time_bank_ms=int(s.bank * 1000),
         )
 
@@ -446,7 +429,7 @@ class Referee:
         options = {k: v for k, v in self.config.to_dict().items() if k != "seed"}
         return protocol.match_started(
             match_id=self.match_id, variant=self.config.variant, seat=s.seat, bot_names=self.spec.bots,
-            options_json=protocol.dumps(options), seed=s.seed,
+            options=options, seed=s.seed,
             move_time_ms=int(self.limits.move_time * 1000), time_bank_ms=int(self.limits.time_bank * 1000),
         )
 
@@ -456,7 +439,7 @@ class Referee:
         """Public events (JSON) from position ``start`` of the public log, and the next
         position: what a spectator may see. Each event is encoded once for all."""
         new, self._public_cursor = self.game.events_for(None, self._public_cursor)
-        self._public_json.extend(protocol.dumps(event) for event in new)
+        self._public_json.extend(protocol.events_json(new))
         return self._public_json[start:], len(self._public_json)
 
     async def wait_for_change(self) -> None:

@@ -1,17 +1,35 @@
-"""Conversions between the engine and the wire (``proto/wizard_arena/v1/arena.proto``).
+"""The Play stream's messages (``proto/wizard_arena/v1/arena.proto``) and the engine's
+values: every conversion between them, in both directions, on both sides.
 
-The referee thinks in engine terms (a :class:`engine.Decision`, an action that is an
-``int``, a card code ``str`` or a :class:`engine.Prediction`); bots see protobuf
-messages whose options are always strings. This module is the only place that knows
-how one maps to the other, so the referee and the server stay free of wire details.
+The referee thinks in engine terms (a :class:`engine.Decision`; an action that is an
+``int`` bid, a card code or colour ``str``, or a :class:`engine.Prediction`); bots
+see protobuf messages whose options are always strings. This module is the only place
+that knows how one maps to the other: the referee uses the arena's side (a decision
+out, an answer in), the SDK the bot's side (a request in, an answer out), and a value
+keeps its engine type everywhere else. One classic bid, there and back:
 
-Answer checking happens in two steps. :func:`parse_answer` checks the *shape* of an
-answer against the variant's vocabulary and raises :class:`Malformed` when it names
-nothing the variant has: a bid must be a whole number written the canonical way
-(``"0"``, ``"3"``, ``"-1"``; never ``"03"``), a card one of the variant's card codes, a
-colour one of the variant's colour names, a prediction must come as a ``Prediction``
-and only for a ``PREDICT`` request. Whether a well-shaped answer is *legal* now (a card
-you hold, a bid in range, a colour on offer) is the engine's call: ``game.apply``
+>>> decision = Decision(seat=0, kind=BID, options=(0, 1, 2))
+>>> request = decision_request(match_id="m1", seat=0, request_id=7, decision=decision,
+...                            observation={"hand": ["b7"]}, events=[], deadline_ms=1000,
+...                            time_bank_ms=10_000).request
+>>> request.options, request.observation_json                         # the arena sends
+(['0', '1', '2'], '{"hand":["b7"]}')
+>>> kind = kind_from_wire(request.kind)                               # the SDK reads
+>>> kind, options_from_wire(kind, request.options)
+('bid', [0, 1, 2])
+>>> answer = answer_message(request.request_id, kind, 2)              # the SDK answers
+>>> answer.action.option
+'2'
+>>> parse_answer(answer.action, decision, "classic")                  # the referee reads
+2
+
+Reading an answer is parsing, not judging. :func:`parse_answer` turns the bot's text
+into the engine's action and raises :class:`Malformed` when it names nothing the
+variant has: a bid must be a whole number written the canonical way (``"0"``,
+``"3"``, ``"-1"``; never ``"03"``), a card one of the variant's card codes, a colour
+one of the variant's colour names, a prediction must come as a ``Prediction`` and only
+for a ``PREDICT`` request. Whether a well-shaped action is *legal* now (a card you
+hold, a bid in range, a colour on offer) is decided once, by the engine: ``game.apply``
 raises :class:`engine.IllegalAction`. That split is the fault table of
 ``docs/protocol.md``: malformed versus illegal.
 """
@@ -19,21 +37,23 @@ raises :class:`engine.IllegalAction`. That split is the fault table of
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-import orjson
-
+from arena.wire import jsonc
 from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
+from engine import BID, PAY, PLAY, PREDICT, TRUMP, Action, Decision, Prediction
 from engine.classic_cards import CODES as CLASSIC_CARDS
 from engine.classic_cards import SUITS as CLASSIC_SUITS
-from engine.core import BID, PAY, PLAY, PREDICT, TRUMP, Action, Decision, Prediction
-from engine.extreme import CARD_CODES as EXTREME_CARDS
-from engine.extreme import TOKEN_COLOURS as EXTREME_COLOURS
+from engine.extreme_cards import CODES as EXTREME_CARDS
+from engine.extreme_cards import TOKEN_COLOURS as EXTREME_COLOURS
 
 PROTOCOL_VERSION = 1
 
-KIND_TO_WIRE: dict[str, int] = {BID: pb.BID, PLAY: pb.PLAY, TRUMP: pb.TRUMP, PREDICT: pb.PREDICT, PAY: pb.PAY}
+# The decision kinds, engine name <-> wire enum: the one table of them.
+KIND_TO_WIRE: dict[str, pb.DecisionKind] = {
+    BID: pb.BID, PLAY: pb.PLAY, TRUMP: pb.TRUMP, PREDICT: pb.PREDICT, PAY: pb.PAY,
+}
 WIRE_TO_KIND: dict[int, str] = {wire: kind for kind, wire in KIND_TO_WIRE.items()}
 
 # A bid is written the canonical way: no sign on zero, no leading zeros, no "+", no
@@ -44,23 +64,29 @@ _BID = re.compile(r"0|-?[1-9][0-9]{0,2}")
 CARD_CODES: dict[str, frozenset[str]] = {"classic": frozenset(CLASSIC_CARDS), "extreme": frozenset(EXTREME_CARDS)}
 COLOUR_NAMES: dict[str, frozenset[str]] = {"classic": frozenset(CLASSIC_SUITS),
                                            "extreme": frozenset(EXTREME_COLOURS)}
+CARD_HELP = {"classic": "cards are b1..b13, g1..g13, r1..r13, y1..y13, W1..W4, J1..J4",
+             "extreme": "cards are r1..r15, y1..y15, g1..g15, b1..b15, p1..p15"}
+# More than there are tokens in the game (27): no legal prediction needs so many pairs.
+MAX_TAKE_FROM = 32
 
 
 class Malformed(ValueError):
     """An answer that is not even shaped like an answer to this request."""
 
 
-def dumps(value: Any) -> str:
-    """Compact JSON, as every JSON string on the wire is encoded (UTF-8, no spaces).
+def clip(text: str, limit: int = 40) -> str:
+    """``repr`` of a client's string, cut to ``limit`` characters: error messages never
+    echo a client's field back whole (a 100 KB name would overflow gRPC's metadata).
 
-    orjson, because the referee encodes an observation for every decision: a late-game
-    classic observation (2 KB) takes about 9 µs here against 60-90 µs with the standard
-    library's encoder, the largest single cost of a decision before.
-
-    >>> dumps({"hand": ["b7", "W1"], "bid": None, 3: True})
-    '{"hand":["b7","W1"],"bid":null,"3":true}'
+    >>> clip("x" * 100, 5)
+    "'xxxxx'… (100 characters)"
     """
-    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}… ({len(text)} characters)"
+
+
+# ------------------------------------------------------------------ options and answers
 
 
 def wire_options(decision: Decision) -> list[str]:
@@ -70,18 +96,54 @@ def wire_options(decision: Decision) -> list[str]:
     return [str(option) for option in decision.options]
 
 
+def kind_from_wire(kind: int) -> str:
+    """The engine's name of a wire decision kind; ``""`` for one this version does not know.
+
+    >>> kind_from_wire(pb.PLAY), kind_from_wire(99)
+    ('play', '')
+    """
+    return WIRE_TO_KIND.get(kind, "")
+
+
+def options_from_wire(kind: str, options: Sequence[str]) -> list[Action]:
+    """A request's options as the engine types them: ints for a bid, strings otherwise
+    (the inverse of :func:`wire_options`; ``ValueError`` for a bid that is no number).
+
+    >>> options_from_wire(BID, ["0", "1"]), options_from_wire(PLAY, ["b7"])
+    ([0, 1], ['b7'])
+    """
+    if kind == BID:
+        return [int(option) for option in options]
+    return list(options)
+
+
+def answer_message(request_id: int, kind: str, action: Action | Mapping[str, Any] | None) -> pb.BotMessage:
+    """The ``Action`` answering a request with an engine action (the bot's side).
+
+    A prediction may also be given as its JSON form or ``None`` (take nothing);
+    ``ValueError`` if it is not one.
+
+    >>> answer_message(3, PREDICT, {"tokens": {"red": 2}}).action.prediction.tokens["red"]
+    2
+    """
+    if kind == PREDICT:
+        prediction = Prediction() if action is None else Prediction.from_json(action)
+        return pb.BotMessage(action=pb.Action(request_id=request_id, prediction=prediction_to_wire(prediction)))
+    return pb.BotMessage(action=pb.Action(request_id=request_id, option=str(action)))
+
+
 def parse_answer(action: pb.Action, decision: Decision, variant: str) -> Action:
-    """The engine action an ``Action`` message stands for, or :class:`Malformed`.
+    """The engine action an ``Action`` message stands for, or :class:`Malformed` (the arena's side).
 
     The request id is not checked here (the connection routes answers by id).
 
     >>> play = Decision(seat=0, kind=PLAY, options=("b7", "W1"))
     >>> parse_answer(pb.Action(option="b7"), play, "classic")
     'b7'
-    >>> parse_answer(pb.Action(option="b14"), play, "classic")
+    >>> parse_answer(pb.Action(option="b14"), play, "classic")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    arena.wire.protocol.Malformed: 'b14' is not a card of classic (cards are b1..b13, g1..g13, r1..r13, y1..y13, W1..W4, J1..J4)
+    arena.wire.protocol.Malformed: 'b14' is not a card of classic (cards are b1..b13, g1..g13, ...)
     >>> parse_answer(pb.Action(option="01"), Decision(seat=0, kind=BID, options=(0, 1)), "classic")
     Traceback (most recent call last):
     ...
@@ -110,48 +172,25 @@ def parse_answer(action: pb.Action, decision: Decision, variant: str) -> Action:
     return option
 
 
-# More than there are tokens in the game (27): no legal prediction needs so many pairs.
-MAX_TAKE_FROM = 32
-
-CARD_HELP = {"classic": "cards are b1..b13, g1..g13, r1..r13, y1..y13, W1..W4, J1..J4",
-             "extreme": "cards are r1..r15, y1..y15, g1..g15, b1..b15, p1..p15"}
-
-
-def clip(text: str, limit: int = 40) -> str:
-    """``repr`` of a client's string, cut to ``limit`` characters: error messages never
-    echo a client's field back whole (a 100 KB name would overflow gRPC's metadata).
-
-    >>> clip("x" * 100, 5)
-    "'xxxxx'… (100 characters)"
-    """
-    if len(text) <= limit:
-        return repr(text)
-    return f"{text[:limit]!r}… ({len(text)} characters)"
-
-
 def prediction_from_wire(message: pb.Prediction, variant: str = "extreme") -> Prediction:
     """The engine :class:`Prediction` for a wire ``Prediction``; :class:`Malformed` if it cannot be one."""
-    data = {
-        "destroyer": message.destroyer,
-        "tokens": dict(message.tokens),
-        "take_from": [[pair.colour, pair.seat] for pair in message.take_from],
-    }
-    if len(data["take_from"]) > MAX_TAKE_FROM:
-        raise Malformed(f"a prediction lists at most {MAX_TAKE_FROM} take_from pairs "
-                        f"(got {len(data['take_from'])})")
+    tokens = dict(message.tokens)
+    take_from = [[pair.colour, pair.seat] for pair in message.take_from]
+    if len(take_from) > MAX_TAKE_FROM:
+        raise Malformed(f"a prediction lists at most {MAX_TAKE_FROM} take_from pairs (got {len(take_from)})")
     # A name that is no colour of the variant is a shape error, like "pink" for PAY; a
     # real colour the rules do not allow here is the engine's call (illegal).
-    for colour in [*data["tokens"], *(colour for colour, _ in data["take_from"])]:
+    for colour in [*tokens, *(colour for colour, _ in take_from)]:
         if colour not in COLOUR_NAMES[variant]:
             raise Malformed(f"a prediction names tokens by colour, such as \"red\" (got {clip(colour)})")
     try:
-        return Prediction.from_json(data)
+        return Prediction.from_json({"destroyer": message.destroyer, "tokens": tokens, "take_from": take_from})
     except ValueError as error:
         raise Malformed(str(error)[:200]) from None
 
 
 def prediction_to_wire(prediction: Prediction) -> pb.Prediction:
-    """The wire form of a :class:`Prediction` (used by test bots and documentation examples)."""
+    """The wire form of a :class:`Prediction` (tokens taken 0 times are left out)."""
     return pb.Prediction(
         destroyer=prediction.destroyer,
         tokens={colour: n for colour, n in prediction.tokens.items() if n},
@@ -159,35 +198,60 @@ def prediction_to_wire(prediction: Prediction) -> pb.Prediction:
     )
 
 
+# ------------------------------------------------------------------ observations and events
+
+
+def events_json(events: Sequence[Any]) -> list[str]:
+    """Engine events as the wire carries them: one compact JSON string each (to a seat
+    in ``DecisionRequest.events_json``, to spectators in ``SpectatorUpdate.events_json``)."""
+    dumps = jsonc.dumps
+    return [dumps(event) for event in events]
+
+
+def observation_from_wire(request: pb.DecisionRequest) -> dict[str, Any]:
+    """A request's observation as the engine wrote it (the bot's side; read on every
+    decision, so with the fast parser)."""
+    observation: dict[str, Any] = jsonc.loads_fast(request.observation_json)
+    return observation
+
+
+def events_from_wire(request: pb.DecisionRequest) -> list[dict[str, Any]]:
+    """A request's events, oldest first (the bot's side)."""
+    return [jsonc.loads_fast(event) for event in request.events_json]
+
+
 # ------------------------------------------------------------------ arena -> bot messages
 
 
-def decision_request(*, match_id: str, seat: int, request_id: int, decision: Decision, observation_json: str,
-                     events_json: Sequence[str], deadline_ms: int, time_bank_ms: int) -> pb.ArenaMessage:
-    """One ``DecisionRequest``, wrapped in its ``ArenaMessage``."""
+def decision_request(*, match_id: str, seat: int, request_id: int, decision: Decision,
+                     observation: Mapping[str, Any], events: Sequence[Any], deadline_ms: int,
+                     time_bank_ms: int) -> pb.ArenaMessage:
+    """One ``DecisionRequest`` (the engine's decision, observation and new events), wrapped in its ``ArenaMessage``."""
     return pb.ArenaMessage(request=pb.DecisionRequest(
         match_id=match_id,
         seat=seat,
         request_id=request_id,
         kind=KIND_TO_WIRE[decision.kind],
         options=wire_options(decision),
-        observation_json=observation_json,
-        events_json=events_json,
+        observation_json=jsonc.dumps(observation),
+        events_json=events_json(events),
         deadline_ms=deadline_ms,
         time_bank_ms=time_bank_ms,
     ))
 
 
-def match_started(*, match_id: str, variant: str, seat: int, bot_names: Sequence[str], options_json: str,
+def match_started(*, match_id: str, variant: str, seat: int, bot_names: Sequence[str], options: Mapping[str, Any],
                   seed: int, move_time_ms: int, time_bank_ms: int) -> pb.ArenaMessage:
+    """``MatchStarted`` for one seat; ``options`` is the game config without its deal seed."""
     return pb.ArenaMessage(match_started=pb.MatchStarted(
         match_id=match_id, variant=variant, seat=seat, players=len(bot_names), bot_names=bot_names,
-        options_json=options_json, seed=seed, move_time_ms=move_time_ms, time_bank_ms=time_bank_ms,
+        options_json=jsonc.dumps(options), seed=seed, move_time_ms=move_time_ms, time_bank_ms=time_bank_ms,
     ))
 
 
 def match_ended(*, match_id: str, seat: int, totals: Sequence[int], places: Sequence[int], result_json: str,
                 forfeited: bool, reason: str) -> pb.ArenaMessage:
+    """``MatchEnded`` for one seat; ``result_json`` is encoded once for every seat."""
     return pb.ArenaMessage(match_ended=pb.MatchEnded(
         match_id=match_id, seat=seat, totals=totals, places=places, result_json=result_json,
         forfeited=forfeited, reason=reason,
@@ -196,6 +260,7 @@ def match_ended(*, match_id: str, seat: int, totals: Sequence[int], places: Sequ
 
 def fault(*, match_id: str, request_id: int | None, kind: str, message: str, faults: int,
           forfeited: bool) -> pb.ArenaMessage:
+    """A ``Fault``; ``match_id`` ``""`` and no request for a message charged to no seat."""
     return pb.ArenaMessage(fault=pb.Fault(
         match_id=match_id, request_id=request_id or 0, kind=kind, message=message, faults=faults,
         forfeited=forfeited,
@@ -203,6 +268,7 @@ def fault(*, match_id: str, request_id: int | None, kind: str, message: str, fau
 
 
 def welcome(*, bot_id: str, bot_name: str, server_version: str, max_matches: int) -> pb.ArenaMessage:
+    """The ``Welcome`` that admits a stream."""
     return pb.ArenaMessage(welcome=pb.Welcome(
         bot_id=bot_id, bot_name=bot_name, server_version=server_version, protocol_version=PROTOCOL_VERSION,
         max_matches=max_matches,

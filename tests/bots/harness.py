@@ -2,7 +2,8 @@
 and the test bots as real separate processes.
 
 The server runs on its own thread so a test can drive it with plain blocking calls
-(``arena.call(coro)``) and talk to it with ordinary synchronous grpc clients.
+(``arena.call(coro)``) and talk to it with ordinary synchronous grpc clients. Tests get
+one through the ``arena_server`` and ``module_arena_server`` fixtures (``tests/conftest.py``).
 """
 
 from __future__ import annotations
@@ -27,7 +28,10 @@ ADMIN_TOKEN = "test-admin-token"
 class ArenaThread:
     """An :class:`ArenaServer` on its own event loop thread, plus the bot processes it serves."""
 
-    def __init__(self, keepalive_ms: int | None = None, **server_options: Any) -> None:
+    def __init__(self, keepalive_ms: int | None = None, port: int = 0, local_bots: dict[str, str] | None = None,
+                 **server_options: Any) -> None:
+        """``local_bots``: one-run tokens (bot name -> token) accepted from the start, for
+        bot processes a test starts itself."""
         self.loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self.loop.run_forever, name="arena-loop", daemon=True)
         self._thread.start()
@@ -35,7 +39,13 @@ class ArenaThread:
         self.arena: ArenaServer = self.call(self._make(server_options))
         if keepalive_ms is not None:
             self.arena.keepalive_ms = keepalive_ms
-        self.port: int = self.call(self.arena.start("127.0.0.1", 0))
+        for name, token in (local_bots or {}).items():
+            self.arena.add_local_bot(name, token)   # not started yet: nothing else touches it
+        try:
+            self.port: int = self.call(self.arena.start("127.0.0.1", port))
+        except BaseException:   # e.g. a taken port: leave no loop thread behind
+            self._stop_loop()
+            raise
         self.address = f"127.0.0.1:{self.port}"
         self._processes: list[subprocess.Popen[bytes]] = []
 
@@ -77,20 +87,17 @@ class ArenaThread:
         process.wait(10)
 
     def close(self) -> None:
+        if self.loop.is_closed():      # closed already (a test may close before its fixture)
+            return
         for process in self._processes:
             self.stop_bot(process)
         self.call(self.arena.stop(0))
+        self._stop_loop()
+
+    def _stop_loop(self) -> None:
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(10)
         self.loop.close()
-
-
-def honest_arena(names: list[str], max_matches: int = 4, **server_options: Any) -> ArenaThread:
-    """An arena with an honest random bot process connected under each of ``names``."""
-    arena = ArenaThread(**server_options)
-    for i, name in enumerate(names):
-        arena.start_bot("random_bot.py", name, "--seed", str(i), max_matches=max_matches)
-    return arena
 
 
 def bot_command(script: str, address: str, token: str, name: str, *args: str) -> list[str]:

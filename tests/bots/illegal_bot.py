@@ -9,8 +9,7 @@ import random
 from _common import honest, parse_args, play
 
 from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
-
-ALL_CARDS = [f"{suit}{rank}" for suit in "bgry" for rank in range(1, 14)] + [f"{c}{i}" for c in "WJ" for i in (1, 2, 3, 4)]
+from engine.classic_cards import CODES as ALL_CARDS  # every card code of classic, in card order
 
 
 def respond(message: pb.ArenaMessage, requests: int, rng: random.Random) -> list[pb.BotMessage]:
