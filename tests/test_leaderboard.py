@@ -17,9 +17,9 @@ from rich.table import Table
 from test_store import played
 
 from arena.records import FaultRecord, MatchRecord
+from arena.results import Store
 from arena.results.leaderboard import FORMATS, LeaderboardRow, board, export, leaderboard, render, render_board
 from arena.results.think_times import RESOLUTION
-from arena.store import Store
 
 
 def classic(match_id: str, seats: list[tuple[str, int, int, int]], faults: list[FaultRecord] | None = None,
@@ -103,7 +103,8 @@ def test_the_same_matches_give_the_same_board_in_any_database(tmp_path: Path) ->
     # other tournaments): bot ids and stored outcome rows differ, the board must not.
     rng = random.Random(5)
     orders = [[1, 2, 3, 4], [2, 1, 4, 3], [4, 3, 2, 1]]
-    matches = [classic(f"m{i}", [(bot, 0, place, 0) for bot, place in zip(["ann", "bob", "cy", "dee"], rng.choice(orders))])
+    bots = ["ann", "bob", "cy", "dee"]
+    matches = [classic(f"m{i}", [(bot, 0, place, 0) for bot, place in zip(bots, rng.choice(orders))])
                for i in range(30)]
     with Store(str(tmp_path / "one.db")) as one, Store(str(tmp_path / "two.db")) as two:
         one.save_matches(matches)
@@ -228,7 +229,8 @@ def test_export_writes_one_set_per_variant(filled: Store, tmp_path: Path) -> Non
     filled.save_match(extreme("x1", [("ann", 3, 1), ("bob", 9, 2)]))
     written = export(filled, target)
     assert sorted(p.name for p in written) == [
-        "classic.csv", "classic.html", "classic.json", "classic.md", "extreme.csv", "extreme.html", "extreme.json", "extreme.md"]
+        "classic.csv", "classic.html", "classic.json", "classic.md",
+        "extreme.csv", "extreme.html", "extreme.json", "extreme.md"]
     assert json.loads((target / "extreme.json").read_text())["rows"][0]["bot"] == "ann"
     assert (target / "classic.md").read_text().startswith("# Wizard classic leaderboard\n")
 

@@ -1,4 +1,4 @@
-"""Online Elo and the Bradley–Terry fit with its bootstrap (arena.results.ratings)."""
+"""Online Elo (arena.results.elo) and the Bradley–Terry fit with its bootstrap (arena.results.ratings)."""
 
 from __future__ import annotations
 
@@ -7,14 +7,11 @@ import random
 import numpy as np
 import pytest
 
+from arena.results.elo import elo_deltas, elo_update, k_factor, pair_score
 from arena.results.ratings import (
     ELO_SCALE,
     _fit_strengths,
-    elo_deltas,
-    elo_update,
     fit_bradley_terry,
-    k_factor,
-    pair_score,
     pairwise_from_outcomes,
     pairwise_games,
     rate,

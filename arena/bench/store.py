@@ -2,16 +2,18 @@
 
 Targets: at least 500 matches/s recorded through ``save_match`` (each match its own
 transaction, full-size logs), and the leaderboard over 100,000 stored matches in under
-2 seconds. Run it with ``python -m arena.bench.store`` (or the CLI the lead wires)::
+2 seconds. Run it with ``arena bench store`` or ``python -m arena.bench.store``::
 
     >>> figures = bench_store(matches=20, leaderboard_matches=200)
     >>> figures["matches"], figures["leaderboard_matches"], figures["matches_per_s"] > 0
     (20, 200, True)
 
-The synthetic matches are 4-player classic games of 15 rounds: 60 bids and 480 card
-plays (540 actions, the real size and shape), with a latency for each decision, a full
-per-round result and a fault now and then. They are not legal games: the store never
-replays them, and making them legal would cost more than storing them.
+The matches are real engine games of uniformly random legal decisions (``engine.new_game``
+with a seeded RNG): 4-player classic games of 15 rounds, 60 bids and 480 card plays
+(about 540 actions), with a latency for each decision and a timeout now and then. The
+leaderboard's matches are 1-round games (a leaderboard never reads logs) whose shared
+places are broken by the bots' strengths (see :func:`played_match`). Playing the games
+is not part of any timed figure.
 """
 
 from __future__ import annotations
@@ -25,15 +27,13 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from arena.records import FaultRecord, MatchRecord
+from arena.results import Store
 from arena.results.leaderboard import leaderboard
-from arena.store import Store, encode_log
-
-_CARDS = [f"{suit}{rank}" for suit in "bgry" for rank in range(1, 14)] + [f"W{i}" for i in range(1, 5)] + [
-    f"J{i}" for i in range(1, 5)
-]
+from arena.store import encode_log
+from engine import GameConfig, new_game
 
 
-def synthetic_match(
+def played_match(
     rng: random.Random,
     match_id: str,
     bots: list[str],
@@ -41,63 +41,58 @@ def synthetic_match(
     strength: dict[str, float] | None = None,
     tournament_id: str | None = None,
     game_index: int | None = None,
+    strict_places: bool = False,
 ) -> MatchRecord:
-    """A plausibly shaped classic match record (see the module docstring).
+    """A classic game of random legal decisions, recorded as the referee records one.
 
-    ``strength`` biases the places so that the ratings have something to find.
+    ``strength`` seats the bots after the game is played: the stronger a bot (plus
+    noise), the better the place of its seat, so that the ratings have something to
+    find while the record stays the engine's own game (it replays and verifies).
 
-    >>> record = synthetic_match(random.Random(1), "m1", ["a", "b", "c", "d"])
-    >>> len(record.actions), len(record.latencies_ms), sorted(record.places)
-    (540, 540, [1, 2, 3, 4])
+    ``strict_places`` breaks shared places in favour of the seat listed first (with
+    ``strength``: the stronger bot). A 1-round game always has a shared place, a
+    full-length one seldom does, and a leaderboard's time depends on how many different
+    outcomes its matches have: the leaderboard's 1-round matches use it to end as
+    full-length ones do. (The record then no longer verifies: its places differ.)
+
+    >>> record = played_match(random.Random(1), "m1", ["a", "b", "c", "d"], strength={"a": 9.0})
+    >>> len(record.actions) >= 540, len(record.latencies_ms) == len(record.actions)
+    (True, True)
+    >>> record.places[record.bots.index("a")]
+    1
     """
     players = len(bots)
-    actions: list[list[Any]] = []
-    rounds_result = []
-    totals = [0] * players
-    for round_number in range(1, rounds + 1):
-        dealer = (round_number - 1) % players
-        bids = [rng.randint(0, min(round_number, 3)) for _ in range(players)]
-        for k in range(players):
-            seat = (dealer + 1 + k) % players
-            actions.append([seat, bids[seat]])
-        cards = rng.sample(_CARDS, round_number * players)
-        for trick in range(round_number):
-            for k in range(players):
-                actions.append([(dealer + 1 + k) % players, cards[trick * players + k]])
-        tricks = [0] * players
-        for _ in range(round_number):
-            tricks[rng.randrange(players)] += 1
-        line = []
-        for seat in range(players):
-            score = 20 + 10 * bids[seat] if bids[seat] == tricks[seat] else -10 * abs(bids[seat] - tricks[seat])
-            totals[seat] += score
-            line.append({"score": score, "bid": bids[seat], "tricks": tricks[seat]})
-        rounds_result.append(line)
+    config = GameConfig(variant="classic", players=players, seed=rng.getrandbits(62), rounds=rounds)
+    game = new_game(config)
+    while not game.is_over:
+        for seat in game.to_act():
+            game.apply(seat, game.random_action(seat, rng))
+    result = game.result()
+    better_seats_first = sorted(range(players), key=lambda seat: result.places[seat])
     if strength:
-        # Places from noisy strengths; the totals are only decoration here.
-        performance = [strength.get(b, 0.0) + rng.gauss(0.0, 1.0) for b in bots]
-        order = sorted(range(players), key=lambda s: -performance[s])
-    else:
-        order = sorted(range(players), key=lambda s: -totals[s])
-    places = [0] * players
-    for place, seat in enumerate(order, start=1):
-        places[seat] = place
-    latencies = [rng.lognormvariate(-0.5, 0.6) for _ in actions]
+        stronger_first = sorted(bots, key=lambda bot: -(strength.get(bot, 0.0) + rng.gauss(0.0, 1.0)))
+        bots = list(bots)
+        for bot, seat in zip(stronger_first, better_seats_first):
+            bots[seat] = bot
+    places = list(result.places)
+    if strict_places:
+        for place, seat in enumerate(better_seats_first, start=1):
+            places[seat] = place
+    actions = [list(action) for action in game.actions]
+    latencies: list[float | None] = [rng.lognormvariate(-0.5, 0.6) for _ in actions]
     faults = []
     if rng.random() < 0.05:
+        # A timeout: the referee played the fallback for one of the seat's decisions.
         seat = rng.randrange(players)
         faults.append(FaultRecord(seat, bots[seat], "timeout", "no answer within 1.0 s", rng.randrange(1, 600)))
-        latencies[rng.randrange(len(latencies))] = None
+        latencies[rng.choice([i for i, (acting, _) in enumerate(actions) if acting == seat])] = None
     start = datetime(2025, 1, 1, tzinfo=UTC) + timedelta(seconds=rng.randrange(10**7))
-    config = {"variant": "classic", "players": players, "seed": rng.getrandbits(62), "rounds": rounds,
-              "length": "standard", "bidding": "open", "plus_minus_one": False, "destroyer_penalty": 4}
     return MatchRecord(
-        match_id=match_id, variant="classic", config=config, seed=config["seed"], bots=list(bots),
-        bot_versions=["1.0"] * players, totals=totals, places=places, forfeited=[False] * players,
-        result={"variant": "classic", "totals": totals, "places": places, "higher_is_better": True,
-                "rounds": rounds_result},
-        actions=actions, latencies_ms=latencies, faults=faults, tournament_id=tournament_id,
-        game_index=game_index, started_at=start, finished_at=start + timedelta(seconds=3),
+        match_id=match_id, variant="classic", config=config.to_dict(), seed=config.seed, bots=list(bots),
+        bot_versions=["1.0"] * players, totals=list(result.totals), places=places,
+        forfeited=[False] * players, result=result.to_json(), actions=actions, latencies_ms=latencies,
+        faults=faults, tournament_id=tournament_id, game_index=game_index,
+        started_at=start, finished_at=start + timedelta(seconds=3),
     )
 
 
@@ -105,9 +100,13 @@ def _table(rng: random.Random, pool: list[str], players: int) -> list[str]:
     return rng.sample(pool, players)
 
 
+MATCHES = 2000                  # recorded one by one
+LEADERBOARD_MATCHES = 100_000   # stored in bulk for the leaderboard
+
+
 def bench_store(
-    matches: int = 2000,
-    leaderboard_matches: int = 100_000,
+    matches: int = MATCHES,
+    leaderboard_matches: int = LEADERBOARD_MATCHES,
     path: str | None = None,
     bots: int = 12,
     seed: int = 1,
@@ -117,9 +116,9 @@ def bench_store(
     1. ``matches`` full-size records are saved one by one with ``save_match`` (one
        transaction each) into a fresh SQLite file: ``matches_per_s``, ``record_seconds``.
     2. A second fresh file is filled with ``leaderboard_matches`` matches through the
-       bulk path (``save_matches`` in batches; its logs are 1-round ones, as the
-       leaderboard never reads logs) and ``leaderboard(store, "classic")`` is timed,
-       bootstrap included: ``leaderboard_seconds``.
+       bulk path (``save_matches`` in batches of 5,000; 1-round games, as the leaderboard
+       never reads logs): ``leaderboard_fill_seconds``; then ``leaderboard(store,
+       "classic")`` is timed, bootstrap included: ``leaderboard_seconds``.
 
     ``path`` is a directory for the two database files (default: a temporary one, removed
     afterwards). ``bots`` sit at random 4-player tables.
@@ -137,7 +136,7 @@ def bench_store(
                 if os.path.exists(stale + suffix):
                     os.remove(stale + suffix)
 
-        records = [synthetic_match(rng, f"rec-{i}", _table(rng, pool, 4), strength=strength) for i in range(matches)]
+        records = [played_match(rng, f"rec-{i}", _table(rng, pool, 4), strength=strength) for i in range(matches)]
         log_bytes = sum(sum(map(len, encode_log(r.actions, r.latencies_ms))) for r in records) / max(matches, 1)
         store = Store(record_path)
         load_before = os.getloadavg()[0]
@@ -150,14 +149,15 @@ def bench_store(
         record_file_mb = os.path.getsize(record_path) / 1e6
 
         store = Store(board_path)
-        started = time.perf_counter()
+        fill_seconds = 0.0          # saving only, as for the recording: playing the games is not timed
         batch = 5000
         for first in range(0, leaderboard_matches, batch):
-            store.save_matches([
-                synthetic_match(rng, f"lb-{i}", _table(rng, pool, 4), rounds=1, strength=strength)
-                for i in range(first, min(first + batch, leaderboard_matches))
-            ])
-        fill_seconds = time.perf_counter() - started
+            played = [played_match(rng, f"lb-{i}", _table(rng, pool, 4), rounds=1, strength=strength,
+                                   strict_places=True)
+                      for i in range(first, min(first + batch, leaderboard_matches))]
+            started = time.perf_counter()
+            store.save_matches(played)
+            fill_seconds += time.perf_counter() - started
         started = time.perf_counter()
         rows = leaderboard(store, "classic")
         leaderboard_seconds = time.perf_counter() - started
@@ -182,7 +182,8 @@ def bench_store(
 def main(argv: list[str] | None = None) -> None:
     """``python -m arena.bench.store [matches] [leaderboard_matches]``: print the figures."""
     args = sys.argv[1:] if argv is None else argv
-    figures = bench_store(*(int(a) for a in args[:2]))
+    sizes = [int(a) for a in args[:2]] + [MATCHES, LEADERBOARD_MATCHES][len(args[:2]):]
+    figures = bench_store(matches=sizes[0], leaderboard_matches=sizes[1])
     for key, value in figures.items():
         print(f"{key:26} {value}")
 

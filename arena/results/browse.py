@@ -19,7 +19,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -32,6 +32,7 @@ from rich.text import Text
 from arena.records import MatchRecord, final_places
 from arena.store import MatchSummary, Store, TournamentInfo
 from engine import EngineError, GameConfig, replay
+from engine.describe import describe_game
 
 # The output formats of ``arena tournaments`` and ``arena matches``.
 LIST_FORMATS = ("table", "json", "csv")
@@ -236,26 +237,13 @@ def _shown_time(moment: datetime) -> str:
 # --------------------------------------------------------------------------------------
 
 
-def shown_status(info: TournamentInfo, db: str) -> str:
-    """The status to show: ``interrupted`` for a tournament stored as running whose run
-    lock nobody holds (its process died without saying so: kill -9, a crash, a power
-    cut); otherwise the stored one. Reads the lock only, never writes.
-    """
-    if info.status != "running":
-        return info.status
-    from arena.tournament.command import lock_held, log_dir_for  # imported here: it brings grpc
-
-    # None (no lock file, no flock on this platform) cannot tell: keep what is stored.
-    return "interrupted" if lock_held(log_dir_for(db, info.id)) is False else "running"
-
-
 @dataclass
 class TournamentLine:
     """One tournament as ``arena tournaments`` lists it."""
 
     id: str
     created_at: datetime
-    status: str                  # as shown (see shown_status)
+    status: str                  # as shown (arena.tournament.lock.shown_status: a dead run is interrupted)
     variant: str
     options: GameOptions | None  # None: organised elsewhere, so unknown here
     deals: str | None
@@ -279,18 +267,20 @@ TOURNAMENT_FIELDS = ["id", "created_at", "status", "variant", *NO_OPTIONS, "deal
                      "seed", "server"]
 
 
-def tournament_lines(store: Store, db: str) -> list[TournamentLine]:
-    """Every stored tournament, oldest first. ``db`` is the database as given on the
-    command line: a local run keeps its lock beside it."""
-    return [_tournament_line(t, db) for t in store.list_tournaments()]
+def tournament_lines(store: Store,
+                     status_of: Callable[[TournamentInfo], str] = lambda info: info.status) -> list[TournamentLine]:
+    """Every stored tournament, oldest first. ``status_of`` gives the status to show
+    (the stored one unless told otherwise: whether a run stored as running is still
+    alive is the tournament room's to tell)."""
+    return [_tournament_line(t, status_of(t)) for t in store.list_tournaments()]
 
 
-def _tournament_line(t: TournamentInfo, db: str) -> TournamentLine:
+def _tournament_line(t: TournamentInfo, status: str) -> TournamentLine:
     settings = t.settings
     elsewhere = t.status == "remote" or bool(settings.get("organised_elsewhere"))
     game = settings.get("game") or {}
     return TournamentLine(
-        id=t.id, created_at=t.created_at, status=shown_status(t, db), variant=game.get("variant", "classic"),
+        id=t.id, created_at=t.created_at, status=status, variant=game.get("variant", "classic"),
         options=None if elsewhere else GameOptions.of(game),
         # Settings stored before the deals option existed were duplicate.
         deals=None if elsewhere else settings.get("deals", "duplicate"),
@@ -495,41 +485,7 @@ def describe_match(record: MatchRecord) -> str:
         lines.append(f"The stored log does not replay: {error}")
         return "\n".join(lines)
 
-    bidding = record.config.get("bidding", "open")
-    # Each seat's hands, round by round, from that seat's private events.
-    hands = [[e for e in game.events_for(seat, 0)[0] if e["type"] == "hand"] for seat in range(len(record.bots))]
-    round_number = 0
-    trick_number = 0
-    for event in game.events_for(None, 0)[0]:
-        kind = event["type"]
-        if kind == "round_start":
-            round_number += 1
-            trick_number = 0
-            size = ""
-            if "hand_size" in event:
-                size = f", {event['hand_size']} card{'s' if event['hand_size'] != 1 else ''} each"
-            lines.append("")
-            lines.append(f"Round {event['round']} — dealer {names[event['dealer']]}{size}")
-            for seat, seat_hands in enumerate(hands):
-                if round_number <= len(seat_hands):
-                    lines.append(f"  hand {names[seat]}: {' '.join(seat_hands[round_number - 1]['cards'])}")
-        elif kind == "trick":
-            trick_number += 1
-            cards = ", ".join(f"{record.bots[c['seat']]} {c['card']}" for c in event["cards"])
-            extra = " (destroyer)" if event.get("destroyer_won") else ""
-            lines.append(f"  trick {trick_number}: {cards} → {names[event['winner']]}{extra}")
-        elif kind == "play":
-            continue                      # the trick event lists every card
-        elif kind == "round_end":
-            lines.append("  " + _round_end(event, record.bots))
-        elif kind == "bid_made":
-            # Hidden and secret bids: the table sees that a seat has bid, not what.
-            until = "everybody has bid" if bidding == "hidden" else "the round is scored"
-            lines.append(f"  {names[event['seat']]} bids face down ({bidding} until {until})")
-        elif kind == "bids_revealed":
-            lines.append("  " + _bids_revealed(event, record.bots, bidding))
-        else:
-            lines.append("  " + _event_text(event, names))
+    lines += describe_game(game, record.bots)
     lines.append("")
     if game.is_over:
         result = game.result()
@@ -549,64 +505,6 @@ def describe_match(record: MatchRecord) -> str:
             lines.append(f"  {names[fault.seat] if 0 <= fault.seat < len(names) else fault.seat}: "
                          f"{fault.kind}{request}: {fault.message}")
     return "\n".join(lines)
-
-
-_ROUND_END_LABELS = {"bids": "bid", "tricks": "tricks", "scores": "score", "penalties": "penalty", "totals": "total"}
-
-
-def _round_end(event: dict[str, Any], bots: list[str]) -> str:
-    columns = [key for key in _ROUND_END_LABELS if key in event]
-    cells = " · ".join(
-        f"{bot} " + "/".join(f"{_ROUND_END_LABELS[key]} {event[key][seat]}" for key in columns)
-        for seat, bot in enumerate(bots)
-    )
-    lower = " (penalties: lower is better)" if "penalties" in event else ""
-    return f"end of round {event['round']}{lower}: {cells}"
-
-
-def _bids_revealed(event: dict[str, Any], bots: list[str], bidding: str) -> str:
-    """Hidden bids come out once everybody has bid, secret ones at the round's scoring:
-    then every seat's bid, by seat.
-
-    >>> _bids_revealed({"type": "bids_revealed", "bids": [1, 0]}, ["ann", "bob"], "hidden")
-    'bids revealed: seat 0 (ann) bid 1 · seat 1 (bob) bid 0'
-    """
-    when = " at the scoring" if bidding == "secret" else ""
-    return f"bids revealed{when}: " + " · ".join(
-        f"seat {seat} ({bots[seat] if seat < len(bots) else '?'}) bid {bid}" for seat, bid in enumerate(event["bids"]))
-
-
-def _event_text(event: dict[str, Any], names: list[str]) -> str:
-    """Any other event, readably: its type, then its fields with seat numbers named."""
-    if event["type"] == "bid":
-        return f"{names[event['seat']]} bids {event['bid']}"
-    if event["type"] == "trump":
-        turned = f"{event['card']} turned up" if event.get("card") else "no card turned up"
-        return f"trump: {turned}, " + (f"trump suit {event['suit']}" if event.get("suit") else "no trump suit")
-    # Wizard Extreme's events, in words.
-    if event["type"] == "destroyer":
-        return f"{names[event['seat']]} takes the destroyer"
-    if event["type"] == "prediction":
-        tokens = ", ".join(f"{n} {colour}" for colour, n in event["tokens"].items()) or "no tokens"
-        taken = [f"{colour} from {names[seat]}" for colour, seat in event.get("take_from", [])
-                 if 0 <= seat < len(names) and seat != event["seat"]]
-        return f"{names[event['seat']]} predicts {tokens}" + (f" (taking {', '.join(taken)})" if taken else "")
-    if event["type"] == "token_exchange":
-        return (f"{names[event['to_seat']]} takes a {event['colour']} token from {names[event['from_seat']]}, "
-                f"who gets a white one")
-    if event["type"] == "token_returned":
-        return f"{names[event['seat']]} returns a {event['colour']} token"
-    if event["type"] in ("black_taken", "black_exhausted"):
-        return (f"{names[event['seat']]} takes a black token" if event["type"] == "black_taken"
-                else f"{names[event['seat']]} would take a black token, but none is left")
-    parts = []
-    for key, value in event.items():
-        if key == "type":
-            continue
-        if key in ("seat", "from_seat", "to_seat", "winner") and isinstance(value, int) and 0 <= value < len(names):
-            value = names[value]
-        parts.append(f"{key} {value}")
-    return f"{event['type'].replace('_', ' ')}: " + ", ".join(parts) if parts else event["type"].replace("_", " ")
 
 
 # --------------------------------------------------------------------------------------
@@ -632,7 +530,8 @@ def verify_record(record: MatchRecord) -> tuple[bool, str]:
     if not game.is_over:
         if record.status == "completed":
             return False, f"{record.match_id}: the log ends before the game does, but the match is marked completed"
-        return True, f"{record.match_id}: {len(record.actions)} decisions replay; the match was {record.status} before the end"
+        return True, (f"{record.match_id}: {len(record.actions)} decisions replay; "
+                      f"the match was {record.status} before the end")
     result = game.result()
     if list(result.totals) != list(record.totals):
         return False, f"{record.match_id}: totals differ: replay {list(result.totals)}, stored {record.totals}"

@@ -1,7 +1,7 @@
 """Leaderboards: one row per bot, sorted by Bradley–Terry rating, in five output formats.
 
     >>> import tempfile, os
-    >>> from arena.store import Store
+    >>> from arena.results import Store
     >>> store = Store(os.path.join(tempfile.mkdtemp(), "arena.db"))
     >>> leaderboard(store, "classic")
     []
@@ -35,7 +35,8 @@ from rich.table import Table
 from rich.text import Text
 
 from arena import __version__
-from arena.results.ratings import DEFAULT_BOOTSTRAP_SAMPLES, START_ELO, pairwise_from_tables, rate
+from arena.results.elo import START_ELO
+from arena.results.ratings import DEFAULT_BOOTSTRAP_SAMPLES, pairwise_from_tables, rate
 from arena.results.think_times import RESOLUTION
 from arena.store import LeaderboardInputs, Store
 from engine import ConfigError, GameConfig
@@ -202,7 +203,7 @@ def _rows(inputs: LeaderboardInputs, variant: str, min_games: int, samples: int,
             rank=0, bot=agg.bot, rating=START_ELO + float(fit.ratings[i]), interval=float(fit.half_widths[i]),
             elo=elo[agg.bot][0] if agg.bot in elo else None, games=agg.games,
             avg_score=agg.score_sum / agg.seats, avg_place=agg.place_sum / agg.seats,
-            exact_bid_rate=(agg.exact_bids / agg.rounds) if variant == "classic" and agg.rounds else None,
+            exact_bid_rate=((agg.exact_bids or 0) / agg.rounds) if variant == "classic" and agg.rounds else None,
             faults=agg.faults, forfeits=agg.forfeits,
             think_p50_ms=agg.think_times.percentile(50), think_p99_ms=agg.think_times.percentile(99),
             timeouts=agg.timeouts,
@@ -390,7 +391,7 @@ def render(
     | 1 | a<b | 1510 | ±12 | 1504 | 10 | 55.5 | 1.90 | 25.0% | 0.52 | 3.10 | 0 | 0 |
     >>> "a&lt;b" in render([row], "html", "classic")
     True
-    """
+    """  # noqa: E501 (the Markdown header above is one line)
     title = title or title_of(variant)
     headers = _headers(variant)
     if fmt == "table":

@@ -1,12 +1,7 @@
-"""Ratings: the online Elo kept after every match, and the leaderboard's Bradley–Terry fit.
+"""Ratings: the leaderboard's Bradley–Terry fit, with its bootstrap interval.
 
 Two numbers describe a bot (per variant); ``docs/ratings.md`` explains both for users.
-
-*Online Elo* moves after every stored match, in the order matches were stored. It is
-cheap, and shows a trend, but depends on that order::
-
-    >>> [round(r, 3) for r in elo_update([1200.0, 1000.0], places=[1, 2], ks=[32.0, 32.0])]
-    [1207.688, 992.312]
+The other one, the online Elo kept after every match, is ``arena.results.elo``.
 
 *Bradley–Terry* is what the leaderboard sorts by: the maximum-likelihood rating for all
 pairwise results at once, so the order of matches does not matter. Every match with N
@@ -24,98 +19,12 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Hashable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
-# --------------------------------------------------------------------------------------
-# Online Elo
-# --------------------------------------------------------------------------------------
-
-START_ELO = 1500.0
-NEW_BOT_GAMES = 30        # a bot's first 30 games move its rating faster...
-K_NEW = 32.0              # ...with this K
-K_SETTLED = 16.0          # ...and this K afterwards
 ELO_SCALE = 400.0 / math.log(10.0)   # natural-log strength -> Elo points
-
-
-def k_factor(games_played: int) -> float:
-    """The K a bot uses in its next match, given the matches it has already played.
-
-    >>> k_factor(0), k_factor(29), k_factor(30)
-    (32.0, 32.0, 16.0)
-    """
-    return K_NEW if games_played < NEW_BOT_GAMES else K_SETTLED
-
-
-def pair_score(place_a: int, place_b: int) -> float:
-    """A's score against B from their final places: better (lower) place 1, shared 0.5.
-
-    >>> pair_score(1, 3), pair_score(2, 2), pair_score(4, 1)
-    (1.0, 0.5, 0.0)
-    """
-    if place_a < place_b:
-        return 1.0
-    return 0.5 if place_a == place_b else 0.0
-
-
-def expected_score(rating_a: float, rating_b: float) -> float:
-    """The Elo expectation of A against B.
-
-    >>> round(expected_score(1200, 1000), 4)
-    0.7597
-    """
-    return 1.0 / (1.0 + 10.0 ** ((rating_b - rating_a) / 400.0))
-
-
-def elo_deltas(
-    ratings: Sequence[float],
-    places: Sequence[int],
-    ks: Sequence[float],
-    owners: Sequence[Hashable] | None = None,
-) -> list[float]:
-    """The rating change of every seat after one match.
-
-    Each seat plays a pairwise game against every other seat; the pair's weight is
-    K/(N−1) with the seat's own K, so a match moves a rating about as much as one
-    two-player game whatever N is. All pairs use the ratings from before the match.
-    Seats with the same ``owner`` (one bot in two seats) are not compared with each
-    other: a bot cannot win against itself.
-
-    >>> [round(d, 3) for d in elo_deltas([1500, 1500, 1500], [1, 2, 2], [32, 32, 32])]
-    [16.0, -8.0, -8.0]
-    """
-    seats = len(ratings)
-    if not (len(places) == len(ks) == seats):
-        raise ValueError("ratings, places and ks need one entry per seat")
-    if owners is None:
-        owners = list(range(seats))
-    deltas = [0.0] * seats
-    if seats < 2:
-        return deltas
-    for a in range(seats):
-        total = 0.0
-        for b in range(seats):
-            if a != b and owners[a] != owners[b]:
-                total += pair_score(places[a], places[b]) - expected_score(ratings[a], ratings[b])
-        deltas[a] = ks[a] / (seats - 1) * total
-    return deltas
-
-
-def elo_update(ratings: Sequence[float], places: Sequence[int], ks: Sequence[float]) -> list[float]:
-    """The seats' ratings after one match (see :func:`elo_deltas`).
-
-    >>> [round(r, 3) for r in elo_update([1500, 1500], [1, 1], [32, 32])]
-    [1500.0, 1500.0]
-    """
-    return [r + d for r, d in zip(ratings, elo_deltas(ratings, places, ks))]
-
-
-# --------------------------------------------------------------------------------------
-# Bradley–Terry
-# --------------------------------------------------------------------------------------
-
 DEFAULT_PRIOR_GAMES = 1.0      # one virtual drawn game against an average bot, per bot
 DEFAULT_BOOTSTRAP_SAMPLES = 100
 
@@ -140,11 +49,10 @@ class PairwiseGames:
     entry_a: np.ndarray             # (entries,)
     entry_b: np.ndarray             # (entries,)
     entry_score: np.ndarray         # (entries,)
-    # Caches for wins(), built on first use.
-    _decisive_cells: np.ndarray | None = field(default=None, repr=False, compare=False)
-    _decisive_pattern: np.ndarray | None = field(default=None, repr=False, compare=False)
-    _shared_cells: np.ndarray | None = field(default=None, repr=False, compare=False)
-    _shared_pattern: np.ndarray | None = field(default=None, repr=False, compare=False)
+    # A cache for wins(), built on first use: the cells and patterns of the decisive
+    # games, then of the shared places.
+    _cells: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = field(
+        default=None, repr=False, compare=False)
 
     @property
     def matches(self) -> int:
@@ -157,21 +65,21 @@ class PairwiseGames:
         """
         weights = (self.pattern_counts if pattern_weights is None else pattern_weights).astype(float)
         n = self.n_bots
-        if self._decisive_cells is None:
+        if self._cells is None:
             # A decisive game is one win in the winner's row; a shared place is half a win
             # in each row. Precomputed once: the bootstrap calls this hundreds of times.
             a, b, score = self.entry_a, self.entry_b, self.entry_score
             decisive = score != 0.5
             winner = np.where(score > 0.5, a, b)[decisive]
             loser = np.where(score > 0.5, b, a)[decisive]
-            self._decisive_cells = winner * n + loser
-            self._decisive_pattern = self.entry_pattern[decisive]
             shared = ~decisive
-            self._shared_cells = np.concatenate([(a * n + b)[shared], (b * n + a)[shared]])
-            self._shared_pattern = np.concatenate([self.entry_pattern[shared]] * 2)
-        wins = np.bincount(self._decisive_cells, weights[self._decisive_pattern], n * n)
-        if len(self._shared_cells):
-            wins += 0.5 * np.bincount(self._shared_cells, weights[self._shared_pattern], n * n)
+            self._cells = (winner * n + loser, self.entry_pattern[decisive],
+                           np.concatenate([(a * n + b)[shared], (b * n + a)[shared]]),
+                           np.concatenate([self.entry_pattern[shared]] * 2))
+        decisive_cells, decisive_pattern, shared_cells, shared_pattern = self._cells
+        wins = np.bincount(decisive_cells, weights[decisive_pattern], n * n)
+        if len(shared_cells):
+            np.add(wins, 0.5 * np.bincount(shared_cells, weights[shared_pattern], n * n), out=wins)
         return wins.reshape(n, n)
 
 

@@ -1,0 +1,116 @@
+"""What a saved match adds to the summaries a leaderboard reads, as pure functions.
+
+For each new match: its seats' facts (faults, timeouts and, in classic, rounds and
+exact bids), and, for a completed match, one more count for its outcome (which bots
+finished in which places) and each bot's sums and think-time bucket counts, per
+variant and tournament. The store writes them in the transaction that saves the match
+(see ``arena.store.derived``); :data:`SUMMARIZER` is this room's functions as the store
+takes them.
+
+    >>> from datetime import UTC, datetime
+    >>> import numpy as np
+    >>> from arena.records import FaultRecord, MatchRecord
+    >>> record = MatchRecord(
+    ...     match_id="m1", variant="extreme", config={}, seed=1, bots=["a", "b"], bot_versions=["1", "1"],
+    ...     totals=[3, 9], places=[1, 2], forfeited=[False, False], result={}, actions=[[0, "x"], [1, "y"]],
+    ...     latencies_ms=[2.0, None], faults=[FaultRecord(1, "b", "timeout", "late")])
+    >>> summary = summarize([NewMatch(1, record, [7, 9], np.array([2.0, np.nan]), np.array([0, 1]))])
+    >>> summary.seats[0][1]
+    SeatFacts(faults=1, timeouts=1, rounds=None, exact_bids=None)
+    >>> summary.outcomes
+    {('extreme', '', '7:1,9:2'): 1}
+    >>> summary.totals[(9, "extreme", "")].timeouts, sorted(summary.think_counts)
+    (1, [(7, 'extreme', '')])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from arena.records import MatchRecord
+from arena.results.elo import rate_matches
+from arena.results.think_times import LatencyHistogram, add_counts, seat_bucket_counts
+from arena.store.derived import BotSums, NewMatch, SeatFacts, Summarizer, Summary, TotalsKey
+from arena.store.schema import outcome_key
+
+
+def seat_facts(record: MatchRecord) -> list[SeatFacts]:
+    """Faults and timeouts per seat, and for classic the rounds scored and bid exactly."""
+    seats = len(record.bots)
+    faults, timeouts = [0] * seats, [0] * seats
+    for fault in record.faults:
+        if 0 <= fault.seat < seats:
+            faults[fault.seat] += 1
+            timeouts[fault.seat] += fault.kind == "timeout"
+    if record.variant == "classic":
+        rounds, exact = classic_bid_counts(record.result, seats)
+    else:
+        rounds = exact = [None] * seats
+    return [SeatFacts(faults[s], timeouts[s], rounds[s], exact[s]) for s in range(seats)]
+
+
+def classic_bid_counts(result: dict[str, Any], seats: int) -> tuple[list[int | None], list[int | None]]:
+    """Rounds played and exact bids per seat, from a classic result's ``rounds``.
+
+    >>> classic_bid_counts({"rounds": [[{"bid": 1, "tricks": 1}, {"bid": 0, "tricks": 1}]]}, 2)
+    ([1, 1], [1, 0])
+    """
+    rounds: list[int | None] = [0] * seats
+    exact: list[int | None] = [0] * seats
+    for round_lines in result.get("rounds", []):
+        for seat, line in enumerate(round_lines[:seats]):
+            if "bid" in line and "tricks" in line:
+                rounds[seat] = (rounds[seat] or 0) + 1
+                exact[seat] = (exact[seat] or 0) + (line["bid"] == line["tricks"])
+    return rounds, exact
+
+
+def summarize(matches: Sequence[NewMatch]) -> Summary:
+    """The seats' facts of every match, and what the completed ones add to the outcome
+    counts and to each bot's sums and think times (summed over the batch, so a bulk save
+    writes one row per key). A bot in two seats of a match plays one game with two seats."""
+    summary = Summary(seats=[])
+    think_counts: dict[TotalsKey, np.ndarray] = {}
+    for match in matches:
+        record = match.record
+        facts = seat_facts(record)
+        summary.seats.append(facts)
+        if record.status != "completed":
+            continue
+        tournament_key = record.tournament_id or ""
+        outcome = (record.variant, tournament_key, outcome_key(match.bot_ids, record.places))
+        summary.outcomes[outcome] = summary.outcomes.get(outcome, 0) + 1
+        # NaN latencies are the referee's fallbacks, which are no think time.
+        counts = seat_bucket_counts(match.latencies_ms, match.action_seats, len(record.bots))
+        seen: set[int] = set()
+        for seat, bot_id in enumerate(match.bot_ids):
+            key = (bot_id, record.variant, tournament_key)
+            sums = summary.totals.get(key)
+            if sums is None:
+                sums = summary.totals[key] = BotSums()
+            sums.games += bot_id not in seen
+            seen.add(bot_id)
+            sums.seats += 1
+            sums.score_sum += record.totals[seat]
+            sums.place_sum += record.places[seat]
+            sums.rounds += facts[seat].rounds or 0
+            sums.exact_bids += facts[seat].exact_bids or 0
+            sums.faults += facts[seat].faults
+            sums.forfeits += bool(record.forfeited[seat])
+            sums.timeouts += facts[seat].timeouts
+            earlier = think_counts.get(key)
+            think_counts[key] = counts[seat] if earlier is None else earlier + counts[seat]
+    summary.think_counts = {key: c for key, c in think_counts.items() if c.any()}
+    return summary
+
+
+SUMMARIZER = Summarizer(
+    summarize=summarize,
+    rate=rate_matches,
+    add_think_counts=add_counts,
+    seat_think_counts=seat_bucket_counts,
+    think_times=LatencyHistogram.merge,
+)

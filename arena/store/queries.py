@@ -1,0 +1,302 @@
+"""Read queries: stored matches, ratings, and what a leaderboard is computed from.
+
+Each function reads in the session the ``Store`` opens for it; ``where`` names the
+database in messages. A leaderboard never reads match logs: it reads the summary
+tables the save path keeps (``outcome_counts``, ``bot_totals``) and the current Elo,
+in one snapshot (:func:`leaderboard_inputs`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import numpy as np
+import sqlalchemy as sa
+from sqlalchemy import func
+from sqlmodel import Session, col, select
+
+from arena.records import FaultRecord, MatchRecord
+from arena.store.codec import as_utc, decode_log
+from arena.store.derived import ThinkTimes
+from arena.store.errors import StoreError
+from arena.store.schema import (
+    BotRow,
+    BotTotalsRow,
+    EloRow,
+    FaultRow,
+    MatchLogRow,
+    MatchRow,
+    MatchSeatRow,
+    OutcomeCountRow,
+    RatingHistoryRow,
+    parse_outcome,
+)
+from arena.wire.jsonc import loads
+
+# The results layer's sum of stored think-time histograms (``Summarizer.think_times``).
+MergeThinkTimes = Callable[[Sequence[bytes | None]], ThinkTimes]
+
+
+@dataclass
+class MatchSummary:
+    """One line of ``arena matches``: everything but the log."""
+
+    match_id: str
+    tournament_id: str | None
+    game_index: int | None
+    variant: str
+    status: str
+    started_at: datetime
+    finished_at: datetime
+    bots: list[str]
+    totals: list[int]
+    places: list[int]
+    forfeited: list[bool]
+    faults: int
+    decisions: int
+    median_latency_ms: float | None
+    max_latency_ms: float | None
+
+
+@dataclass
+class RatingChange:
+    match_id: str
+    finished_at: datetime
+    elo_before: float
+    elo_after: float
+    games: int
+
+
+@dataclass
+class SeatAggregate:
+    """One bot's sums over the matches a leaderboard covers."""
+
+    bot: str
+    games: int                 # matches played (a bot in two seats of a match counts once)
+    seats: int
+    score_sum: int
+    place_sum: int
+    rounds: int | None
+    exact_bids: int | None
+    faults: int
+    forfeits: int
+    timeouts: int              # faults of kind "timeout"
+    # Latencies of the decisions the bot answered (fallbacks played for it are not think
+    # time): an arena.results.think_times.LatencyHistogram.
+    think_times: ThinkTimes
+
+
+@dataclass
+class LeaderboardInputs:
+    """What a leaderboard is computed from (see arena.results.leaderboard)."""
+
+    bots: list[str]            # bot names; the arrays below hold indexes into this list
+    tables: list[tuple[np.ndarray, np.ndarray, np.ndarray]]   # per table size: bots, places, counts
+    aggregates: list[SeatAggregate]
+    elo: dict[str, tuple[float, int]]
+    # Completed matches per tournament id ("": matches outside any tournament).
+    games_by_tournament: dict[str, int] = field(default_factory=dict)
+
+
+# -- matches ----------------------------------------------------------------------------
+
+
+def load_match(session: Session, match_id: str, where: str) -> MatchRecord:
+    row = session.exec(select(MatchRow).where(MatchRow.match_id == match_id)).first()
+    if row is None:
+        raise StoreError(f"no match {match_id!r} in {where}")
+    seats = session.exec(
+        select(MatchSeatRow, BotRow.name).join(BotRow, col(BotRow.id) == col(MatchSeatRow.bot_id))
+        .where(MatchSeatRow.match_pk == row.id).order_by(col(MatchSeatRow.seat))
+    ).all()
+    log = session.get(MatchLogRow, row.id)
+    faults = session.exec(
+        select(FaultRow, BotRow.name).join(BotRow, col(BotRow.id) == col(FaultRow.bot_id))
+        .where(FaultRow.match_pk == row.id).order_by(col(FaultRow.id))
+    ).all()
+    actions, latencies = decode_log(log.actions, log.latencies) if log is not None else ([], [])
+    return MatchRecord(
+        match_id=row.match_id, variant=row.variant, config=loads(row.config_json), seed=row.seed,
+        bots=[name for _, name in seats], bot_versions=[s.bot_version for s, _ in seats],
+        totals=[s.total for s, _ in seats], places=[s.place for s, _ in seats],
+        forfeited=[bool(s.forfeited) for s, _ in seats], result=loads(row.result_json),
+        actions=actions, latencies_ms=latencies,
+        faults=[FaultRecord(seat=f.seat, bot=name, kind=f.kind, message=f.message,
+                            request_id=f.request_id, at=as_utc(f.at)) for f, name in faults],
+        tournament_id=row.tournament_id, game_index=row.game_index, status=row.status,
+        started_at=as_utc(row.started_at), finished_at=as_utc(row.finished_at),
+    )
+
+
+def has_match(session: Session, match_id: str) -> bool:
+    return session.exec(select(MatchRow.id).where(MatchRow.match_id == match_id)).first() is not None
+
+
+def list_matches(session: Session, variant: str | None, tournament_id: str | None, bot: str | None,
+                 limit: int) -> list[MatchSummary]:
+    query = select(MatchRow)
+    if variant is not None:
+        query = query.where(MatchRow.variant == variant)
+    if tournament_id is not None:
+        query = query.where(MatchRow.tournament_id == tournament_id)
+    if bot is not None:
+        query = query.where(col(MatchRow.id).in_(
+            select(MatchSeatRow.match_pk).join(BotRow, col(BotRow.id) == col(MatchSeatRow.bot_id))
+            .where(BotRow.name == bot)
+        ))
+    rows = session.exec(query.order_by(col(MatchRow.id).desc()).limit(limit)).all()
+    pks = [r.id for r in rows]
+    seats: dict[int | None, list[tuple[MatchSeatRow, str]]] = {pk: [] for pk in pks}
+    for seat, name in session.exec(
+        select(MatchSeatRow, BotRow.name).join(BotRow, col(BotRow.id) == col(MatchSeatRow.bot_id))
+        .where(col(MatchSeatRow.match_pk).in_(pks)).order_by(col(MatchSeatRow.match_pk), col(MatchSeatRow.seat))
+    ).all():
+        seats[seat.match_pk].append((seat, name))
+    return [
+        MatchSummary(
+            match_id=r.match_id, tournament_id=r.tournament_id, game_index=r.game_index,
+            variant=r.variant, status=r.status, started_at=as_utc(r.started_at),
+            finished_at=as_utc(r.finished_at), bots=[n for _, n in seats[r.id]],
+            totals=[s.total for s, _ in seats[r.id]], places=[s.place for s, _ in seats[r.id]],
+            forfeited=[bool(s.forfeited) for s, _ in seats[r.id]],
+            faults=sum(s.faults for s, _ in seats[r.id]), decisions=r.decisions,
+            median_latency_ms=r.median_latency_ms, max_latency_ms=r.max_latency_ms,
+        )
+        for r in rows
+    ]
+
+
+def match_count(session: Session, variant: str | None, status: str | None) -> int:
+    query = select(func.count()).select_from(MatchRow)
+    if variant is not None:
+        query = query.where(MatchRow.variant == variant)
+    if status is not None:
+        query = query.where(MatchRow.status == status)
+    return session.exec(query).one()
+
+
+def variants(session: Session) -> list[str]:
+    return sorted(session.exec(select(MatchRow.variant).where(MatchRow.status == "completed").distinct()).all())
+
+
+# -- ratings and leaderboard data -------------------------------------------------------
+
+
+def rating_history(session: Session, bot: str, variant: str) -> list[RatingChange]:
+    rows = session.exec(
+        select(RatingHistoryRow, MatchRow.match_id, MatchRow.finished_at)
+        .join(MatchRow, col(MatchRow.id) == col(RatingHistoryRow.match_pk))
+        .join(BotRow, col(BotRow.id) == col(RatingHistoryRow.bot_id))
+        .where(BotRow.name == bot, RatingHistoryRow.variant == variant)
+        .order_by(col(RatingHistoryRow.id))
+    ).all()
+    return [RatingChange(match_id, as_utc(finished), h.elo_before, h.elo_after, h.games)
+            for h, match_id, finished in rows]
+
+
+def current_elo(session: Session, variant: str) -> dict[str, tuple[float, int]]:
+    rows = session.exec(
+        select(BotRow.name, EloRow.elo, EloRow.games).join(BotRow, col(BotRow.id) == col(EloRow.bot_id))
+        .where(EloRow.variant == variant)
+    ).all()
+    return {name: (elo, games) for name, elo, games in rows}
+
+
+def outcomes(session: Session, variant: str, tournament_id: str | None) -> list[tuple[list[tuple[str, int]], int]]:
+    query = (select(OutcomeCountRow.outcome, func.sum(OutcomeCountRow.matches))
+             .where(OutcomeCountRow.variant == variant).group_by(OutcomeCountRow.outcome))
+    if tournament_id is not None:
+        query = query.where(OutcomeCountRow.tournament_key == tournament_id)
+    rows = session.exec(query).all()
+    names = dict(session.exec(select(BotRow.id, BotRow.name)).all())
+    # Sorted by name, so the same outcome reads the same in any database.
+    return [(sorted((names[b], p) for b, p in parse_outcome(key)), int(count)) for key, count in rows]
+
+
+def seat_aggregates(session: Session, variant: str, tournament_id: str | None,
+                    think_times: MergeThinkTimes) -> list[SeatAggregate]:
+    t = BotTotalsRow
+    # Ten columns: more than SQLModel's select() is typed for, so SQLAlchemy's, on the session's connection.
+    query = (
+        sa.select(BotRow.__table__.c.name, *(func.sum(t.__table__.c[name]) for name in (
+            "games", "seats", "score_sum", "place_sum", "rounds", "exact_bids", "faults", "forfeits", "timeouts")))
+        .join(BotRow, col(BotRow.id) == col(t.bot_id)).where(col(t.variant) == variant)
+        .group_by(BotRow.__table__.c.name)
+    )
+    # The histograms are summed here, one row per bot and tournament: SQL cannot add them.
+    histograms_query = (select(BotRow.name, t.think_histogram).join(BotRow, col(BotRow.id) == col(t.bot_id))
+                        .where(t.variant == variant, col(t.think_histogram).is_not(None)))
+    if tournament_id is not None:
+        query = query.where(col(t.tournament_key) == tournament_id)
+        histograms_query = histograms_query.where(t.tournament_key == tournament_id)
+    histograms: dict[str, list[bytes | None]] = {}
+    for name, blob in session.exec(histograms_query).all():
+        histograms.setdefault(name, []).append(blob)
+    classic = variant == "classic"
+    return [SeatAggregate(name, int(games), int(seats), int(score), int(place),
+                          int(rounds) if classic else None, int(exact) if classic else None,
+                          int(faults), int(forfeits), int(timeouts), think_times(histograms.get(name, [])))
+            for name, games, seats, score, place, rounds, exact, faults, forfeits, timeouts
+            in session.connection().execute(query).all()]
+
+
+def leaderboard_inputs(session: Session, variant: str, tournament_id: str | None,
+                       think_times: MergeThinkTimes) -> LeaderboardInputs:
+    """Outcome counts, per-bot sums and Elo, read in the caller's one transaction."""
+    query = (select(OutcomeCountRow.outcome, OutcomeCountRow.matches, OutcomeCountRow.tournament_key)
+             .where(OutcomeCountRow.variant == variant))
+    if tournament_id is not None:
+        query = query.where(OutcomeCountRow.tournament_key == tournament_id)
+    # One row per tournament and outcome; equal outcomes from different tournaments
+    # need no summing here, as the fit treats them as separate counted patterns.
+    rows = session.exec(query).all()
+    # Every completed match adds 1 to exactly one outcome row: these are game counts.
+    games: dict[str, int] = {}
+    for _, count, tournament_key in rows:
+        games[tournament_key] = games.get(tournament_key, 0) + count
+    names = dict(session.exec(select(BotRow.id, BotRow.name)).all())
+    aggregates = seat_aggregates(session, variant, tournament_id, think_times)
+    elo = current_elo(session, variant) if tournament_id is None else _elo_after(session, variant, tournament_id)
+    tables = outcome_tables([key for key, _, _ in rows], [count for _, count, _ in rows])
+    ids = np.unique(np.concatenate([bots.ravel() for bots, _, _ in tables])) if tables else np.zeros(0, np.int64)
+    # Bots are indexed in name order, not by their ids in this database, so the same
+    # matches give the same leaderboard (bootstrap draws included) in any database.
+    ordered = sorted(names[int(i)] for i in ids)
+    position = {name: i for i, name in enumerate(ordered)}
+    index_of_id = np.array([position[names[int(i)]] for i in ids], dtype=np.int64)
+    indexed = [(index_of_id[np.searchsorted(ids, bots)], places, counts) for bots, places, counts in tables]
+    return LeaderboardInputs(ordered, indexed, aggregates, elo, games)
+
+
+def outcome_tables(keys: Sequence[str], counts: Sequence[int]) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Outcome keys as arrays, one entry per table size: ``(bot ids, places, counts)``
+    with bot ids and places of shape (outcomes, seats). Parsed in one pass by numpy:
+    100,000 keys one by one in Python would take most of the leaderboard's time.
+
+    >>> tables = outcome_tables(["3:1,5:2", "3:2,5:1", "1:1,2:2,3:3"], [4, 1, 2])
+    >>> [(b.tolist(), p.tolist(), c.tolist()) for b, p, c in tables]
+    [([[3, 5], [3, 5]], [[1, 2], [2, 1]], [4, 1]), ([[1, 2, 3]], [[1, 2, 3]], [2])]
+    """
+    by_size: dict[int, list[int]] = {}
+    for i, key in enumerate(keys):
+        by_size.setdefault(key.count(",") + 1, []).append(i)
+    tables = []
+    for size, picked in sorted(by_size.items()):
+        text = " ".join(keys[i] for i in picked).replace(":", " ").replace(",", " ")
+        numbers = np.fromstring(text, dtype=np.int64, sep=" ").reshape(len(picked), size, 2)
+        tables.append((numbers[:, :, 0], numbers[:, :, 1], np.array([counts[i] for i in picked], dtype=np.int64)))
+    return tables
+
+
+def _elo_after(session: Session, variant: str, tournament_id: str) -> dict[str, tuple[float, int]]:
+    """Each bot's online Elo after its last match of this tournament (what the board of a
+    finished tournament should show, whatever was played since)."""
+    h = RatingHistoryRow
+    rows = session.exec(
+        select(BotRow.name, h.elo_after, h.games).join(MatchRow, col(MatchRow.id) == col(h.match_pk))
+        .join(BotRow, col(BotRow.id) == col(h.bot_id))
+        .where(MatchRow.tournament_id == tournament_id, h.variant == variant).order_by(col(h.match_pk))
+    ).all()
+    return {name: (elo, games) for name, elo, games in rows}     # later matches overwrite earlier ones

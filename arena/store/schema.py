@@ -1,0 +1,348 @@
+"""The tables, the schema version, and what opening a database checks and upgrades.
+
+Tables (``SCHEMA_VERSION`` 2; a version-1 database is upgraded when opened, see
+:func:`_upgrade_from_1`):
+
+``arena_meta``       key/value; ``schema_version`` marks the file as ours
+``bots``             name, sha256 of the token (never the token), created
+``tournaments``      short id, settings JSON, master seed, status
+``matches``          one row per match: variant, config, seed, status, times, result JSON,
+                     decision latency figures; ``match_id`` is the referee's id
+``match_seats``      one row per seat: bot, version, total, place, forfeit, faults, timeouts,
+                     and for classic the rounds played and exact bids
+``match_logs``       the decision log: zlib-compressed JSON actions, float64 latencies (codec.py)
+``faults``           one row per fault
+``elo_ratings``      the current online Elo of each bot per variant
+``rating_history``   every Elo change: match, bot, before, after, games played
+``outcome_counts``   how many completed matches ended in each outcome (bots and places)
+``bot_totals``       per bot, variant and tournament: running sums for the leaderboard, and a
+                     histogram of the bot's think times (arena.results.think_times)
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import zlib
+from collections.abc import Iterator, Sequence
+from datetime import datetime
+from typing import Any, ClassVar
+
+import numpy as np
+import sqlalchemy as sa
+from sqlalchemy import BigInteger, DateTime, LargeBinary, Table, Text, UniqueConstraint, bindparam, func, inspect
+from sqlalchemy.engine import Connection
+from sqlalchemy.schema import CreateColumn
+from sqlmodel import Field, SQLModel, insert, select, update
+
+from arena.store.codec import log_seats_and_latencies
+from arena.store.derived import Summarizer
+from arena.store.errors import StoreError
+
+SCHEMA_VERSION = 2    # 2: timeouts and think-time histograms (see _upgrade_from_1)
+log = logging.getLogger(__name__)
+
+
+class _Table(SQLModel):
+    """The base of every table: declares the ``__table__`` SQLAlchemy gives each table
+    class, which SQLModel's type hints leave out."""
+
+    __table__: ClassVar[Table]
+
+
+def _utc_column(nullable: bool = False) -> Any:
+    return Field(sa_type=DateTime(timezone=True), nullable=nullable)
+
+
+class MetaRow(_Table, table=True):
+    __tablename__ = "arena_meta"
+    key: str = Field(primary_key=True)
+    value: str
+
+
+class BotRow(_Table, table=True):
+    __tablename__ = "bots"
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(unique=True)
+    # sha256 hex of the token; None for bots the arena launches itself with a one-run token.
+    token_hash: str | None = Field(default=None, unique=True)
+    created_at: datetime = _utc_column()
+
+
+class TournamentRow(_Table, table=True):
+    __tablename__ = "tournaments"
+    id: str = Field(primary_key=True)
+    created_at: datetime = _utc_column()
+    settings_json: str = Field(sa_type=Text)
+    master_seed: int = Field(sa_type=BigInteger)
+    status: str
+
+
+class MatchRow(_Table, table=True):
+    __tablename__ = "matches"
+    # A tournament slot holds one match; standalone matches have NULLs, which never clash.
+    # Few indexes on purpose: every index is one more page written per saved match.
+    __table_args__ = (UniqueConstraint("tournament_id", "game_index"),)
+    id: int | None = Field(default=None, primary_key=True)
+    match_id: str = Field(unique=True)
+    tournament_id: str | None = Field(default=None, foreign_key="tournaments.id")
+    game_index: int | None = None
+    variant: str
+    players: int
+    config_json: str = Field(sa_type=Text)
+    seed: int = Field(sa_type=BigInteger)
+    status: str
+    started_at: datetime = _utc_column()
+    finished_at: datetime = _utc_column()
+    result_json: str = Field(sa_type=Text)
+    decisions: int
+    median_latency_ms: float | None = None
+    max_latency_ms: float | None = None
+
+
+class MatchSeatRow(_Table, table=True):
+    __tablename__ = "match_seats"
+    __table_args__ = {"sqlite_with_rowid": False}
+    match_pk: int = Field(foreign_key="matches.id", primary_key=True)
+    seat: int = Field(primary_key=True)
+    bot_id: int = Field(foreign_key="bots.id")
+    bot_version: str
+    total: int
+    place: int
+    forfeited: bool
+    faults: int
+    rounds: int | None = None           # classic: rounds scored
+    exact_bids: int | None = None       # classic: rounds where tricks == bid
+    # Faults of kind "timeout" (also counted in faults). The server default lets the
+    # version-1 upgrade add the column to existing rows.
+    timeouts: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+
+
+class MatchLogRow(_Table, table=True):
+    __tablename__ = "match_logs"
+    match_pk: int = Field(foreign_key="matches.id", primary_key=True)
+    format: int
+    actions: bytes = Field(sa_type=LargeBinary)       # zlib-compressed JSON list of [seat, action]
+    latencies: bytes = Field(sa_type=LargeBinary)     # float64 little-endian per action, NaN = no answer
+
+
+class FaultRow(_Table, table=True):
+    __tablename__ = "faults"
+    id: int | None = Field(default=None, primary_key=True)
+    match_pk: int = Field(foreign_key="matches.id", index=True)
+    seat: int
+    bot_id: int = Field(foreign_key="bots.id")
+    kind: str
+    request_id: int | None = Field(default=None, sa_type=BigInteger)
+    message: str = Field(sa_type=Text)
+    at: datetime = _utc_column()
+
+
+class EloRow(_Table, table=True):
+    __tablename__ = "elo_ratings"
+    __table_args__ = {"sqlite_with_rowid": False}    # keyed by its primary key alone: one B-tree
+    bot_id: int = Field(foreign_key="bots.id", primary_key=True)
+    variant: str = Field(primary_key=True)
+    elo: float
+    games: int
+
+
+class RatingHistoryRow(_Table, table=True):
+    __tablename__ = "rating_history"
+    # No index on (bot, variant): it would add a page write per bot to every saved match,
+    # and reading one bot's history is rare and fast enough as a scan.
+    id: int | None = Field(default=None, primary_key=True)
+    match_pk: int = Field(foreign_key="matches.id")
+    bot_id: int = Field(foreign_key="bots.id")
+    variant: str
+    elo_before: float
+    elo_after: float
+    games: int                          # the bot's rated matches in this variant, this one included
+
+
+# The two summaries below are what a leaderboard reads; save_match keeps them up to date
+# in its transaction. Reading 100,000 matches' seats instead would take longer than the
+# 2 s a leaderboard may take. They count completed matches only. ``tournament_key`` is
+# the tournament id, or "" for a match outside any tournament.
+
+
+class OutcomeCountRow(_Table, table=True):
+    """How many matches ended with exactly these bots in exactly these places."""
+
+    __tablename__ = "outcome_counts"
+    __table_args__ = {"sqlite_with_rowid": False}
+    variant: str = Field(primary_key=True)
+    tournament_key: str = Field(primary_key=True)
+    outcome: str = Field(primary_key=True)     # "bot_id:place" per seat, sorted: "3:1,5:2,7:2,9:4"
+    matches: int
+
+
+class BotTotalsRow(_Table, table=True):
+    """A bot's running sums: the leaderboard's averages, rates and counts."""
+
+    __tablename__ = "bot_totals"
+    __table_args__ = {"sqlite_with_rowid": False}
+    bot_id: int = Field(foreign_key="bots.id", primary_key=True)
+    variant: str = Field(primary_key=True)
+    tournament_key: str = Field(primary_key=True)
+    games: int                  # matches (a bot in two seats of one match counts once)
+    seats: int
+    score_sum: int = Field(sa_type=BigInteger)
+    place_sum: int
+    rounds: int                 # classic only (0 for extreme)
+    exact_bids: int             # classic only (0 for extreme)
+    faults: int
+    forfeits: int
+    timeouts: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+    # Think times of the decisions the bot answered, as stored by arena.results.think_times
+    # (None: none yet). Merged in Python when a match is saved: SQL cannot add two of them.
+    think_histogram: bytes | None = Field(default=None, sa_type=LargeBinary)
+
+
+def outcome_key(bot_ids: Sequence[int], places: Sequence[int]) -> str:
+    """The stored form of a match outcome, independent of who sat where.
+
+    >>> outcome_key([9, 3, 7, 5], [4, 1, 2, 2])
+    '3:1,5:2,7:2,9:4'
+    """
+    return ",".join(f"{b}:{p}" for b, p in sorted(zip(bot_ids, places)))
+
+
+def parse_outcome(key: str) -> list[tuple[int, int]]:
+    """The seats of an outcome key as ``(bot_id, place)`` pairs.
+
+    >>> parse_outcome('3:1,5:2')
+    [(3, 1), (5, 2)]
+    """
+    return [(int(b), int(p)) for b, p in (pair.split(":") for pair in key.split(","))]
+
+
+def check_seed(seed: int, what: str) -> None:
+    """Seeds are stored as 64-bit integers, the widest both SQLite and PostgreSQL have."""
+    if not -(2**63) <= seed < 2**63:
+        raise StoreError(f"{what} {seed} does not fit in 64 bits")
+
+
+def chunks(items: Sequence[Any], size: int = 500) -> Iterator[Sequence[Any]]:
+    """``items`` in slices of ``size``: SQLite limits the bound parameters of a statement."""
+    for start in range(0, len(items), size):
+        yield items[start:start + size]
+
+
+TABLES = [
+    MetaRow.__table__, BotRow.__table__, TournamentRow.__table__, MatchRow.__table__,
+    MatchSeatRow.__table__, MatchLogRow.__table__, FaultRow.__table__, EloRow.__table__,
+    RatingHistoryRow.__table__, OutcomeCountRow.__table__, BotTotalsRow.__table__,
+]
+
+# Updating the schema-version row to itself: how a writer on PostgreSQL takes the store's
+# write lock (SQLite's BEGIN IMMEDIATE takes it instead; see Store._write).
+TAKE_WRITE_LOCK = (update(MetaRow.__table__).where(MetaRow.__table__.c.key == "schema_version")
+                   .values(value=MetaRow.__table__.c.value))
+
+
+def open_schema(conn: Connection, name: str, summarizer: Summarizer) -> None:
+    """Create the schema in a new or empty database, upgrade a version-1 one, and refuse
+    (``StoreError``) another schema version or a database with someone else's tables.
+
+    ``conn`` must be in a writing transaction from its start: two processes opening a new
+    file at once would otherwise both read "no tables" and then fail to upgrade to writing.
+    """
+    tables = set(inspect(conn).get_table_names())
+    if not tables:
+        SQLModel.metadata.create_all(conn, tables=TABLES)
+        conn.execute(insert(MetaRow).values(key="schema_version", value=str(SCHEMA_VERSION)))
+        return
+    if MetaRow.__tablename__ not in tables:
+        raise StoreError(f"{name} is not an arena database (no schema version table)")
+    version = conn.execute(select(MetaRow.value).where(MetaRow.key == "schema_version")).scalar()
+    if version is None:
+        raise StoreError(f"{name} is not an arena database (no schema version)")
+    if version == "1" and conn.dialect.name != "sqlite":
+        # SQLite's BEGIN IMMEDIATE already excludes other writers; on PostgreSQL two
+        # processes must not both upgrade: lock, then look again.
+        conn.execute(TAKE_WRITE_LOCK)
+        version = conn.execute(select(MetaRow.value).where(MetaRow.key == "schema_version")).scalar()
+    if version == "1":
+        _upgrade_from_1(conn, name, summarizer)
+        conn.execute(update(MetaRow.__table__).where(MetaRow.__table__.c.key == "schema_version")
+                     .values(value=str(SCHEMA_VERSION)))
+    elif version != str(SCHEMA_VERSION):
+        raise StoreError(f"{name} has schema version {version}; this arena understands {SCHEMA_VERSION}")
+
+
+def _upgrade_from_1(conn: Connection, name: str, summarizer: Summarizer) -> None:
+    """Schema 1 to 2: add the timeout counts and think-time histograms, and fill them in
+    from what the database already holds, in the caller's transaction (all or nothing).
+
+    Timeouts come from the faults table. Think times need every completed match's log:
+    the seat of each action is in its (compressed JSON) actions and the latencies beside
+    them, so each log is decoded once here, a page of matches at a time to keep memory
+    flat (about 100 MB), and counted by the ``summarizer`` as a save counts them.
+    Measured: 13 s for 100,000 full-size matches (a 1 GB file).
+    """
+    started = time.perf_counter()
+    matches, seats, logs = MatchRow.__table__, MatchSeatRow.__table__, MatchLogRow.__table__
+    faults, totals = FaultRow.__table__, BotTotalsRow.__table__
+    for table, column in ((seats, "timeouts"), (totals, "timeouts"), (totals, "think_histogram")):
+        # ALTER TABLE ... ADD COLUMN reads the same on SQLite and PostgreSQL; the column's
+        # own definition (type, NOT NULL, server default) is compiled for the database.
+        definition = CreateColumn(table.c[column]).compile(dialect=conn.dialect)
+        conn.exec_driver_sql(f"ALTER TABLE {table.name} ADD COLUMN {definition}")
+
+    # Timeouts per seat, then their sums per bot, variant and tournament (completed matches).
+    per_seat = conn.execute(select(faults.c.match_pk, faults.c.seat, func.count())
+                            .where(faults.c.kind == "timeout").group_by(faults.c.match_pk, faults.c.seat)).all()
+    if per_seat:
+        conn.execute(update(seats).where(seats.c.match_pk == bindparam("b_pk"), seats.c.seat == bindparam("b_seat"))
+                     .values(timeouts=bindparam("b_count")),
+                     [{"b_pk": pk, "b_seat": seat, "b_count": count} for pk, seat, count in per_seat])
+    tournament_key = func.coalesce(matches.c.tournament_id, "")
+    timeouts = {(bot_id, variant, key): int(count) for bot_id, variant, key, count in conn.execute(
+        select(seats.c.bot_id, matches.c.variant, tournament_key, func.sum(seats.c.timeouts))
+        .join(matches, matches.c.id == seats.c.match_pk)
+        .where(matches.c.status == "completed", seats.c.timeouts > 0)
+        .group_by(seats.c.bot_id, matches.c.variant, tournament_key)).all()}
+
+    # Think-time histograms, from the logs of the completed matches.
+    histograms: dict[tuple[int, str, str], np.ndarray] = {}
+    after, decoded, unreadable = 0, 0, 0
+    while True:
+        page = conn.execute(
+            sa.select(matches.c.id, matches.c.variant, matches.c.tournament_id, matches.c.players,
+                   logs.c.actions, logs.c.latencies)
+            .join(logs, logs.c.match_pk == matches.c.id)
+            .where(matches.c.status == "completed", matches.c.id > after).order_by(matches.c.id).limit(500)
+        ).all()
+        if not page:
+            break
+        bot_of = {(pk, seat): bot_id for pk, seat, bot_id in conn.execute(
+            select(seats.c.match_pk, seats.c.seat, seats.c.bot_id)
+            .where(seats.c.match_pk.between(page[0].id, page[-1].id))).all()}
+        for pk, variant, tournament_id, players, actions, latencies in page:
+            try:
+                seats_of_actions, latencies_ms = log_seats_and_latencies(actions, latencies)
+                counts = summarizer.seat_think_counts(latencies_ms, seats_of_actions, players)
+                keys = [(bot_of[(pk, seat)], variant, tournament_id or "") for seat in range(players)]
+            except (zlib.error, ValueError, TypeError, IndexError, KeyError):
+                # A damaged log must not make the whole database unopenable: its match
+                # just adds no think times (it is still rated and counted).
+                unreadable += 1
+                continue
+            for seat, key in enumerate(keys):
+                histograms[key] = counts[seat] if key not in histograms else histograms[key] + counts[seat]
+            decoded += 1
+        after = page[-1].id
+
+    updates = [{"b_bot": key[0], "b_variant": key[1], "b_key": key[2], "b_timeouts": timeouts.get(key, 0),
+                "b_histogram": summarizer.add_think_counts(None, histograms[key]) if key in histograms else None}
+               for key in sorted(set(timeouts) | set(histograms))]
+    if updates:
+        conn.execute(update(totals)
+                     .where(totals.c.bot_id == bindparam("b_bot"), totals.c.variant == bindparam("b_variant"),
+                            totals.c.tournament_key == bindparam("b_key"))
+                     .values(timeouts=bindparam("b_timeouts"), think_histogram=bindparam("b_histogram")), updates)
+    log.info("%s: upgraded to schema version 2 (think times from %d match logs) in %.1f s",
+             name, decoded, time.perf_counter() - started)
+    if unreadable:
+        log.warning("%s: %d match logs could not be read; their think times are not counted", name, unreadable)
