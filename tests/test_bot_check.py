@@ -17,6 +17,9 @@ from pathlib import Path
 
 import pytest
 
+# Every test runs the arena command as its own process: end to end (pytest -m 'not slow' skips).
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "tests" / "bots"
 # Short limits for a bot that times out: a timeout then costs 0.1 s, not 11 s.

@@ -14,8 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from arena.store import Store
+from arena.results import Store
 from arena.tournament.lineup import NODE_BOT_DIR
+
+# Every test runs the arena command as its own process: end to end (pytest -m 'not slow' skips).
+pytestmark = pytest.mark.slow
 
 RANDOM = f"{sys.executable} -m sample_bots.random_bot"
 QUICK = ["--players", "3", "--rounds", "2", "--games", "3", "--no-samples"]

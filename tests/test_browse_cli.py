@@ -23,8 +23,11 @@ from pathlib import Path
 
 import pytest
 
-from arena.store import Store
-from arena.tournament.command import hold_lock, log_dir_for
+from arena.results import Store
+from arena.tournament.lock import hold_lock, log_dir_for
+
+# Every test runs the arena command as its own process: end to end (pytest -m 'not slow' skips).
+pytestmark = pytest.mark.slow
 
 PY = sys.executable
 RANDOM_BOT = f"{PY} -m sample_bots.random_bot"

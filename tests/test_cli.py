@@ -10,7 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from arena.store import Store
+from arena.results import Store
+
+# Every test runs the arena command as its own process: end to end (pytest -m 'not slow' skips).
+pytestmark = pytest.mark.slow
 
 
 def arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -147,7 +150,8 @@ def test_leaderboard_export_follows_the_filters(tmp_path: Path) -> None:
     first, second = _two_tournaments(tmp_path / "t.db")
     done = arena("leaderboard", "--db", "t.db", "--tournament", second, "--export", "out", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["extreme.csv", "extreme.html", "extreme.json", "extreme.md"]
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["extreme.csv", "extreme.html", "extreme.json",
+                                                                   "extreme.md"]
     board = json.loads((tmp_path / "out" / "extreme.json").read_text())
     assert board["title"] == f"Wizard extreme leaderboard, tournament {second}"
     assert {row["bot"] for row in board["rows"]} == {"ann", "bob", "dee"}

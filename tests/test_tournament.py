@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.store import Store
+from arena.results import Store
 
 PY = sys.executable
 RANDOM = f"{PY} -m sample_bots.random_bot"
@@ -68,6 +68,7 @@ def assert_complete(db: Path, tid: str, games: int) -> None:
     assert store.get_tournament(tid).status == "finished"
 
 
+@pytest.mark.slow
 def test_a_whole_tournament_runs_stores_and_can_be_browsed(tmp_path: Path) -> None:
     db = tmp_path / "t.db"
     done = arena("tournament", "--variant", "classic", "--rounds", "3", "--games", "8", "--seed", "5",
@@ -107,6 +108,7 @@ def test_a_whole_tournament_runs_stores_and_can_be_browsed(tmp_path: Path) -> No
     assert {p.name for p in export_dir.iterdir()} >= {"classic.md", "classic.html", "classic.json"}
 
 
+@pytest.mark.slow
 def test_the_same_seed_replays_the_same_tournament(tmp_path: Path) -> None:
     results = []
     for run in ("a", "b"):
@@ -121,6 +123,7 @@ def test_the_same_seed_replays_the_same_tournament(tmp_path: Path) -> None:
     assert results[0] == results[1]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", ["sigint", "sigterm", "sigkill"])
 def test_an_interrupted_tournament_resumes_exactly(tmp_path: Path, how: str) -> None:
     db = tmp_path / "t.db"
@@ -148,6 +151,7 @@ def test_an_interrupted_tournament_resumes_exactly(tmp_path: Path, how: str) -> 
     assert_complete(db, tid, games)
 
 
+@pytest.mark.slow
 def test_a_tournament_runs_in_one_process_at_a_time(tmp_path: Path) -> None:
     db = tmp_path / "t.db"
     proc = start_arena("tournament", "--rounds", "6", "--games", "40", "--db", str(db), *LINEUP, cwd=tmp_path)
@@ -162,6 +166,7 @@ def test_a_tournament_runs_in_one_process_at_a_time(tmp_path: Path) -> None:
         proc.wait()
 
 
+@pytest.mark.slow
 def test_orphaned_bots_exit_when_the_arena_is_killed(tmp_path: Path) -> None:
     db = tmp_path / "t.db"
     proc = start_arena("tournament", "--rounds", "6", "--games", "40", "--db", str(db), *LINEUP, cwd=tmp_path)
@@ -183,7 +188,7 @@ def test_orphaned_bots_exit_when_the_arena_is_killed(tmp_path: Path) -> None:
 
 def test_a_bot_given_by_a_relative_path_runs_from_where_it_was_given(tmp_path: Path, monkeypatch) -> None:
     from arena.tournament.lineup import parse_bot_option
-    from arena.tournament.runner import TournamentSettings
+    from arena.tournament.settings import TournamentSettings
 
     (tmp_path / "mine.py").write_text("pass\n")
     monkeypatch.chdir(tmp_path)
@@ -232,8 +237,8 @@ class RecordingRunner:
 
 
 def scheduling_settings(games: int, deals: str = "duplicate", bots: int = 6):
-    from arena.tournament.runner import TournamentSettings
     from arena.tournament.schedule import round_games
+    from arena.tournament.settings import TournamentSettings
 
     return TournamentSettings(game={"variant": "classic", "players": 4}, games=round_games(games, bots, 4), seed=7,
                               concurrency=4, deals=deals, bots=[{"name": f"b{i}"} for i in range(bots)])
@@ -295,7 +300,7 @@ def test_independent_deals_run_side_by_side() -> None:
 
 
 def test_settings_stored_before_the_deals_option_are_duplicate() -> None:
-    from arena.tournament.runner import TournamentSettings
+    from arena.tournament.settings import TournamentSettings
 
     old = {"game": {"variant": "classic", "players": 4}, "games": 8, "seed": 3, "bots": [{"name": n} for n in "abcd"]}
     settings = TournamentSettings.from_dict(old)
@@ -305,7 +310,7 @@ def test_settings_stored_before_the_deals_option_are_duplicate() -> None:
 
 
 def test_a_new_tournament_gets_a_fresh_63_bit_seed_and_the_format_of_its_bots() -> None:
-    from arena.tournament.command import TournamentRequest, build_settings
+    from arena.tournament.settings import TournamentRequest, build_settings
 
     lineup = {"no_samples": True, "bots": [f"r{i}={RANDOM}" for i in range(4)]}
     seeds = [build_settings(TournamentRequest(db="x.db", **lineup), print).seed for _ in range(20)]

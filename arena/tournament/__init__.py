@@ -1,2 +1,12 @@
-"""Tournaments: the schedule, the lineup of bot processes, the runner (local or on a
-server), the ``arena tournament`` command's orchestration and ``arena bot check``."""
+"""Tournaments: what ``arena tournament`` and ``arena bot check`` do.
+
+- ``settings``: :class:`TournamentSettings`, every default and check of a tournament,
+  stored with it for ``--resume``;
+- ``schedule``: which bots sit where, with which deal, in every game;
+- ``lineup``: the bots and their processes;
+- ``runner``: playing the scheduled games on a local referee or a running server;
+- ``lock``: one process per tournament, and the status ``arena tournaments`` shows;
+- ``progress``: the progress line;
+- ``command``: ``arena tournament`` from start to leaderboard;
+- ``check``: ``arena bot check``.
+"""

@@ -49,25 +49,26 @@ from pathlib import Path
 from typing import Any
 
 from arena.records import FaultRecord, MatchRecord, MatchSpec
+from arena.referee.limits import GRACE, MAX_FAULTS, MAX_SECONDS
 from arena.tournament.lineup import BotEntry, BotProcesses, LineupError, check_name, parse_bot_option
+from arena.tournament.settings import DEFAULTS, MIN_MOVE_TIME
 from engine import TRUMP, VARIANTS, GameConfig, new_game
 from engine.classic import NUM_CARDS, hand_sizes
-from engine.extreme import DEFAULT_ROUNDS, MAX_RANK
+from engine.extreme import DEFAULT_ROUNDS
+from engine.extreme_cards import MAX_RANK
 
 # Matches played at once on the bot's connection (fewer if its Hello asks for fewer).
 # A tournament plays 4; 2 is enough to catch a bot whose matches trip over each other
 # (state kept per bot instead of per match) and keeps a 2-core machine responsive.
 CONCURRENCY = 2
-# As in a tournament: a dropped connection has this long to come back, and this many
-# faults forfeit a match.
-GRACE = 5.0
-MAX_FAULTS = 3
 # A decision slower than this share of the limit works here but may time out on a
 # busier machine: worth a note.
 SLOW_SHARE = 0.5
 # How many deals are tried, per classic match, to find one where the bot must choose
 # trump; a full game simulates in a few milliseconds.
 TRUMP_SEARCH = 60
+# Seconds the bot has to start and say Hello (--connect-timeout).
+CONNECT_TIMEOUT = 30.0
 # Lines of a bot's output that say its code failed: a Python traceback, and the
 # "decision failed" the SDK and the Node.js bots log when they send the fallback.
 ERROR_LINE = re.compile(r"Traceback \(most recent call last\)|decision failed")
@@ -128,10 +129,10 @@ class CheckSettings:
     entry: BotEntry                      # the bot, as parse_bot_option made it
     command: str                         # as the user wrote it, for the report
     variants: tuple[str, ...] = VARIANTS  # at most these (--variant narrows it to one)
-    move_time: float = 1.0
-    time_bank: float = 10.0
+    move_time: float = DEFAULTS.move_time   # as in a tournament
+    time_bank: float = DEFAULTS.time_bank
     seed: int = 0
-    connect_timeout: float = 30.0
+    connect_timeout: float = CONNECT_TIMEOUT
 
     @property
     def name(self) -> str:
@@ -241,12 +242,10 @@ def default_name(argv: list[str]) -> str:
 
 
 def settings_from_args(command: str, *, name: str | None = None, variant: str | None = None,
-                       move_time: float = 1.0, time_bank: float = 10.0, seed: int | None = None,
-                       connect_timeout: float = 30.0) -> CheckSettings:
+                       move_time: float = DEFAULTS.move_time, time_bank: float = DEFAULTS.time_bank,
+                       seed: int | None = None, connect_timeout: float = CONNECT_TIMEOUT) -> CheckSettings:
     """Check the arguments of ``arena bot check`` (a LineupError says what is wrong, in
     one line) and return the settings. Nothing is started or written."""
-    from arena.referee.match import MAX_SECONDS
-
     if not command.strip():
         raise LineupError("COMMAND is empty: give the command that starts your bot, e.g. './my_bot.py'")
     if name is None:
@@ -257,7 +256,7 @@ def settings_from_args(command: str, *, name: str | None = None, variant: str | 
     check_name(name)
     if variant is not None and variant not in VARIANTS:
         raise LineupError(f"--variant must be one of {', '.join(VARIANTS)} (got {variant!r})")
-    for option, value, least in (("--move-time", move_time, 0.001), ("--time-bank", time_bank, 0.0)):
+    for option, value, least in (("--move-time", move_time, MIN_MOVE_TIME), ("--time-bank", time_bank, 0.0)):
         if not least <= value <= MAX_SECONDS:      # also refuses nan and inf
             raise LineupError(f"{option} must be a number of seconds from {least:g} to {MAX_SECONDS:g}")
     if not 0 < connect_timeout <= MAX_SECONDS:
@@ -565,6 +564,7 @@ class _Check:
         self.settings = settings
         self.out = out
         self.report = CheckReport(settings, log_dir)
+        # The faults and grace of a tournament: the referee's defaults.
         self.server = ArenaServer(store=None, move_time=settings.move_time, time_bank=settings.time_bank,
                                   max_faults=MAX_FAULTS, grace=GRACE)
         # A bot that connects but never says Hello is refused in time to be reported.
@@ -695,7 +695,8 @@ class _Check:
 
         workers = max(1, min(self.report.hello.slots, CONCURRENCY, len(matches)))
         playing = asyncio.ensure_future(asyncio.gather(*(worker() for _ in range(workers))))
-        await asyncio.wait({playing, self.exited}, return_when=asyncio.FIRST_COMPLETED)
+        either: set[asyncio.Future[Any]] = {playing, self.exited}
+        await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
         if not playing.done():
             # The bot is gone: its open matches would only wait out the grace period.
             cut = dict(self.running)

@@ -1,9 +1,9 @@
-"""Running a tournament: settings, the match runners (local or remote), resume.
+"""Running a tournament: the games in flight, the match runners (local or remote), resume.
 
-A tournament is its settings plus a master seed. The schedule (arena.tournament.schedule) is
-recomputed from them, so resuming one is simply running every scheduled game whose
-index the store does not have yet; each match is stored in one transaction, so a
-game is either wholly stored or played again.
+A tournament is its settings (arena.tournament.settings) plus a master seed. The
+schedule (arena.tournament.schedule) is recomputed from them, so resuming one is simply
+running every scheduled game whose index the store does not have yet; each match is
+stored in one transaction, so a game is either wholly stored or played again.
 
 Matches that share a deal (the rotations of a duplicate deal) are never in flight at
 the same time: their tables are the same bots, and a bot seated in two of them at once
@@ -18,72 +18,17 @@ import secrets
 import time
 from collections import defaultdict
 from collections.abc import Awaitable, Callable
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 import grpc
 
 from arena.records import MatchRecord, MatchSpec
-from arena.tournament.lineup import BotEntry, BotProcesses, BotStartError
-from arena.tournament.schedule import ScheduledGame, make_schedule
-from engine import GameConfig
-
-
-@dataclass
-class TournamentSettings:
-    """Every setting of a tournament; stored with it so ``--resume`` needs nothing else.
-
-    ``game`` holds the engine's game options (a ``GameConfig`` as a dict, without the
-    seed: every deal gets its own seed from the master ``seed``). ``deals`` is the
-    format, ``duplicate`` or ``independent`` (arena.tournament.schedule); settings stored before
-    it existed were duplicate.
-    """
-
-    game: dict[str, Any] = field(default_factory=lambda: {"variant": "classic", "players": 4})
-    games: int = 40
-    seed: int = 0
-    move_time: float = 1.0
-    time_bank: float = 10.0
-    max_faults: int = 3
-    concurrency: int = 4
-    server: str | None = None
-    deals: str = "duplicate"
-    bots: list[dict[str, Any]] = field(default_factory=list)   # BotEntry fields, for local runs
-
-    @property
-    def variant(self) -> str:
-        return self.game_config(0).variant
-
-    @property
-    def players(self) -> int:
-        return self.game_config(0).players
-
-    def game_config(self, seed: int) -> GameConfig:
-        return GameConfig.from_dict({**self.game, "seed": seed})
-
-    def bot_names(self) -> list[str]:
-        return [b["name"] for b in self.bots]
-
-    def entries(self) -> list[BotEntry]:
-        return [BotEntry(b["name"], list(b["command"]), Path(b["cwd"]) if b.get("cwd") else None,
-                         bool(b.get("extra_args")), dict(b.get("env") or {})) for b in self.bots]
-
-    def schedule(self) -> list[ScheduledGame]:
-        return make_schedule(self.bot_names(), self.players, self.games, self.seed, self.deals)
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> TournamentSettings:
-        known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in known})
-
-    @staticmethod
-    def entry_dict(entry: BotEntry) -> dict[str, Any]:
-        return {"name": entry.name, "command": entry.command,
-                "cwd": str(entry.cwd) if entry.cwd else None, "extra_args": entry.extra_args, "env": entry.env}
+from arena.referee.limits import GRACE
+from arena.tournament.lineup import BotProcesses, BotStartError
+from arena.tournament.schedule import ScheduledGame
+from arena.tournament.settings import TournamentSettings
 
 
 class MatchRunner(Protocol):
@@ -204,7 +149,7 @@ class LocalArena:
     caller schedules without it. Any other bot that fails raises BotStartError.
     """
 
-    def __init__(self, settings: TournamentSettings, log_dir: Path, grace: float = 5.0,
+    def __init__(self, settings: TournamentSettings, log_dir: Path, grace: float = GRACE,
                  optional: frozenset[str] = frozenset(), notice: Callable[[str], None] = lambda message: None):
         from arena.referee.server import ArenaServer
 

@@ -119,7 +119,8 @@ def draw_tables(bots: list[str], players: int, tables: int, rng: random.Random) 
     result = []
     for _ in range(tables):
         if small:
-            chosen = list(min(itertools.combinations(bots, players), key=cost))
+            best = min(itertools.combinations(bots, players), key=cost)
+            chosen = list(best)
         else:
             chosen = []
             for _seat in range(players):

@@ -1,0 +1,131 @@
+"""``arena bench ...``: the benchmarks (arena.bench), their figures printed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from arena.cli.common import check_choice, console
+from engine import VARIANTS
+
+
+def print_figures(figures: dict[str, Any], as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(figures))
+        return
+    width = max(map(len, figures))
+    for key, value in figures.items():
+        shown = f"{value:,.1f}" if isinstance(value, float) else f"{value:,}" if isinstance(value, int) else value
+        console.print(f"{key:<{width}}  {shown}")
+
+
+def bench_engine(
+    variant: str = typer.Option("classic", help="classic or extreme"),
+    players: int = typer.Option(4, help="Table size."),
+    games: int = typer.Option(1000, help="Full games to play."),
+    seed: int = typer.Option(0, help="Seed of the first game."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    bare: bool = typer.Option(False, "--bare", help="Classic only: also time a bare-bones playout of the same "
+                              "games in this process (no interface, checks or log), and the ratio."),
+) -> None:
+    """Random full games in-process on one core: games/s and decisions/s."""
+    from arena.bench.engine import bench_against_bare
+    from arena.bench.engine import bench_engine as run
+    from engine import GameConfig
+
+    check_choice(variant, VARIANTS, "--variant")
+    if games < 1:
+        raise typer.BadParameter("must be at least 1", param_hint="--games")
+    if bare and variant != "classic":
+        raise typer.BadParameter("the bare playout exists for classic only", param_hint="--bare")
+    GameConfig(variant=variant, players=players).validate()
+    if bare:
+        print_figures(bench_against_bare(players=players, games=games, seed=seed), as_json)
+    else:
+        print_figures(run(variant=variant, players=players, games=games, seed=seed), as_json)
+
+
+def bench_referee(
+    games: int = typer.Option(20, help="Games for the round-trip measurement."),
+    concurrent_matches: int = typer.Option(64, help="Matches at once for the load measurement."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+) -> None:
+    """Bare gRPC ping-pong vs the real referee; then many matches at once."""
+    from arena.bench.referee import bench_referee as run
+
+    if games < 1 or concurrent_matches < 1:
+        raise typer.BadParameter("must be at least 1", param_hint="--games/--concurrent-matches")
+    print_figures(run(games=games, concurrent_matches=concurrent_matches), as_json)
+
+
+def bench_deals(
+    variant: str = typer.Option("classic", help="classic or extreme"),
+    games: int = typer.Option(640, help="Games in each format (rounded up to whole rotations)."),
+    seed: int = typer.Option(1, help="Master seed of both schedules."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+) -> None:
+    """Duplicate vs independent deals: how many more independent games the same confidence costs."""
+    from arena.bench.deals import bench_deals as run
+
+    check_choice(variant, VARIANTS, "--variant")
+    if games < 8:
+        raise typer.BadParameter("must be at least 8 (two sets of rotations)", param_hint="--games")
+    if not 0 <= seed < 2**63:
+        raise typer.BadParameter("must be between 0 and 2**63 - 1", param_hint="--seed")
+    figures = run(variant=variant, games=games, seed=seed)
+    # Standard errors of a place difference are a few hundredths: three digits, not one decimal.
+    shown = {k: f"{v:.3g}" if isinstance(v, float) else "n/a" if v is None else v for k, v in figures.items()}
+    print_figures(figures if as_json else shown, as_json)
+
+
+def bench_hostile(
+    matches: int = typer.Option(5, min=1, help="Matches with and without spectators (alternating)."),
+    spectators: int = typer.Option(50, min=1, max=64, help="Spectators reading each watched match."),
+    flood: int = typer.Option(10_000, min=100, help="Messages the flooding client tries to send."),
+    as_json: bool = typer.Option(False, "--json", help="Print the figures as JSON."),
+) -> None:
+    """What a crowd of spectators and a flooding client cost the referee, measured in one run."""
+    from arena.bench.hostile import bench_hostile as run
+
+    print_figures(run(matches=matches, spectators=spectators, flood=flood), as_json)
+
+
+def bench_store(
+    matches: int = typer.Option(2000, help="Matches to record one transaction at a time."),
+    leaderboard_matches: int = typer.Option(100_000, help="Stored matches for the leaderboard timing."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+) -> None:
+    """Recording speed and leaderboard time over many stored matches."""
+    from arena.bench.store import bench_store as run
+
+    if matches < 1 or leaderboard_matches < 1:
+        raise typer.BadParameter("must be at least 1", param_hint="--matches/--leaderboard-matches")
+    print_figures(run(matches=matches, leaderboard_matches=leaderboard_matches), as_json)
+
+
+def bench_fuzz(
+    seconds: float = typer.Option(60.0, help="Seconds of fuzzing (matches still running then are finished)."),
+    seed: int = typer.Option(0, help="Seed of every random choice; a failing run repeats with it."),
+    workdir: Path | None = typer.Option(None, help="Keep the database, logs and message trace here "
+                                        "[default: a temporary directory, removed]", show_default=False),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object (the whole report)."),
+) -> None:
+    """Protocol fuzzer against a real `arena serve`; exit code 1 if an invariant was violated."""
+    from arena.bench.fuzz import run_fuzz
+
+    if not 0 < seconds <= 86_400:
+        raise typer.BadParameter("must be more than 0 and at most 86400", param_hint="--seconds")
+    report = run_fuzz(seconds=seconds, seed=seed, workdir=workdir)
+    if as_json:
+        print_figures(report.to_json(), True)
+    else:
+        print_figures(report.figures(), False)
+        for title, lines in (("violation", report.violations), ("anomaly", report.anomalies),
+                             ("server traceback", report.server_tracebacks)):
+            for line in lines:
+                print(f"{title}: {line}")   # plain print: the text may hold [brackets] rich would eat
+    if not report.ok:
+        raise typer.Exit(1)

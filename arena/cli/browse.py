@@ -1,0 +1,158 @@
+"""Commands that read the database: ``arena leaderboard``, ``tournaments``, ``matches``,
+``show``, ``replay`` and ``export`` (rendering in arena.results)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import typer
+
+from arena.cli.common import DbOption, check_choice, console, db_location, err_console, fail, open_store
+from engine import VARIANTS
+
+if TYPE_CHECKING:    # only for the type: the results room brings the store and SQLAlchemy
+    from arena.results.browse import Listing
+
+MatchArgument = typer.Argument(..., metavar="MATCH", help="A match id, as `arena matches` lists them.")
+ListFormatOption = typer.Option("table", "--format", help="table, json or csv (json and csv: every field, "
+                                "full ids, ISO dates)")
+
+
+def print_listing(listing: Listing) -> None:
+    """Print a browse.Listing: a table on the console (and, on stderr, which columns a
+    narrow terminal left out), or JSON/CSV text as it is."""
+    if listing.table is None:
+        print(listing.text)     # plain print: rich would wrap and colour it
+        return
+    console.print(listing.table)
+    if listing.left_out:
+        err_console.print(f"left out to fit {console.width} columns: {', '.join(listing.left_out)} "
+                          "(a wider terminal, or --format json or csv, shows every column)", highlight=False)
+
+
+def tournaments(format: str = ListFormatOption, db: str | None = DbOption) -> None:
+    """List stored tournaments with every game option; a run whose process died shows as interrupted."""
+    from arena.results import browse
+    from arena.tournament.lock import shown_status
+
+    check_choice(format, browse.LIST_FORMATS, "--format")
+    store = open_store(db, must_exist=True)
+    location = db_location(db)
+    lines = browse.tournament_lines(store, status_of=lambda info: shown_status(info, location))
+    print_listing(browse.tournaments_listing(lines, format, console.width))
+    if not lines:
+        err_console.print("no tournaments stored yet")
+
+
+def leaderboard(
+    variant: str | None = typer.Option(None, help="classic or extreme [default: the tournament's, else classic]",
+                                       show_default=False),
+    tournament: str | None = typer.Option(None, help="Only this tournament's games."),
+    min_games: int = typer.Option(0, help="Leave out bots with fewer games."),
+    format: str = typer.Option("table", "--format", help="table, md, csv, json or html"),
+    export: Path | None = typer.Option(None, help="Write Markdown, HTML, JSON and CSV files here: one set per variant "
+                                       "(or just --variant), for --tournament and --min-games as given."),
+    db: str | None = DbOption,
+) -> None:
+    """Show the leaderboard, sorted by the maximum-likelihood rating."""
+    from arena.results import leaderboard as lb
+
+    check_choice(variant, VARIANTS, "--variant")
+    check_choice(format, lb.FORMATS, "--format")
+    if min_games < 0:
+        raise typer.BadParameter("must not be negative", param_hint="--min-games")
+    if export is not None and format != "table":
+        raise typer.BadParameter("--export always writes md, html, json and csv; drop --format", param_hint="--format")
+    if export is not None and export.exists() and not export.is_dir():
+        raise typer.BadParameter(f"{export} exists and is not a directory", param_hint="--export")
+    store = open_store(db, must_exist=True)
+    tournament_variant = None
+    if tournament is not None:
+        tournament_variant = store.get_tournament(tournament).settings.get("game", {}).get("variant")
+        if variant is not None and tournament_variant not in (None, variant):
+            fail(f"tournament {tournament} is {tournament_variant}, not {variant}")
+    variant = variant or tournament_variant
+    if export is not None:
+        try:
+            written = lb.export(store, export, variants=[variant] if variant else None, tournament_id=tournament,
+                                min_games=min_games)
+        except OSError as error:
+            fail(f"cannot write to {export}: {error.strerror or error}")
+        for path in written:
+            console.print(f"wrote {path}")
+        if not written:
+            err_console.print("nothing to export: no completed matches" + (f" in {tournament}" if tournament else ""))
+        return
+    variant = variant or "classic"
+    board = lb.board(store, variant, tournament_id=tournament, min_games=min_games)
+    if not board.rows:
+        err_console.print(f"no completed {variant} matches" + (f" in tournament {tournament}" if tournament else "")
+                          + (f" by bots with {min_games}+ games" if min_games else ""))
+    if format == "table":
+        lb.render_board(board, "table", console=console)   # one-line headers when the terminal is wide enough
+    else:
+        # md, html, json and csv carry the board's metadata (date, tournaments, options, games, version).
+        text = lb.render_board(board, format)
+        assert isinstance(text, str)    # only the console table is rich
+        print(text.rstrip("\n"))
+
+
+def matches(
+    variant: str | None = typer.Option(None, help="classic or extreme"),
+    tournament: str | None = typer.Option(None, help="Only this tournament."),
+    bot: str | None = typer.Option(None, help="Only matches this bot played."),
+    limit: int = typer.Option(50, help="At most this many, newest first."),
+    format: str = ListFormatOption,
+    db: str | None = DbOption,
+) -> None:
+    """List stored matches (Wizard Extreme totals are penalty points: lower is better)."""
+    from arena.results import browse
+
+    check_choice(variant, VARIANTS, "--variant")
+    check_choice(format, browse.LIST_FORMATS, "--format")
+    if limit < 1:
+        raise typer.BadParameter("must be at least 1", param_hint="--limit")
+    store = open_store(db, must_exist=True)
+    if tournament is not None:
+        store.get_tournament(tournament)
+    # One more than asked tells whether --limit cut the list.
+    found = store.list_matches(variant=variant, tournament_id=tournament, bot=bot, limit=limit + 1)
+    if not found:
+        err_console.print("no stored matches" + (" match these filters" if variant or tournament or bot else ""))
+        if format != "table":   # scripts still get a well-formed empty list
+            print_listing(browse.matches_listing([], format, console.width))
+        return
+    print_listing(browse.matches_listing(found[:limit], format, console.width))
+    if len(found) > limit:
+        err_console.print(f"the newest {limit} shown; --limit N shows more")
+
+
+def show(match: str = MatchArgument, db: str | None = DbOption) -> None:
+    """Show a match: its game options, then round by round and trick by trick."""
+    from arena.results import browse
+
+    console.print(browse.show_match(open_store(db, must_exist=True), match))
+
+
+def replay(match: str = MatchArgument,
+           verify: bool = typer.Option(False, "--verify", help="Confirm the stored result (replaying always "
+                                       "does; the flag is accepted so scripts can say so)."),
+           db: str | None = DbOption) -> None:
+    """Re-run a stored match log through the engine and confirm the stored totals and places."""
+    from arena.results import browse
+
+    ok, message = browse.verify_match(open_store(db, must_exist=True), match)
+    if ok:
+        console.print(f"[green]ok[/] {message}")
+        return
+    err_console.print(f"[red]MISMATCH[/] {message}")
+    raise typer.Exit(1)
+
+
+def export(match: str = MatchArgument, db: str | None = DbOption) -> None:
+    """Print a stored match as JSON."""
+    from arena.results import browse
+
+    print(json.dumps(browse.export_match(open_store(db, must_exist=True), match), indent=1))

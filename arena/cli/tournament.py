@@ -1,0 +1,71 @@
+"""``arena tournament``: the options as typed, handed to arena.tournament.command.
+
+Every default the help names is read from where it is defined: the tournament's
+settings (arena.tournament.settings), which take the referee's limits, and the
+engine's game options.
+"""
+
+from __future__ import annotations
+
+import typer
+
+from arena.cli.common import DbOption, console, db_location, err_console
+from arena.tournament.settings import DEFAULTS, TournamentRequest
+from engine import GameConfig
+
+GAME = GameConfig()    # the engine's default game options
+
+
+def tournament(
+    variant: str | None = typer.Option(None, help=f"classic or extreme [default: {DEFAULTS.variant}]",
+                                       show_default=False),
+    rounds: int | None = typer.Option(None, help="Wizard rounds per game [default: the variant's standard length]",
+                                      show_default=False),
+    players: int | None = typer.Option(None, help=f"Table size: 3-6 classic, 3-5 extreme [default: "
+                                       f"{DEFAULTS.players}]", show_default=False),
+    games: int | None = typer.Option(None, help="Games to play, rounded up to whole sets of seat rotations "
+                                     f"[default: {DEFAULTS.games}]", show_default=False),
+    seed: int | None = typer.Option(None, help="Master seed, the tournament's secret: the whole tournament "
+                                    "(every deal) reproduces from it; never publish it or pick a "
+                                    "guessable one with bots you do not trust [default: a fresh "
+                                    "63-bit random seed]", show_default=False),
+    move_time: float | None = typer.Option(None, help=f"Seconds per decision [default: {DEFAULTS.move_time}]",
+                                           show_default=False),
+    time_bank: float | None = typer.Option(None, help=f"Extra seconds per match [default: {DEFAULTS.time_bank}]",
+                                           show_default=False),
+    max_faults: int | None = typer.Option(None, help="Faults before a bot forfeits a match "
+                                          f"[default: {DEFAULTS.max_faults}]", show_default=False),
+    concurrency: int | None = typer.Option(None, help="Matches at once (never two of the same deal) "
+                                           f"[default: {DEFAULTS.concurrency}]", show_default=False),
+    deals: str | None = typer.Option(None, help="duplicate: every deal once per seat rotation (bots you "
+                                     "trust); independent: a fresh deal every game (bots you do not) "
+                                     f"[default: {DEFAULTS.deals}; independent with --server]", show_default=False),
+    bidding: str | None = typer.Option(None, help=f"classic: open, hidden or secret [default: {GAME.bidding}]",
+                                       show_default=False),
+    plus_minus_one: bool | None = typer.Option(None, "--plus-minus-one", help="classic: the last bidder may not "
+                                               "make the bids add up to the round", show_default=False),
+    length: str | None = typer.Option(None, help=f"classic: standard or amigo [default: {GAME.length}]",
+                                      show_default=False),
+    destroyer_penalty: int | None = typer.Option(None, help="extreme: the destroyer's base penalty "
+                                                 f"[default: {GAME.destroyer_penalty}]", show_default=False),
+    bot: list[str] = typer.Option([], "--bot", metavar="NAME=COMMAND",
+                                  help="Add a local bot: NAME=COMMAND (repeatable); the arena "
+                                  "appends --arena HOST:PORT --token T", show_default=False),
+    no_samples: bool = typer.Option(False, "--no-samples", help="Leave the sample bots out of the lineup."),
+    server: str | None = typer.Option(None, help="HOST:PORT of a running `arena serve`: play its connected "
+                                      "bots there", show_default=False),
+    admin_token: str | None = typer.Option(None, envvar="ARENA_ADMIN_TOKEN", help="With --server: the "
+                                           "admin token `arena serve` printed", show_default=False),
+    resume: str | None = typer.Option(None, help="Finish the tournament with this ID", show_default=False),
+    db: str | None = DbOption,
+) -> None:
+    """Run a whole tournament: start a referee and the bots, play, store, print the leaderboard."""
+    from arena.tournament.command import run_tournament_command  # imported here: it brings grpc
+
+    request = TournamentRequest(
+        variant=variant, rounds=rounds, players=players, games=games, seed=seed, move_time=move_time,
+        time_bank=time_bank, max_faults=max_faults, concurrency=concurrency, deals=deals, bidding=bidding,
+        plus_minus_one=plus_minus_one, length=length, destroyer_penalty=destroyer_penalty, bots=bot,
+        no_samples=no_samples, server=server, admin_token=admin_token, resume=resume, db=db_location(db),
+    )
+    run_tournament_command(request, console, err_console)

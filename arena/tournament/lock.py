@@ -1,0 +1,82 @@
+"""One runner per tournament: its log folder, its run lock, and the status to show.
+
+A local tournament keeps its bots' output and a lock file in ``arena-logs/ID`` beside
+the database. The process running it holds an exclusive ``flock`` on that file, which
+the OS releases when the process ends, however it ends: so a second ``arena
+tournament --resume`` is refused while the first runs, a killed run never blocks its
+resume, and ``arena tournaments`` can tell a tournament stored as running whose
+process died (kill -9, a crash, a power cut) from one that is running.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import IO, TYPE_CHECKING
+
+from engine import ConfigError
+
+if TYPE_CHECKING:    # only for the type: importing the store brings SQLAlchemy
+    from arena.store import TournamentInfo
+
+
+def log_dir_for(db: str, tournament_id: str) -> Path:
+    """Where a local tournament keeps its bots' output and its run lock: ``arena-logs/ID``
+    beside the database file (in the working folder for a database URL).
+
+    >>> log_dir_for("postgresql://host/arena", "t-1")
+    PosixPath('arena-logs/t-1')
+    """
+    if "://" in db:
+        return Path("arena-logs") / tournament_id
+    return Path(db).resolve().parent / "arena-logs" / tournament_id
+
+
+def lock_held(log_dir: Path) -> bool | None:
+    """Whether some process holds the run lock of the tournament at ``log_dir`` right now
+    (None where it cannot be told: no lock file, or no flock on this platform). A
+    tournament stored as running whose lock nobody holds was interrupted."""
+    try:
+        import fcntl
+    except ImportError:
+        return None
+    try:
+        handle = open(log_dir / ".lock")
+    except OSError:
+        return None
+    with handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        fcntl.flock(handle, fcntl.LOCK_UN)
+        return False
+
+
+def hold_lock(log_dir: Path, tournament_id: str) -> IO[str] | None:
+    """One runner per tournament: an exclusive lock on a file in its log folder, which the
+    OS releases when this process ends, however it ends (so a killed run never blocks
+    its resume). Returns the open file that holds it; None where there is no flock."""
+    try:
+        import fcntl
+    except ImportError:    # not on this platform: no guard
+        return None
+    log_dir.mkdir(parents=True, exist_ok=True)
+    handle = open(log_dir / ".lock", "a+")
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.close()
+        raise ConfigError(f"tournament {tournament_id} is being run by another arena process right now") from None
+    return handle
+
+
+def shown_status(info: TournamentInfo, db: str) -> str:
+    """The status to show: ``interrupted`` for a tournament stored as running whose run
+    lock nobody holds (its process died without saying so: kill -9, a crash, a power
+    cut); otherwise the stored one. ``db`` is the database as given on the command
+    line: a local run keeps its lock beside it. Reads the lock only, never writes.
+    """
+    if info.status != "running":
+        return info.status
+    # None (no lock file, no flock on this platform) cannot tell: keep what is stored.
+    return "interrupted" if lock_held(log_dir_for(db, info.id)) is False else "running"

@@ -1,0 +1,246 @@
+"""A tournament's settings: every default and every check of ``arena tournament``, once.
+
+:class:`TournamentSettings` is the one object behind the command's options: its
+fields' defaults are the defaults the help shows, :func:`build_settings` checks a
+:class:`TournamentRequest` (the command line as given) into one, and it is stored
+with the tournament (:meth:`TournamentSettings.to_dict`) so that ``--resume`` needs
+nothing else (:meth:`TournamentSettings.from_dict`). The time limits and the faults
+default to the referee's own (arena.referee.limits), the game options
+to the engine's (:class:`engine.GameConfig`).
+
+>>> settings = TournamentSettings(games=8, bots=[{"name": "a"}, {"name": "b"}])
+>>> TournamentSettings.from_dict(settings.to_dict()) == settings
+True
+>>> DEFAULTS.games, DEFAULTS.move_time, DEFAULTS.time_bank, DEFAULTS.max_faults, DEFAULTS.concurrency
+(40, 1.0, 10.0, 3, 4)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from arena.referee.limits import MAX_FAULTS, MAX_SECONDS, MOVE_TIME, TIME_BANK
+from arena.tournament.lineup import BotEntry, LineupError, parse_bot_option, sample_lineup
+from arena.tournament.schedule import (
+    DEAL_FORMATS,
+    ScheduledGame,
+    ScheduleError,
+    make_schedule,
+    new_master_seed,
+    round_games,
+)
+from engine import ConfigError, GameConfig
+
+# Where the arena keeps its database unless --db (or ARENA_DB) says otherwise.
+DEFAULT_DB = "arena.db"
+# The shortest decision limit: the wire counts milliseconds, and 0 there means "the
+# server's default".
+MIN_MOVE_TIME = 0.001
+
+
+def default_game() -> dict[str, Any]:
+    """The engine's default table; the other game options are the engine's defaults too."""
+    config = GameConfig()
+    return {"variant": config.variant, "players": config.players}
+
+
+@dataclass
+class TournamentSettings:
+    """Every setting of a tournament; stored with it so ``--resume`` needs nothing else.
+
+    ``game`` holds the engine's game options (a ``GameConfig`` as a dict, without the
+    seed: every deal gets its own seed from the master ``seed``). ``deals`` is the
+    format, ``duplicate`` or ``independent`` (arena.tournament.schedule); settings stored before
+    it existed were duplicate.
+    """
+
+    game: dict[str, Any] = field(default_factory=default_game)
+    games: int = 40
+    seed: int = 0
+    move_time: float = MOVE_TIME      # the referee's defaults (arena.referee.limits)
+    time_bank: float = TIME_BANK
+    max_faults: int = MAX_FAULTS
+    concurrency: int = 4
+    server: str | None = None
+    deals: str = DEAL_FORMATS[0]     # duplicate
+    bots: list[dict[str, Any]] = field(default_factory=list)   # BotEntry fields, for local runs
+
+    @property
+    def variant(self) -> str:
+        return self.game_config(0).variant
+
+    @property
+    def players(self) -> int:
+        return self.game_config(0).players
+
+    def game_config(self, seed: int) -> GameConfig:
+        return GameConfig.from_dict({**self.game, "seed": seed})
+
+    def bot_names(self) -> list[str]:
+        return [b["name"] for b in self.bots]
+
+    def entries(self) -> list[BotEntry]:
+        return [BotEntry(b["name"], list(b["command"]), Path(b["cwd"]) if b.get("cwd") else None,
+                         bool(b.get("extra_args")), dict(b.get("env") or {})) for b in self.bots]
+
+    def schedule(self) -> list[ScheduledGame]:
+        return make_schedule(self.bot_names(), self.players, self.games, self.seed, self.deals)
+
+    def describe(self) -> str:
+        """The tournament in words, for its start line.
+
+        >>> TournamentSettings(games=8, deals="independent", bots=[{"name": "a"}, {"name": "b"}]).describe()
+        'classic, 2 bots (a, b), 8 games, independent deals'
+        """
+        return (f"{self.variant}, {len(self.bots)} bots ({', '.join(self.bot_names())}), "
+                f"{self.games} games, {self.deals} deals")
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> TournamentSettings:
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+    @staticmethod
+    def entry_dict(entry: BotEntry) -> dict[str, Any]:
+        return {"name": entry.name, "command": entry.command,
+                "cwd": str(entry.cwd) if entry.cwd else None, "extra_args": entry.extra_args, "env": entry.env}
+
+
+DEFAULTS = TournamentSettings()
+
+
+@dataclass
+class TournamentRequest:
+    """The command line as given; ``None`` means "not given"."""
+
+    db: str
+    variant: str | None = None
+    rounds: int | None = None
+    players: int | None = None
+    games: int | None = None
+    seed: int | None = None
+    move_time: float | None = None
+    time_bank: float | None = None
+    max_faults: int | None = None
+    concurrency: int | None = None
+    deals: str | None = None
+    bidding: str | None = None
+    plus_minus_one: bool | None = None
+    length: str | None = None
+    destroyer_penalty: int | None = None
+    bots: list[str] = field(default_factory=list)
+    no_samples: bool = False
+    server: str | None = None
+    admin_token: str | None = None
+    resume: str | None = None
+
+    def given_game_options(self) -> list[str]:
+        """The options a ``--resume`` refuses (the stored tournament has its own).
+
+        >>> TournamentRequest("arena.db", games=8, bots=["x=y"]).given_game_options()
+        ['--games', '--bot']
+        """
+        skip = {"db", "admin_token", "resume", "no_samples", "bots"}
+        named = [f"--{f.name.replace('_', '-')}" for f in fields(self)
+                 if f.name not in skip and getattr(self, f.name) is not None]
+        if self.bots:
+            named.append("--bot")
+        if self.no_samples:
+            named.append("--no-samples")
+        return named
+
+
+def check_numbers(req: TournamentRequest) -> None:
+    """Refuse a number, format or address no tournament can run with (a ConfigError).
+
+    >>> check_numbers(TournamentRequest("arena.db", games=0))
+    Traceback (most recent call last):
+    ...
+    engine.core.ConfigError: --games must be at least 1 (got 0)
+    """
+    checks = [
+        ("--games", req.games, 1), ("--concurrency", req.concurrency, 1), ("--max-faults", req.max_faults, 1),
+        ("--move-time", req.move_time, MIN_MOVE_TIME), ("--time-bank", req.time_bank, 0.0),
+    ]
+    for option, value, minimum in checks:
+        if value is not None and value < minimum:
+            raise ConfigError(f"{option} must be at least {minimum} (got {value})")
+    for option, seconds in (("--move-time", req.move_time), ("--time-bank", req.time_bank)):
+        if seconds is not None and not seconds <= MAX_SECONDS:     # also catches nan
+            raise ConfigError(f"{option} must be a number of seconds up to {MAX_SECONDS:g} (got {seconds})")
+    if req.seed is not None and not 0 <= req.seed < 2**63:     # checked before anything is written
+        raise ConfigError(f"--seed must be between 0 and 2**63 - 1 (got {req.seed})")
+    if req.deals is not None and req.deals not in DEAL_FORMATS:
+        raise ConfigError(f"--deals must be {' or '.join(DEAL_FORMATS)} (got {req.deals!r})")
+    if req.server is not None and (":" not in req.server or not req.server.rsplit(":", 1)[1].isdigit()):
+        raise ConfigError(f"--server takes HOST:PORT (got {req.server!r})")
+
+
+def build_settings(req: TournamentRequest, notice: Callable[[str], None]) -> TournamentSettings:
+    """Settings for a new tournament, validated through the engine's own config checks.
+    What the request leaves out is the default of :class:`TournamentSettings`; the games
+    are set by :func:`finalize_games` once the lineup is known."""
+    check_numbers(req)
+    given: dict[str, Any] = {"variant": req.variant, "players": req.players, "rounds": req.rounds,
+                             "length": req.length, "bidding": req.bidding, "plus_minus_one": req.plus_minus_one,
+                             "destroyer_penalty": req.destroyer_penalty}
+    # An option of the other variant is refused even at its default value, which the
+    # engine's config cannot tell from "not given" (--destroyer-penalty 4 with classic).
+    if (req.variant or "classic") == "classic" and req.destroyer_penalty is not None:
+        raise ConfigError("destroyer penalty is a Wizard Extreme option; classic has no destroyer")
+    if req.variant == "extreme" and (req.length, req.bidding, req.plus_minus_one) != (None, None, None):
+        raise ConfigError("--length, --bidding and --plus-minus-one are classic options; extreme predicts with tokens")
+    # The engine's own checks give the clear errors: rounds too large, contradictory options...
+    game = GameConfig(**{k: v for k, v in given.items() if v is not None}).validate().to_dict()
+    del game["seed"]
+    # Numbers not given keep the defaults of TournamentSettings.
+    numbers: dict[str, Any] = {"move_time": req.move_time, "time_bank": req.time_bank,
+                               "max_faults": req.max_faults, "concurrency": req.concurrency}
+    settings = TournamentSettings(
+        game=game,
+        # The master seed is the tournament's secret: a fresh 63-bit one unless given.
+        seed=req.seed if req.seed is not None else new_master_seed(),
+        server=req.server,
+        # Bots the arena starts itself are the organiser's; bots on a server are anyone's.
+        deals=req.deals if req.deals is not None else ("independent" if req.server else DEFAULTS.deals),
+        **{name: value for name, value in numbers.items() if value is not None},
+    )
+    if req.server is None:
+        own = [parse_bot_option(text) for text in req.bots]  # check these before any npm install
+        entries = ([] if req.no_samples else sample_lineup(notice)) + own
+        names = [e.name for e in entries]
+        duplicate = next((n for n in names if names.count(n) > 1), None)
+        if duplicate:
+            raise LineupError(f"two bots are named {duplicate!r}")
+        settings.bots = [TournamentSettings.entry_dict(e) for e in entries]
+    elif req.bots or req.no_samples:
+        raise LineupError("with --server the lineup is the bots connected to that server; drop --bot/--no-samples")
+    return settings
+
+
+def finalize_games(settings: TournamentSettings, requested: int | None, notice: Callable[[str], None]) -> None:
+    """Set ``settings.games`` for its lineup: ``requested`` (or the default) rounded up to
+    whole sets of seat rotations; a ScheduleError when the lineup cannot fill a table.
+
+    >>> settings = TournamentSettings(bots=[{"name": n} for n in "abcde"])
+    >>> finalize_games(settings, 6, print)
+    games rounded up from 6 to 20 so that every bot plays every seat equally often (5 bots, 4 seats)
+    >>> settings.games
+    20
+    """
+    wanted = requested if requested is not None else DEFAULTS.games
+    bots = len(settings.bots)
+    if bots < settings.players:
+        raise ScheduleError(f"{settings.players}-player tables need at least {settings.players} bots "
+                            f"(the lineup has {bots})")
+    settings.games = round_games(wanted, bots, settings.players)
+    if settings.games != wanted:
+        notice(f"games rounded up from {wanted} to {settings.games} so that every bot plays every seat "
+               f"equally often ({bots} bots, {settings.players} seats)")
+    settings.schedule()  # raises ScheduleError for an impossible lineup
