@@ -60,7 +60,8 @@ class Series:
         return "\n".join(lines)
 
 
-def play_game(bots: Sequence[Bot], config: GameConfig, bot_seeds: Sequence[int]) -> tuple[tuple[int, ...], tuple[int, ...], list[float], list[int]]:
+def play_game(bots: Sequence[Bot], config: GameConfig,
+              bot_seeds: Sequence[int]) -> tuple[tuple[int, ...], tuple[int, ...], list[float], list[int]]:
     """One game; returns totals, places (by seat), decision seconds and counts (by seat)."""
     game = new_game(config)
     seconds = [0.0] * len(bots)
