@@ -13,12 +13,11 @@ would hold in one the cards another seat holds in the other.
 from __future__ import annotations
 
 import asyncio
-import json
 import secrets
 import time
 from collections import defaultdict
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Protocol
 
@@ -247,17 +246,11 @@ class RemoteArena:
         return sorted(b.name for b in reply.bots if not b.variants or variant in b.variants)
 
     async def run_match(self, spec: MatchSpec) -> MatchRecord:
-        from arena.wire.pb.wizard_arena.v1 import arena_pb2
+        from arena.wire import jsonc
+        from arena.wire.calls import run_match_request
 
-        request = arena_pb2.RunMatchRequest(
-            match_id=spec.match_id, config_json=json.dumps(spec.config), bots=spec.bots,
-            bot_seeds=spec.bot_seeds or [], move_time_ms=round((spec.move_time or 0) * 1000),
-            time_bank_ms=round((spec.time_bank or 0) * 1000), max_faults=spec.max_faults or 0,
-            tournament_id=spec.tournament_id or "",
-            game_index=-1 if spec.game_index is None else spec.game_index,
-        )
-        reply = await self.stub.RunMatch(request, metadata=self.metadata)
-        return MatchRecord.from_json(json.loads(reply.record_json))
+        reply = await self.stub.RunMatch(run_match_request(**asdict(spec)), metadata=self.metadata)
+        return MatchRecord.from_json(jsonc.loads(reply.record_json))
 
     async def __aenter__(self) -> RemoteArena:
         return self
