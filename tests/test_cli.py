@@ -150,8 +150,11 @@ def test_leaderboard_export_follows_the_filters(tmp_path: Path) -> None:
     first, second = _two_tournaments(tmp_path / "t.db")
     done = arena("leaderboard", "--db", "t.db", "--tournament", second, "--export", "out", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["extreme.csv", "extreme.html", "extreme.json",
-                                                                   "extreme.md"]
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
+        "extreme-crosstable.html", "extreme-crosstable.json", "extreme-crosstable.md",
+        "extreme.csv", "extreme.html", "extreme.json", "extreme.md"]
+    crosstable = json.loads((tmp_path / "out" / "extreme-crosstable.json").read_text())
+    assert (crosstable["tournament_id"], set(crosstable["bots"])) == (second, {"ann", "bob", "dee"})
     board = json.loads((tmp_path / "out" / "extreme.json").read_text())
     assert board["title"] == f"Wizard extreme leaderboard, tournament {second}"
     assert {row["bot"] for row in board["rows"]} == {"ann", "bob", "dee"}

@@ -225,11 +225,14 @@ def test_unknown_format(filled: Store) -> None:
 def test_export_writes_one_set_per_variant(filled: Store, tmp_path: Path) -> None:
     target = tmp_path / "leaderboards"
     written = export(filled, target)
-    assert sorted(p.name for p in written) == ["classic.csv", "classic.html", "classic.json", "classic.md"]
+    crosstables = ["classic-crosstable.html", "classic-crosstable.json", "classic-crosstable.md"]
+    assert sorted(p.name for p in written) == [*crosstables, "classic.csv", "classic.html", "classic.json",
+                                               "classic.md"]
     filled.save_match(extreme("x1", [("ann", 3, 1), ("bob", 9, 2)]))
     written = export(filled, target)
     assert sorted(p.name for p in written) == [
-        "classic.csv", "classic.html", "classic.json", "classic.md",
+        *crosstables, "classic.csv", "classic.html", "classic.json", "classic.md",
+        "extreme-crosstable.html", "extreme-crosstable.json", "extreme-crosstable.md",
         "extreme.csv", "extreme.html", "extreme.json", "extreme.md"]
     assert json.loads((target / "extreme.json").read_text())["rows"][0]["bot"] == "ann"
     assert (target / "classic.md").read_text().startswith("# Wizard classic leaderboard\n")
@@ -375,7 +378,9 @@ def test_every_export_format_carries_the_metadata(played_boards: tuple[Store, di
     assert float(parsed[0]["think_p50_ms"]) == pytest.approx(result.rows[0].think_p50_ms, abs=1e-4)
 
     written = export(store, tmp_path / "boards", generated_at=T0)
-    assert sorted(p.name for p in written) == ["classic.csv", "classic.html", "classic.json", "classic.md"]
+    assert sorted(p.name for p in written) == ["classic-crosstable.html", "classic-crosstable.json",
+                                               "classic-crosstable.md", "classic.csv", "classic.html",
+                                               "classic.json", "classic.md"]
     assert json.loads((tmp_path / "boards" / "classic.json").read_text())["metadata"]["games"] == 8
     assert "**Generated:** 2025-03-01T12:00:00Z" in (tmp_path / "boards" / "classic.md").read_text()
     assert '<dl class="metadata">' in (tmp_path / "boards" / "classic.html").read_text()

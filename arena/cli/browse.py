@@ -1,4 +1,4 @@
-"""Commands that read the database: ``arena leaderboard``, ``tournaments``, ``matches``,
+"""Commands that read the database: ``arena leaderboard``, ``crosstable``, ``tournaments``, ``matches``,
 ``show``, ``replay`` and ``export`` (rendering in arena.results)."""
 
 from __future__ import annotations
@@ -53,7 +53,8 @@ def leaderboard(
     min_games: int = typer.Option(0, help="Leave out bots with fewer games."),
     format: str = typer.Option("table", "--format", help="table, md, csv, json or html"),
     export: Path | None = typer.Option(None, help="Write Markdown, HTML, JSON and CSV files here: one set per variant "
-                                       "(or just --variant), for --tournament and --min-games as given."),
+                                       "(or just --variant), for --tournament and --min-games as given, "
+                                       "with the crosstable beside them."),
     db: str | None = DbOption,
 ) -> None:
     """Show the leaderboard, sorted by the maximum-likelihood rating."""
@@ -97,6 +98,37 @@ def leaderboard(
         text = lb.render_board(board, format)
         assert isinstance(text, str)    # only the console table is rich
         print(text.rstrip("\n"))
+
+
+def crosstable(
+    variant: str | None = typer.Option(None, help="classic or extreme [default: the tournament's, else classic]",
+                                       show_default=False),
+    tournament: str | None = typer.Option(None, help="Only this tournament's games."),
+    format: str = typer.Option("table", "--format", help="table, md, json or html"),
+    db: str | None = DbOption,
+) -> None:
+    """Show every pair of bots head to head: games together, ahead-behind-level, average place difference."""
+    from arena.results import crosstable as ct
+
+    check_choice(variant, VARIANTS, "--variant")
+    check_choice(format, ct.FORMATS, "--format")
+    store = open_store(db, must_exist=True)
+    if tournament is not None:
+        tournament_variant = store.get_tournament(tournament).settings.get("game", {}).get("variant")
+        if variant is not None and tournament_variant not in (None, variant):
+            fail(f"tournament {tournament} is {tournament_variant}, not {variant}")
+        variant = variant or tournament_variant
+    variant = variant or "classic"
+    table = ct.crosstable(store, variant, tournament_id=tournament)
+    if not table.bots:
+        err_console.print(f"no completed {variant} matches" + (f" in tournament {tournament}" if tournament else ""))
+        if format == "table":    # the other formats still print, well-formed and empty, for scripts
+            return
+    text = ct.render(table, format)
+    if isinstance(text, str):
+        print(text.rstrip("\n"))
+    else:
+        console.print(text)
 
 
 def matches(

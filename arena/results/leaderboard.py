@@ -35,6 +35,7 @@ from rich.table import Table
 from rich.text import Text
 
 from arena import __version__
+from arena.results import crosstable
 from arena.results.elo import START_ELO
 from arena.results.ratings import DEFAULT_BOOTSTRAP_SAMPLES, pairwise_from_tables, rate
 from arena.results.think_times import RESOLUTION
@@ -486,8 +487,9 @@ def export(store: Store, directory: str | Path, variants: list[str] | None = Non
            generated_at: datetime | None = None) -> list[Path]:
     """Write ``<variant>.md``, ``.html``, ``.json`` and ``.csv`` into ``directory`` for every variant
     (of ``variants``, default all) that has completed matches (in ``tournament_id``, if
-    given), each with its metadata; return the paths written. Nothing is created when
-    there is nothing to write.
+    given), each with its metadata, and the variant's crosstable beside them as
+    ``<variant>-crosstable.md``, ``.html`` and ``.json``; return the paths written.
+    Nothing is created when there is nothing to write.
     """
     target = Path(directory)
     written = []
@@ -501,5 +503,13 @@ def export(store: Store, directory: str | Path, variants: list[str] | None = Non
             text = render_board(result, fmt)
             assert isinstance(text, str)
             path.write_text(text + ("\n" if not text.endswith("\n") else ""), encoding="utf-8")
+            written.append(path)
+        # Over every bot of the board's matches, min_games or not, in the board's order.
+        table = crosstable.crosstable(store, variant, tournament_id, order=[row.bot for row in result.rows])
+        for fmt in ("md", "html", "json"):
+            path = target / f"{variant}-crosstable.{fmt}"
+            text = crosstable.render(table, fmt)
+            assert isinstance(text, str)
+            path.write_text(text + "\n", encoding="utf-8")
             written.append(path)
     return written
