@@ -15,7 +15,7 @@ from typing import NoReturn
 
 import typer
 
-from arena.cli import bench, bots, browse, serve, tournament
+from arena.cli import bench, bots, browse, serve, tournament, web
 from arena.cli.common import CliError
 from arena.tournament.lineup import LineupError
 from arena.tournament.schedule import ScheduleError
@@ -65,6 +65,7 @@ app.command()(browse.matches)
 app.command()(browse.show)
 app.command()(browse.replay)
 app.command()(browse.export)
+app.command()(web.web)
 bench_app.command("engine")(bench.bench_engine)
 bench_app.command("referee")(bench.bench_referee)
 bench_app.command("deals")(bench.bench_deals)

@@ -1,0 +1,44 @@
+"""``arena web``: serve the leaderboards, crosstables and the match viewer over HTTP (arena.web)."""
+
+from __future__ import annotations
+
+import socket
+
+import typer
+
+from arena.cli.common import DbOption, db_location, fail, open_store
+
+
+def web(
+    host: str = typer.Option("127.0.0.1", help="The address to listen on (127.0.0.1: this machine only)."),
+    port: int = typer.Option(8000, help="The port to listen on; 0 picks a free one."),
+    db: str | None = DbOption,
+) -> None:
+    """Serve the database read-only in a browser: leaderboards, crosstables, tournaments and a match viewer.
+
+    Prints one line, `serving http://HOST:PORT`, once it listens; Ctrl-C stops it.
+    """
+    import uvicorn
+
+    from arena.web.app import create_app
+
+    if not 0 <= port <= 65535:
+        raise typer.BadParameter("must be 0..65535", param_hint="--port")
+    open_store(db, must_exist=True).close()     # a missing database: one line, exit 2
+    app = create_app(db_location(db))
+    # Bind the socket here rather than in uvicorn: a taken port is then one line (exit 2),
+    # and with --port 0 the port the system picked is known before the line is printed.
+    try:
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(128)
+    except (OSError, OverflowError) as error:
+        fail(f"cannot listen on {host}:{port}: {getattr(error, 'strerror', None) or error}")
+    bound_port = sock.getsockname()[1]
+    shown_host = f"[{host}]" if ":" in host else host
+    # Connections made from now on wait in the listen backlog until uvicorn accepts them.
+    print(f"serving http://{shown_host}:{bound_port}", flush=True)
+    config = uvicorn.Config(app, log_level="warning")
+    uvicorn.Server(config).run(sockets=[sock])

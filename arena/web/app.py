@@ -1,0 +1,131 @@
+"""The Starlette app of ``arena web``: routes, the store, and how failures look.
+
+Read-only: the handlers only read the store. An unknown variant, tournament or match is
+a 404 page (JSON under ``/api/``); a locked or busy database a 503 page; never a
+traceback. Handlers are plain functions: Starlette runs them in its thread pool, so a
+slow query does not stall the other requests.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from importlib import resources
+from typing import Any
+
+from sqlalchemy.exc import OperationalError
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from arena.results import Store
+from arena.store import StoreError
+from arena.web import api, pages
+
+Handler = Callable[[Request], Response]
+
+
+def _is_api(request: Request) -> bool:
+    return request.url.path.startswith("/api/")
+
+
+def _error(request: Request, status: int, message: str) -> Response:
+    if _is_api(request):
+        return JSONResponse({"error": message}, status_code=status)
+    return HTMLResponse(pages.error_page(status, message), status_code=status)
+
+
+def guarded(handler: Handler) -> Handler:
+    """``handler`` with the arena's failures turned into pages: NotFound a 404, a busy,
+    locked or unreadable database a 503 (the message says which)."""
+    def run(request: Request) -> Response:
+        try:
+            return handler(request)
+        except api.NotFound as error:
+            return _error(request, 404, str(error))
+        except (OperationalError, StoreError) as error:
+            first = (str(getattr(error, "orig", None) or error).strip().splitlines() or ["database error"])[0]
+            return _error(request, 503, f"the database could not be read: {first}")
+    run.__name__ = handler.__name__
+    run.__doc__ = handler.__doc__
+    return run
+
+
+def create_app(db: str) -> Starlette:
+    """The web app over the arena database at ``db`` (a path or a database URL)."""
+    store = Store(db)
+
+    def tournament_param(request: Request) -> str | None:
+        return request.query_params.get("tournament") or None
+
+    def index(request: Request) -> Response:
+        return HTMLResponse(pages.index(store.variants(), api.tournaments(store), api.matches(store, limit=50)))
+
+    def leaderboard_page(request: Request) -> Response:
+        tournament = tournament_param(request)
+        data = api.leaderboard(store, request.path_params["variant"], tournament)
+        return HTMLResponse(pages.leaderboard(data, tournament))
+
+    def leaderboard_api(request: Request) -> Response:
+        return JSONResponse(api.leaderboard(store, request.path_params["variant"], tournament_param(request)))
+
+    def tournament_page(request: Request) -> Response:
+        tournament_id = request.path_params["tournament_id"]
+        info = next((t for t in api.tournaments(store) if t["id"] == tournament_id), None)
+        if info is None:
+            raise api.NotFound(f"no tournament {tournament_id!r}")
+        return HTMLResponse(pages.tournament(info, api.matches(store, tournament_id=tournament_id, limit=10_000)))
+
+    def tournaments_api(request: Request) -> Response:
+        return JSONResponse(api.tournaments(store))
+
+    def match_page(request: Request) -> Response:
+        match_id = request.path_params["match_id"]
+        data = api.match(store, match_id)
+        return HTMLResponse(pages.match(match_id, data["record"]))
+
+    def match_api(request: Request) -> Response:
+        return JSONResponse(api.match(store, request.path_params["match_id"]))
+
+    routes: list[Any] = [
+        Route("/", guarded(index)),
+        Route("/leaderboard/{variant}", guarded(leaderboard_page)),
+        Route("/tournaments/{tournament_id}", guarded(tournament_page)),
+        Route("/matches/{match_id}", guarded(match_page)),
+        Route("/api/leaderboard/{variant}", guarded(leaderboard_api)),
+        Route("/api/tournaments", guarded(tournaments_api)),
+        Route("/api/matches/{match_id}", guarded(match_api)),
+        *_crosstable_routes(store, tournament_param),
+        Mount("/static", app=StaticFiles(directory=str(resources.files("arena.web") / "static")), name="static"),
+    ]
+
+    async def not_found(request: Request, exc: Exception) -> Response:
+        return _error(request, 404, f"nothing at {request.url.path}")
+
+    async def server_error(request: Request, exc: Exception) -> Response:
+        return _error(request, 500, "the server failed on this request; the log says why")
+
+    app = Starlette(routes=routes, exception_handlers={404: not_found, 500: server_error})
+    app.state.store = store
+    return app
+
+
+def _crosstable_routes(store: Store, tournament_param: Callable[[Request], str | None]) -> list[Route]:
+    """``/crosstable/{variant}`` and its JSON, over ``arena.results.crosstable``."""
+    def data(request: Request) -> dict[str, Any]:
+        from arena.results import crosstable
+
+        variant = request.path_params["variant"]
+        tournament = tournament_param(request)
+        api.check_variant(variant)
+        api.check_tournament(store, variant, tournament)
+        return crosstable.to_json(crosstable.crosstable(store, variant, tournament))
+
+    def page(request: Request) -> Response:
+        return HTMLResponse(pages.crosstable(data(request)))
+
+    def as_json(request: Request) -> Response:
+        return JSONResponse(data(request))
+
+    return [Route("/crosstable/{variant}", guarded(page)), Route("/api/crosstable/{variant}", guarded(as_json))]

@@ -1,0 +1,228 @@
+"""The HTML pages, server-rendered with f-strings; every value from the database goes
+through :func:`esc` (``html.escape``). The only script is ``static/viewer.js``."""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+from urllib.parse import quote
+
+from engine import VARIANTS
+
+
+def esc(value: Any) -> str:
+    return escape(str(value), quote=True)
+
+
+def url(*parts: str) -> str:
+    """A path from parts, each one quoted (ids and names may hold any character)."""
+    return "/" + "/".join(quote(part, safe="") for part in parts)
+
+
+def layout(title: str, body: str) -> str:
+    """A whole page: the title, the navigation, ``body``; the script for sorting and the viewer."""
+    nav = " · ".join(['<a href="/">Home</a>'] + [f'<a href="{url("leaderboard", v)}">{esc(v)} board</a>'
+                                                  for v in VARIANTS])
+    return f"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{esc(title)} · Wizard Arena</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="/static/style.css">
+</head>
+<body>
+<nav>{nav}</nav>
+<main>
+<h1>{esc(title)}</h1>
+{body}
+</main>
+<script src="/static/viewer.js"></script>
+</body>
+</html>
+"""
+
+
+def error_page(status: int, message: str) -> str:
+    heading = {404: "Not found", 503: "The database is busy"}.get(status, "Error")
+    hint = "<p>Try again in a moment.</p>" if status == 503 else ""
+    return layout(heading, f'<p class="error" id="error">{esc(message)}</p>{hint}')
+
+
+# -- index and tournaments ------------------------------------------------------------
+
+
+def _matches_table(matches: list[dict[str, Any]]) -> str:
+    if not matches:
+        return "<p>No stored matches.</p>"
+    rows = "\n".join(
+        f'<tr><td><a href="{url("matches", m["match_id"])}">{esc(m["match_id"])}</a></td>'
+        f'<td>{esc(m["variant"])}</td><td>{esc(m["status"])}</td><td>{esc(m["finished_at"][:19])}</td>'
+        f'<td>{esc(", ".join(f"{b} {t}" for b, t in zip(m["bots"], m["totals"])))}</td></tr>'
+        for m in matches)
+    return ('<table class="list"><thead><tr><th>Match</th><th>Variant</th><th>Status</th><th>Finished (UTC)</th>'
+            f'<th>Bots and totals</th></tr></thead><tbody>\n{rows}\n</tbody></table>')
+
+
+def _tournaments_table(tournaments: list[dict[str, Any]]) -> str:
+    if not tournaments:
+        return "<p>No tournaments stored yet.</p>"
+    rows = "\n".join(
+        f'<tr><td><a href="{url("tournaments", t["id"])}">{esc(t["id"])}</a></td><td>{esc(t["variant"] or "")}</td>'
+        f'<td>{esc(t["created_at"][:19])}</td><td>{esc(t["status"])}</td><td>{esc(t["matches"])}</td></tr>'
+        for t in tournaments)
+    return ('<table class="list" id="tournaments"><thead><tr><th>Tournament</th><th>Variant</th><th>Created (UTC)</th>'
+            f'<th>Status</th><th>Matches</th></tr></thead><tbody>\n{rows}\n</tbody></table>')
+
+
+def index(variants: list[str], tournaments: list[dict[str, Any]], matches: list[dict[str, Any]]) -> str:
+    boards = "".join(f'<li><a href="{url("leaderboard", v)}">{esc(v)} leaderboard</a></li>' for v in variants)
+    body = (f'<h2>Leaderboards</h2><ul id="boards">{boards or "<li>No completed matches yet.</li>"}</ul>'
+            f"<h2>Tournaments</h2>{_tournaments_table(tournaments)}"
+            f"<h2>Latest matches</h2>{_matches_table(matches)}")
+    return layout("Wizard Arena", body)
+
+
+def tournament(info: dict[str, Any], matches: list[dict[str, Any]]) -> str:
+    variant = info["variant"] or "classic"
+    board = url("leaderboard", variant) + "?tournament=" + quote(info["id"], safe="")
+    body = (f'<dl class="metadata"><dt>Variant</dt><dd>{esc(variant)}</dd><dt>Created</dt>'
+            f'<dd>{esc(info["created_at"])}</dd><dt>Status</dt><dd>{esc(info["status"])}</dd>'
+            f'<dt>Matches</dt><dd>{esc(info["matches"])}</dd>'
+            f'<dt>Game options</dt><dd>{esc(_options(info["settings"].get("game", {})))}</dd></dl>'
+            f'<p><a href="{board}">Leaderboard of this tournament</a></p>'
+            f"<h2>Matches</h2>{_matches_table(matches)}")
+    return layout(f"Tournament {info['id']}", body)
+
+
+def _options(options: dict[str, Any] | None) -> str:
+    if not options:
+        return "not known"
+    return ", ".join(f"{key} {value}" for key, value in options.items() if key != "seed")
+
+
+# -- leaderboard ------------------------------------------------------------------------
+
+
+def _number(value: Any, digits: int) -> str:
+    return "–" if value is None else f"{value:.{digits}f}"
+
+
+def _metadata(meta: dict[str, Any]) -> str:
+    order = "lower" if meta["score_order"] == "lower_is_better" else "higher"
+    tournaments = ", ".join(meta["tournaments"]) or "none"
+    if meta["games_outside_tournaments"]:
+        tournaments += f" (and {meta['games_outside_tournaments']} games outside tournaments)"
+    sets = meta["option_sets"]
+    options = "; ".join(f"{', '.join(s['tournaments'])}: {_options(s['options'])}" for s in sets) or "–"
+    items = [("Generated", f"{meta['generated_at']} by arena {meta['arena_version']}"),
+             ("Variant", f"{meta['variant']} ({order} scores are better)"),
+             ("Tournaments", tournaments), ("Game options", options), ("Games", str(meta["games"]))]
+    return '<dl class="metadata" id="metadata">' + "".join(
+        f"<dt>{esc(label)}</dt><dd>{esc(text)}</dd>" for label, text in items) + "</dl>"
+
+
+def leaderboard(data: dict[str, Any], tournament_id: str | None) -> str:
+    """The board as ``/api/leaderboard`` gives it: a sortable table, each rating's interval as a bar."""
+    rows = data["rows"]
+    classic = data["variant"] == "classic"
+    low = min((r["rating"] - r["interval"] for r in rows), default=0.0)
+    high = max((r["rating"] + r["interval"] for r in rows), default=1.0)
+    span = (high - low) or 1.0
+    # (header, sort kind) in the order of the cells below.
+    headers = [("#", "num"), ("Bot", "text"), ("Rating", "num"), ("95% interval", "num"), ("Elo", "num"),
+               ("Games", "num"), ("Avg score" + ("" if classic else " (lower is better)"), "num"),
+               ("Avg place", "num")] + ([("Exact bids", "num")] if classic else []) + [
+               ("Think p50 ms", "num"), ("Think p99 ms", "num"), ("Faults", "num"), ("Timeouts", "num")]
+    head = "".join(f'<th data-sort="{kind}" tabindex="0">{esc(name)}</th>' for name, kind in headers)
+    body = []
+    for r in rows:
+        left = 100 * (r["rating"] - r["interval"] - low) / span
+        width = max(100 * 2 * r["interval"] / span, 0.5)
+        mark = 100 * (r["rating"] - low) / span
+        bar = (f'<div class="bar" title="{r["rating"]:.0f} ± {r["interval"]:.0f}">'
+               f'<span class="range" style="left:{left:.2f}%;width:{width:.2f}%"></span>'
+               f'<span class="mark" style="left:{mark:.2f}%"></span></div>')
+        rate = r.get("exact_bid_rate")
+        exact = [f'<td data-value="{"" if rate is None else rate}">'
+                 f'{"–" if rate is None else format(100 * rate, ".1f") + "%"}</td>'] if classic else []
+        cells = [f'<td>{r["rank"]}</td>', f'<td class="bot">{esc(r["bot"])}</td>',
+                 f'<td>{r["rating"]:.0f}</td>', f'<td data-value="{r["interval"]}">±{r["interval"]:.0f} {bar}</td>',
+                 f'<td data-value="{r["elo"] if r["elo"] is not None else ""}">{_number(r["elo"], 0)}</td>',
+                 f'<td>{r["games"]}</td>', f'<td>{r["avg_score"]:.1f}</td>', f'<td>{r["avg_place"]:.2f}</td>',
+                 *exact,
+                 f'<td data-value="{r["think_p50_ms"] if r["think_p50_ms"] is not None else ""}">'
+                 f'{_number(r["think_p50_ms"], 2)}</td>',
+                 f'<td data-value="{r["think_p99_ms"] if r["think_p99_ms"] is not None else ""}">'
+                 f'{_number(r["think_p99_ms"], 2)}</td>',
+                 f'<td>{r["faults"]}</td>', f'<td>{r["timeouts"]}</td>']
+        body.append(f'<tr data-bot="{esc(r["bot"])}" data-rating="{r["rating"]}">{"".join(cells)}</tr>')
+    empty = "" if rows else "<p>No completed matches for this board yet.</p>"
+    text = (_metadata(data["metadata"]) + empty
+            + f'<table id="board" class="sortable"><thead><tr>{head}</tr></thead><tbody>\n'
+            + "\n".join(body) + "\n</tbody></table>"
+            + '<p class="note">Click a column header to sort. Rating: maximum-likelihood (Bradley–Terry) rating '
+              "with its 95% bootstrap interval drawn as a bar.</p>"
+            + f'<p><a href="{url("api", "leaderboard", data["variant"])}'
+            + (f"?tournament={quote(tournament_id, safe='')}" if tournament_id else "") + '">JSON</a></p>')
+    return layout(data["title"], text)
+
+
+# -- crosstable -------------------------------------------------------------------------
+
+
+def crosstable(data: dict[str, Any]) -> str:
+    """The crosstable as ``arena.results.crosstable.to_json`` gives it: row bot against column bot."""
+    bots = data["bots"]
+    pairs = {(p["bot"], p["opponent"]): p for p in data["pairs"]}
+    head = "<th>Bot</th>" + "".join(f"<th>{esc(b)}</th>" for b in bots)
+    rows = []
+    for bot in bots:
+        cells = []
+        for other in bots:
+            pair = pairs.get((bot, other))
+            if bot == other or pair is None or not pair["games"]:
+                cells.append("<td>–</td>")
+            else:
+                cells.append(f'<td title="{pair["games"]} games; average place difference '
+                             f'{pair["avg_place_diff"]:+.2f}">{pair["ahead"]}-{pair["behind"]}-{pair["level"]}</td>')
+        rows.append(f'<tr data-bot="{esc(bot)}"><th>{esc(bot)}</th>{"".join(cells)}</tr>')
+    title = f"Wizard {data['variant']} crosstable" + (f", tournament {data['tournament_id']}"
+                                                        if data.get("tournament_id") else "")
+    body = (f'<table id="crosstable"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+            '<p class="note">Each cell: how often the row bot finished ahead of, behind and level with the column '
+            "bot in the games they played together.</p>")
+    return layout(title, body)
+
+
+# -- the match viewer -------------------------------------------------------------------
+
+
+def match(match_id: str, record: dict[str, Any]) -> str:
+    """The viewer's frame; ``viewer.js`` loads ``/api/matches/{id}`` and draws each step."""
+    seats = "".join(f"<li>seat {i}: {esc(b)}</li>" for i, b in enumerate(record["bots"]))
+    order = "penalty points, lower is better" if record["variant"] == "extreme" else "points, higher is better"
+    tournament = (f' · <a href="{url("tournaments", record["tournament_id"])}">tournament '
+                  f'{esc(record["tournament_id"])}</a>' if record.get("tournament_id") else "")
+    meta = f'{esc(record["variant"])} · {esc(_options(record["config"]))} · {esc(order)}{tournament}'
+    body = f"""<p class="meta">{meta}</p>
+<ol class="seats-list" start="0">{seats}</ol>
+<div id="viewer" data-match="{esc(match_id)}" data-api="{url("api", "matches", match_id)}">
+<div class="controls">
+<button id="first" type="button" title="First (Home)">« First</button>
+<button id="prev" type="button" title="Previous (←)">‹ Prev</button>
+<button id="play" type="button" title="Play / pause">Play</button>
+<button id="next" type="button" title="Next (→)">Next ›</button>
+<button id="last" type="button" title="Last (End)">Last »</button>
+<span id="step">0 / 0</span>
+<span id="decision"></span>
+</div>
+<div id="table"></div>
+<div id="totals" data-totals=""></div>
+<h2>This step</h2>
+<ul id="events"></ul>
+<h2>Rounds</h2>
+<div id="rounds"></div>
+</div>"""
+    return layout(f"Match {match_id}", body)

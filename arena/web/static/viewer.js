@@ -1,0 +1,217 @@
+// Wizard Arena web: sortable tables on every page, and the match viewer on /matches/ID.
+// No library: the server sends each decision's events and totals, this script only draws.
+"use strict";
+
+// ---------------------------------------------------------------- sortable tables
+
+function cellValue(row, index) {
+  const cell = row.cells[index];
+  if (!cell) return "";
+  return cell.dataset.value !== undefined ? cell.dataset.value : cell.textContent.trim();
+}
+
+function sortTable(table, index, numeric, th) {
+  const body = table.tBodies[0];
+  const descending = th.classList.contains("asc");   // a second click reverses
+  for (const other of table.tHead.rows[0].cells) other.classList.remove("asc", "desc");
+  th.classList.add(descending ? "desc" : "asc");
+  const rows = Array.from(body.rows);
+  rows.sort((a, b) => {
+    const x = cellValue(a, index), y = cellValue(b, index);
+    let order;
+    if (numeric) {
+      const nx = x === "" ? Infinity : parseFloat(x.replace(/[^0-9.+-]/g, ""));
+      const ny = y === "" ? Infinity : parseFloat(y.replace(/[^0-9.+-]/g, ""));
+      order = nx - ny;
+    } else {
+      order = x.localeCompare(y);
+    }
+    return descending ? -order : order;
+  });
+  for (const row of rows) body.appendChild(row);
+}
+
+function makeSortable(table) {
+  if (!table.tHead || !table.tBodies.length) return;
+  Array.from(table.tHead.rows[0].cells).forEach((th, index) => {
+    const numeric = th.dataset.sort === "num";
+    th.addEventListener("click", () => sortTable(table, index, numeric, th));
+    th.addEventListener("keydown", (e) => { if (e.key === "Enter") sortTable(table, index, numeric, th); });
+  });
+}
+
+// ---------------------------------------------------------------- the match viewer
+
+function el(tag, attrs, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (key === "class") node.className = value; else node.setAttribute(key, value);
+  }
+  for (const child of children) {
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+function card(name, extra) {
+  return el("span", {class: "card s-" + String(name).charAt(0) + (extra ? " " + extra : "")}, name);
+}
+
+// The table after steps 0..k: folded from the events, the rules already applied by the server.
+function stateAt(steps, k, players) {
+  const seats = () => Array.from({length: players}, () => null);
+  const s = {round: 0, dealer: null, trump: null, bids: seats(), tricks: seats().map(() => 0),
+             hands: seats().map(() => []), played: new Set(), trick: [], lastTrick: null,
+             tokens: seats(), destroyer: null, rounds: []};
+  for (let i = 0; i <= k; i++) {
+    for (const e of steps[i].events) {
+      switch (e.type) {
+        case "round_start":
+          Object.assign(s, {round: e.round, dealer: e.dealer, trump: null, bids: seats(),
+                            tricks: seats().map(() => 0), trick: [], lastTrick: null, tokens: seats(),
+                            destroyer: null});
+          s.played = new Set();
+          break;
+        case "hand": s.hands[e.seat] = e.cards; break;
+        case "trump": s.trump = e.card ? e.card + (e.suit ? " (" + e.suit + ")" : " (no trump)")
+                                        : (e.suit || "no trump"); break;
+        case "trump_chosen": s.trump = (s.trump ? s.trump + ", " : "") + "chosen " + (e.suit || ""); break;
+        case "bid": s.bids[e.seat] = String(e.bid); break;
+        case "bid_made": s.bids[e.seat] = "face down"; break;
+        case "bids_revealed": s.bids = e.bids.map(String); break;
+        case "prediction": s.tokens[e.seat] = e.tokens; break;
+        case "destroyer": s.destroyer = e.seat; break;
+        case "play": s.trick.push({seat: e.seat, card: e.card}); s.played.add(e.card); break;
+        case "trick":
+          s.tricks[e.winner] += 1; s.lastTrick = e; s.trick = [];
+          for (const c of e.cards) s.played.add(c.card);
+          break;
+        case "round_end": s.rounds.push(e); break;
+      }
+    }
+  }
+  return s;
+}
+
+function tokensText(tokens) {
+  if (!tokens) return "";
+  const parts = Object.entries(tokens).map(([colour, n]) => n + " " + colour);
+  return parts.length ? parts.join(", ") : "none";
+}
+
+function drawTable(view, s, step) {
+  const {record} = view;
+  const extreme = record.variant === "extreme";
+  const head = el("tr", {}, el("th", {}, "Seat"), el("th", {}, "Bot"),
+                  el("th", {}, extreme ? "Prediction" : "Bid"), el("th", {}, "Tricks"),
+                  el("th", {}, "Hand"), el("th", {}, "On the table"), el("th", {}, "Total"));
+  const body = el("tbody");
+  const onTable = s.trick.length ? s.trick : (s.lastTrick ? s.lastTrick.cards : []);
+  for (let seat = 0; seat < record.bots.length; seat++) {
+    const hand = el("td");
+    for (const c of s.hands[seat]) hand.append(card(c, s.played.has(c) ? "played" : ""));
+    const played = el("td");
+    for (const c of onTable) {
+      if (c.seat === seat) {
+        const won = !s.trick.length && s.lastTrick && s.lastTrick.winner === seat;
+        played.append(card(c.card, won ? "win" : ""));
+      }
+    }
+    const bid = extreme ? [tokensText(s.tokens[seat]), s.destroyer === seat ? "destroyer" : ""].filter(Boolean).join(" · ")
+                        : (s.bids[seat] === null ? "" : s.bids[seat]);
+    const classes = [step.seat === seat ? "to-act" : "", s.dealer === seat ? "dealer" : ""].join(" ").trim();
+    body.append(el("tr", classes ? {class: classes} : {}, el("td", {}, seat), el("td", {}, record.bots[seat]),
+                   el("td", {}, bid), el("td", {}, s.tricks[seat]), hand, played,
+                   el("td", {}, step.totals[seat])));
+  }
+  const info = el("p", {class: "meta"}, "Round " + s.round + (s.trump ? " · trump " + s.trump : ""));
+  view.table.replaceChildren(info, el("table", {}, el("thead", {}, head), body));
+}
+
+function drawRounds(view, s) {
+  const {record} = view;
+  if (!s.rounds.length) { view.rounds.replaceChildren(el("p", {class: "note"}, "No round scored yet.")); return; }
+  const head = el("tr", {}, el("th", {}, "Round"), ...record.bots.map((b) => el("th", {}, b)));
+  const rows = s.rounds.map((r) => el("tr", {}, el("td", {}, r.round), ...record.bots.map((_, seat) => {
+    const score = r.scores ? r.scores[seat] : r.penalties[seat];
+    const detail = r.bids ? " (bid " + r.bids[seat] + ", took " + r.tricks[seat] + ")" : "";
+    return el("td", {}, score + detail + " → " + r.totals[seat]);
+  })));
+  view.rounds.replaceChildren(el("table", {}, el("thead", {}, head), el("tbody", {}, ...rows)));
+}
+
+function show(view, k) {
+  const last = view.steps.length - 1;
+  k = Math.max(0, Math.min(last, k));
+  view.k = k;
+  const step = view.steps[k];
+  const s = stateAt(view.steps, k, view.record.bots.length);
+  document.getElementById("step").textContent = k + " / " + last;
+  const decision = document.getElementById("decision");
+  if (step.seat === null) {
+    decision.textContent = "before the first decision";
+  } else {
+    const latency = step.latency_ms === null ? "played by the referee" : step.latency_ms.toFixed(1) + " ms";
+    const faults = step.faults.length ? " · faults: " + step.faults.map((f) => f.kind).join(", ") : "";
+    decision.textContent = "decision " + k + ": " + view.record.bots[step.seat] + " (seat " + step.seat + ") → "
+      + JSON.stringify(step.action) + " · " + latency + faults;
+  }
+  const totals = document.getElementById("totals");
+  totals.dataset.totals = step.totals.join(",");
+  totals.textContent = "Totals: " + view.record.bots.map((b, i) => b + " " + step.totals[i]).join(" · ")
+    + (view.record.variant === "extreme" ? " (penalty points: lower is better)" : "");
+  view.events.replaceChildren(...step.events.map((e) => el("li", {class: "new"}, e.text)));
+  drawTable(view, s, step);
+  drawRounds(view, s);
+  history.replaceState(null, "", "#d=" + k);
+}
+
+function hashStep() {
+  const found = /^#d=(\d+)$/.exec(location.hash);
+  return found ? parseInt(found[1], 10) : null;
+}
+
+function startViewer(root) {
+  fetch(root.dataset.api).then((response) => {
+    if (!response.ok) throw new Error("the match could not be loaded (" + response.status + ")");
+    return response.json();
+  }).then((data) => {
+    const view = {record: data.record, steps: data.steps, k: 0, timer: null,
+                  table: document.getElementById("table"), events: document.getElementById("events"),
+                  rounds: document.getElementById("rounds")};
+    const playButton = document.getElementById("play");
+    const stop = () => { if (view.timer !== null) { clearInterval(view.timer); view.timer = null; } playButton.textContent = "Play"; };
+    const go = (k) => show(view, k);
+    document.getElementById("first").addEventListener("click", () => { stop(); go(0); });
+    document.getElementById("prev").addEventListener("click", () => { stop(); go(view.k - 1); });
+    document.getElementById("next").addEventListener("click", () => { stop(); go(view.k + 1); });
+    document.getElementById("last").addEventListener("click", () => { stop(); go(view.steps.length - 1); });
+    playButton.addEventListener("click", () => {
+      if (view.timer !== null) { stop(); return; }
+      if (view.k >= view.steps.length - 1) go(0);
+      playButton.textContent = "Pause";
+      view.timer = setInterval(() => {
+        if (view.k >= view.steps.length - 1) { stop(); return; }
+        go(view.k + 1);
+      }, 400);
+    });
+    document.addEventListener("keydown", (e) => {
+      if (e.target instanceof HTMLInputElement) return;
+      if (e.key === "ArrowRight") { stop(); go(view.k + 1); e.preventDefault(); }
+      else if (e.key === "ArrowLeft") { stop(); go(view.k - 1); e.preventDefault(); }
+      else if (e.key === "Home") { stop(); go(0); e.preventDefault(); }
+      else if (e.key === "End") { stop(); go(view.steps.length - 1); e.preventDefault(); }
+    });
+    window.addEventListener("hashchange", () => { const k = hashStep(); if (k !== null && k !== view.k) go(k); });
+    root.dataset.ready = "true";
+    go(hashStep() ?? 0);
+  }).catch((error) => {
+    root.prepend(el("p", {class: "error"}, error.message));
+  });
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  document.querySelectorAll("table.sortable").forEach(makeSortable);
+  const root = document.getElementById("viewer");
+  if (root) startViewer(root);
+});

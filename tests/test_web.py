@@ -1,0 +1,234 @@
+"""``arena web``: the pages and the JSON API through Starlette's TestClient, over a real
+SQLite database filled with real engine games (classic with open, hidden and secret
+bids, and Wizard Extreme), one tournament among them; and ``arena web`` as a real
+process (its ``serving`` line, a fetch over HTTP, its one-line errors).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy.exc import OperationalError
+from starlette.testclient import TestClient
+
+from arena.records import MatchRecord, final_places
+from arena.results import Store
+from arena.web.app import create_app
+from engine import GameConfig, new_game
+
+PY = sys.executable
+BOTS = ["ann", "bob", "cy<&>"]     # a name that must be escaped
+
+
+def played(match_id: str, variant: str, bots: list[str], seed: int, **options: Any) -> MatchRecord:
+    """A real engine game of random decisions, wrapped as the referee would."""
+    config = GameConfig(variant=variant, players=len(bots), seed=seed, rounds=3, **options)
+    game = new_game(config)
+    rng = random.Random(seed)
+    while not game.is_over:
+        for seat in game.to_act():
+            game.apply(seat, game.random_action(seat, rng))
+    result = game.result()
+    forfeited = [False] * len(bots)
+    return MatchRecord(
+        match_id=match_id, variant=variant, config=config.to_dict(), seed=seed, bots=bots,
+        bot_versions=["1"] * len(bots), totals=list(result.totals),
+        places=final_places(list(result.totals), forfeited, result.higher_is_better), forfeited=forfeited,
+        result=result.to_json(), actions=[list(a) for a in game.actions],
+        latencies_ms=[round(rng.uniform(0.1, 3.0), 3) for _ in game.actions],
+    )
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """The database file and the id of its one tournament (classic, hidden bids)."""
+    path = tmp_path_factory.mktemp("web") / "arena.db"
+    with Store(str(path)) as store:
+        tournament = store.create_tournament({"game": {"variant": "classic", "players": 3, "bidding": "hidden"}},
+                                             master_seed=1, status="completed")
+        for i in range(6):
+            record = played(f"hidden-{i}", "classic", BOTS[i % 3:] + BOTS[:i % 3], i, bidding="hidden")
+            record.tournament_id, record.game_index = tournament, i
+            store.save_match(record)
+        for i in range(3):
+            store.save_match(played(f"secret-{i}", "classic", BOTS, 10 + i, bidding="secret"))
+            store.save_match(played(f"open-{i}", "classic", BOTS[::-1], 20 + i))
+            store.save_match(played(f"extreme-{i}", "extreme", ["ann", "bob", "dee", "eve"], 30 + i))
+    return path, tournament
+
+
+@pytest.fixture(scope="module")
+def client(db: tuple[Path, str]) -> TestClient:
+    return TestClient(create_app(str(db[0])))
+
+
+def arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([PY, "-m", "arena.cli", *args], cwd=cwd, capture_output=True, text=True, timeout=120)
+
+
+def board_rows(html: str) -> list[tuple[str, float]]:
+    """(bot, rating) of each body row of ``<table id="board">``, in page order."""
+    table = html.split('<table id="board"', 1)[1].split("</table>", 1)[0]
+    return [(name.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&"), float(rating))
+            for name, rating in re.findall(r'<tr data-bot="([^"]*)" data-rating="([^"]*)">', table)]
+
+
+# -- leaderboard -------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("variant, with_tournament", [("classic", False), ("extreme", False), ("classic", True)])
+def test_leaderboard_page_and_api_equal_the_cli_json(client: TestClient, db: tuple[Path, str], variant: str,
+                                                     with_tournament: bool) -> None:
+    path, tournament = db
+    query = f"?tournament={tournament}" if with_tournament else ""
+    cli = arena("leaderboard", "--variant", variant, *(["--tournament", tournament] if with_tournament else []),
+                "--format", "json", "--db", str(path), cwd=path.parent)
+    assert cli.returncode == 0, cli.stderr
+    expected = json.loads(cli.stdout)
+    assert expected["rows"]
+    page = client.get(f"/leaderboard/{variant}{query}")
+    assert page.status_code == 200
+    assert board_rows(page.text) == [(row["bot"], row["rating"]) for row in expected["rows"]]
+    data = client.get(f"/api/leaderboard/{variant}{query}").json()
+    for board in (data, expected):
+        board["metadata"].pop("generated_at")
+    assert data == expected
+    assert 'id="metadata"' in page.text and "arena " in page.text and 'class="bar"' in page.text
+
+
+def test_leaderboard_escapes_names_and_is_sortable(client: TestClient) -> None:
+    page = client.get("/leaderboard/classic").text
+    assert 'data-bot="cy&lt;&amp;&gt;"' in page and "cy<&>" not in page
+    assert 'class="sortable"' in page and 'data-sort="num"' in page
+    assert '<script src="/static/viewer.js">' in page and "http://" not in page and "https://" not in page
+
+
+# -- the match viewer ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("match_id", ["open-0", "hidden-1", "secret-2", "extreme-1"])
+def test_match_steps_end_on_the_stored_totals(client: TestClient, db: tuple[Path, str], match_id: str) -> None:
+    with Store(str(db[0])) as store:
+        record = store.load_match(match_id)
+    data = client.get(f"/api/matches/{match_id}").json()
+    steps = data["steps"]
+    assert data["record"]["totals"] == record.totals
+    assert len(steps) == len(record.actions) + 1
+    assert [s["index"] for s in steps] == list(range(len(steps)))
+    assert steps[0]["totals"] == [0] * len(record.bots)
+    assert steps[-1]["totals"] == record.totals
+    for step, (seat, action) in zip(steps[1:], record.actions):
+        assert (step["seat"], step["action"]) == (seat, action)
+    assert all(e["text"] for s in steps for e in s["events"])
+    types = {e["type"] for s in steps for e in s["events"]}
+    assert "round_end" in types and "trick" in types and "hand" in types
+    if match_id.startswith(("hidden", "secret")):
+        # Face-down bids: the table sees that a seat bid, and every bid only when revealed.
+        assert "bid" not in types and {"bid_made", "bids_revealed"} <= types
+
+
+def test_match_page_has_the_controls(client: TestClient) -> None:
+    page = client.get("/matches/extreme-0")
+    assert page.status_code == 200
+    for element in ('id="first"', 'id="prev"', 'id="next"', 'id="last"', 'id="play"', 'id="step"',
+                    'id="totals"', 'data-api="/api/matches/extreme-0"'):
+        assert element in page.text
+    assert client.get("/static/viewer.js").status_code == 200
+    assert client.get("/static/style.css").status_code == 200
+
+
+# -- index, tournaments, crosstable ----------------------------------------------------------
+
+
+def test_index_and_tournament_pages(client: TestClient, db: tuple[Path, str]) -> None:
+    tournament = db[1]
+    index = client.get("/").text
+    assert 'href="/leaderboard/classic"' in index and 'href="/leaderboard/extreme"' in index
+    assert f'href="/tournaments/{tournament}"' in index
+    listed = client.get("/api/tournaments").json()
+    assert [(t["id"], t["variant"], t["matches"]) for t in listed] == [(tournament, "classic", 6)]
+    page = client.get(f"/tournaments/{tournament}").text
+    assert all(f'href="/matches/hidden-{i}"' in page for i in range(6)) and "secret-0" not in page
+    assert f"/leaderboard/classic?tournament={tournament}" in page
+
+
+def test_crosstable(client: TestClient) -> None:
+    data = client.get("/api/crosstable/classic").json()
+    assert set(data["bots"]) == set(BOTS) and data["variant"] == "classic"
+    page = client.get("/crosstable/classic")
+    assert page.status_code == 200 and '<table id="crosstable">' in page.text
+
+
+# -- errors --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", ["/matches/nope", "/leaderboard/chess", "/leaderboard/classic?tournament=t-nope",
+                                  "/leaderboard/extreme?tournament={t}", "/tournaments/t-nope", "/crosstable/chess",
+                                  "/no/such/page"])
+def test_unknown_ids_are_a_404_page(client: TestClient, db: tuple[Path, str], path: str) -> None:
+    answer = client.get(path.format(t=db[1]))
+    assert answer.status_code == 404
+    assert answer.headers["content-type"].startswith("text/html") and 'id="error"' in answer.text
+    assert "Traceback" not in answer.text
+
+
+def test_unknown_ids_are_a_404_in_the_api(client: TestClient) -> None:
+    for path in ("/api/matches/nope", "/api/leaderboard/chess", "/api/crosstable/chess"):
+        answer = client.get(path)
+        assert answer.status_code == 404 and "error" in answer.json()
+
+
+def test_a_locked_database_is_a_503_page(db: tuple[Path, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    # What SQLAlchemy raises when SQLite stays locked past the busy timeout (30 s: too long to wait for here).
+    app = create_app(str(db[0]))
+
+    def locked(*args: Any, **kwargs: Any) -> None:
+        raise OperationalError("SELECT ...", {}, Exception("database is locked"))
+
+    monkeypatch.setattr(app.state.store, "leaderboard_inputs", locked)
+    monkeypatch.setattr(app.state.store, "load_match", locked)
+    client = TestClient(app)
+    for path in ("/leaderboard/classic", "/matches/open-0"):
+        answer = client.get(path)
+        assert answer.status_code == 503 and "database is locked" in answer.text and "Traceback" not in answer.text
+    assert client.get("/api/leaderboard/classic").status_code == 503
+
+
+# -- the command ---------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_arena_web_serves_on_a_free_port(db: tuple[Path, str]) -> None:
+    path = db[0]
+    process = subprocess.Popen([PY, "-m", "arena.cli", "web", "--db", str(path), "--port", "0"], cwd=path.parent,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline().strip()
+        found = re.fullmatch(r"serving (http://127\.0\.0\.1:(\d+))", line)
+        assert found, line
+        with urllib.request.urlopen(found.group(1) + "/", timeout=30) as answer:
+            assert answer.status == 200 and b"/leaderboard/classic" in answer.read()
+        # The same port again: taken, one line and exit code 2.
+        taken = arena("web", "--db", str(path), "--port", found.group(2), cwd=path.parent)
+        assert taken.returncode == 2 and taken.stderr.count("\n") == 1 and "cannot listen" in taken.stderr
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+@pytest.mark.slow
+def test_arena_web_refuses_a_missing_database(tmp_path: Path) -> None:
+    done = arena("web", "--db", str(tmp_path / "none.db"), "--port", "0", cwd=tmp_path)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and "no arena database" in done.stderr
+    assert not (tmp_path / "none.db").exists()
