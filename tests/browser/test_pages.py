@@ -1,0 +1,152 @@
+"""`arena web` in a real browser: the pages a person opens show what the CLI shows.
+
+Chromium (Debian's) driven by Playwright, against `arena web` running as its own process
+over a database filled by real tournaments (fixtures in conftest.py). Every page is also
+checked for console errors and photographed into test-artifacts/screenshots/.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import pytest
+
+# Outside CI, no Playwright means a skip (one line); in CI the import below fails the run.
+if not os.environ.get("CI"):
+    pytest.importorskip("playwright", reason="playwright is not installed (pip install -e '.[test]')")
+from playwright.sync_api import Page, expect  # noqa: E402
+
+if TYPE_CHECKING:
+    from browser.conftest import Site
+
+Shoot = Callable[[Page, str], None]
+
+# Real processes, a real browser: end to end (pytest -m 'not slow' skips).
+pytestmark = pytest.mark.slow
+
+STEP = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
+
+
+def board_bots(page: Page) -> list[str]:
+    return [row.get_attribute("data-bot") or "" for row in page.locator("#board tbody tr[data-bot]").all()]
+
+
+def cli_bots(site: Site, *args: str) -> list[str]:
+    return [row["bot"] for row in site.cli_json("leaderboard", *args)["rows"]]
+
+
+@pytest.mark.parametrize("variant", ["classic", "extreme"])
+def test_the_leaderboard_lists_the_clis_bots_in_its_order(site: Site, page: Page, screenshot: Shoot,
+                                                          variant: str) -> None:
+    page.goto(f"{site.url}/leaderboard/{variant}")
+    expected = cli_bots(site, "--variant", variant)
+    assert expected, "the tournaments stored no rows"
+    assert board_bots(page) == expected
+    screenshot(page, f"leaderboard-{variant}")
+
+
+def test_one_tournaments_leaderboard_lists_that_tournaments_bots(site: Site, page: Page, screenshot: Shoot) -> None:
+    tournament = site.tournaments["classic-secret"]
+    page.goto(f"{site.url}/leaderboard/classic?tournament={tournament}")
+    assert board_bots(page) == cli_bots(site, "--variant", "classic", "--tournament", tournament)
+    screenshot(page, "leaderboard-one-tournament")
+
+
+def step(page: Page) -> tuple[int, int]:
+    """The viewer's "k / N" position."""
+    shown = STEP.match(page.locator("#step").inner_text())
+    assert shown, f"#step shows {page.locator('#step').inner_text()!r}, not 'k / N'"
+    return int(shown[1]), int(shown[2])
+
+
+@pytest.mark.parametrize("kind", ["classic-hidden", "classic-secret", "extreme"])
+def test_the_last_step_shows_the_stored_totals(site: Site, page: Page, screenshot: Shoot, kind: str) -> None:
+    match = site.matches[kind]
+    page.goto(f"{site.url}/matches/{match.match_id}")
+    page.locator("#last").click()
+    expect(page.locator("#totals")).to_have_attribute("data-totals", match.totals)
+    assert step(page) == (match.decisions, match.decisions)
+    screenshot(page, f"match-{kind}")
+
+
+def test_stepping_through_a_whole_match_one_decision_at_a_time(site: Site, page: Page) -> None:
+    match = site.matches["classic-hidden"]
+    page.goto(f"{site.url}/matches/{match.match_id}")
+    page.locator("#first").click()
+    assert step(page) == (0, match.decisions)
+    start = page.locator("#totals").get_attribute("data-totals") or ""
+    assert set(start.split(",")) == {"0"}, f"totals before any decision: {start!r}"
+    # Both controls a person uses: the button and the arrow key, in turn.
+    for k in range(1, match.decisions + 1):
+        if k % 2:
+            page.locator("#next").click()
+        else:
+            page.keyboard.press("ArrowRight")
+        expect(page.locator("#step")).to_have_text(re.compile(rf"^\s*{k}\s*/\s*{match.decisions}\s*$"))
+    expect(page.locator("#totals")).to_have_attribute("data-totals", match.totals)
+    # One more press at the end stays at the end.
+    page.keyboard.press("ArrowRight")
+    assert step(page) == (match.decisions, match.decisions)
+
+
+def test_the_url_hash_opens_a_decision(site: Site, page: Page) -> None:
+    match = site.matches["extreme"]
+    page.goto(f"{site.url}/matches/{match.match_id}#d={match.decisions}")
+    expect(page.locator("#totals")).to_have_attribute("data-totals", match.totals)
+    assert step(page) == (match.decisions, match.decisions)
+    page.goto(f"{site.url}/matches/{match.match_id}#d=1")
+    expect(page.locator("#step")).to_have_text(re.compile(rf"^\s*1\s*/\s*{match.decisions}\s*$"))
+
+
+def test_play_steps_on_by_itself_until_paused(site: Site, page: Page) -> None:
+    match = site.matches["classic-secret"]
+    page.goto(f"{site.url}/matches/{match.match_id}")
+    page.locator("#first").click()
+    page.locator("#play").click()
+    expect(page.locator("#step")).not_to_have_text(re.compile(r"^\s*0\s*/"))
+    page.locator("#play").click()
+    paused = step(page)
+    page.wait_for_timeout(1000)  # several of the player's ticks
+    assert step(page) == paused
+
+
+@pytest.mark.parametrize("path", ["/matches/no-such-match", "/leaderboard/chess",
+                                  "/leaderboard/classic?tournament=no-such-tournament", "/crosstable/chess"])
+def test_an_unknown_match_variant_or_tournament_is_a_404_page(site: Site, page: Page, screenshot: Shoot,
+                                                               path: str) -> None:
+    response = page.goto(f"{site.url}{path}")
+    assert response is not None and response.status == 404
+    assert "text/html" in response.headers.get("content-type", "")
+    assert "Traceback" not in page.content()
+    if path.startswith("/matches/"):
+        screenshot(page, "404")
+
+
+def test_the_index_links_to_each_board_and_each_tournament(site: Site, page: Page, screenshot: Shoot) -> None:
+    page.goto(f"{site.url}/")
+    links = [link.get_attribute("href") or "" for link in page.locator("a[href]").all()]
+    for wanted in ["/leaderboard/classic", "/leaderboard/extreme", *site.tournaments.values()]:
+        assert any(wanted in link for link in links), f"no link to {wanted} in {links}"
+    screenshot(page, "index")
+
+
+def test_a_header_click_sorts_the_board(site: Site, page: Page) -> None:
+    page.goto(f"{site.url}/leaderboard/classic")
+    header = page.locator("#board thead th", has_text=re.compile(r"^\s*Bot\s*$"))
+    header.click()
+    by_name = sorted(board_bots(page))
+    assert board_bots(page) == by_name
+    header.click()
+    assert board_bots(page) == by_name[::-1]
+
+
+@pytest.mark.parametrize("variant", ["classic", "extreme"])
+def test_the_crosstable_pairs_the_boards_bots(site: Site, page: Page, screenshot: Shoot, variant: str) -> None:
+    page.goto(f"{site.url}/crosstable/{variant}")
+    expect(page.locator("#crosstable")).to_be_visible()
+    headers = {text.strip() for text in page.locator("#crosstable thead th").all_inner_texts()}
+    assert set(cli_bots(site, "--variant", variant)) <= headers
+    screenshot(page, f"crosstable-{variant}")
