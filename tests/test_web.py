@@ -19,7 +19,7 @@ import pytest
 from sqlalchemy.exc import OperationalError
 from starlette.testclient import TestClient
 
-from arena.records import MatchRecord, final_places
+from arena.records import FaultRecord, MatchRecord, final_places
 from arena.results import Store
 from arena.web.app import create_app
 from engine import GameConfig, new_game
@@ -60,7 +60,10 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
             store.save_match(record)
         for i in range(3):
             store.save_match(played(f"secret-{i}", "classic", BOTS, 10 + i, bidding="secret"))
-            store.save_match(played(f"open-{i}", "classic", BOTS[::-1], 20 + i))
+            open_match = played(f"open-{i}", "classic", BOTS[::-1], 20 + i)
+            if i == 0:    # seat 2 is ann: one timeout for her bot page
+                open_match.faults = [FaultRecord(seat=2, bot="ann", kind="timeout", message="too slow")]
+            store.save_match(open_match)
             store.save_match(played(f"extreme-{i}", "extreme", ["ann", "bob", "dee", "eve"], 30 + i))
     return path, tournament
 
@@ -168,12 +171,89 @@ def test_crosstable(client: TestClient) -> None:
     assert page.status_code == 200 and '<table id="crosstable">' in page.text
 
 
+def test_tournament_page_and_api(client: TestClient, db: tuple[Path, str]) -> None:
+    tournament = db[1]
+    data = client.get(f"/api/tournaments/{tournament}").json()
+    assert data["id"] == tournament and data["status"] == "completed" and data["games_stored"] == 6
+    assert data["resume_command"] is None and data["settings"]["game"]["bidding"] == "hidden"
+    assert sorted(row["bot"] for row in data["board"]) == sorted(BOTS)
+    assert sorted(m["match_id"] for m in data["matches"]) == [f"hidden-{i}" for i in range(6)]
+    page = client.get(f"/tournaments/{tournament}").text
+    assert 'id="status">completed<' in page and 'id="interrupted"' not in page
+    assert "<dt>game: bidding</dt><dd>hidden</dd>" in page and 'id="tournament-board"' in page
+    assert 'href="/bots/cy%3C%26%3E"' in page and '<script src="/static/tournament.js">' in page
+    assert client.get("/static/tournament.js").status_code == 200
+    polled = client.get(f"/api/tournaments/{tournament}?matches=0").json()
+    assert "matches" not in polled and polled["games_stored"] == 6 and polled["board"] == data["board"]
+    assert polled["last_game_at"] == max(m["finished_at"] for m in data["matches"])
+    assert client.get("/api/tournaments/t-nope").status_code == 404
+
+
+def test_a_running_tournament_nobody_runs_is_interrupted(tmp_path: Path) -> None:
+    path = tmp_path / "arena.db"
+    with Store(str(path)) as store:
+        tournament = store.create_tournament({"game": {"variant": "classic", "players": 3}, "games": 10},
+                                             master_seed=1, status="running")
+        record = played("r-0", "classic", BOTS, 1)
+        record.tournament_id, record.game_index = tournament, 0
+        store.save_match(record)
+    # A lock file nobody holds: the process that ran it is gone.
+    (tmp_path / "arena-logs" / tournament).mkdir(parents=True)
+    (tmp_path / "arena-logs" / tournament / ".lock").write_text("")
+    client = TestClient(create_app(str(path)))
+    data = client.get(f"/api/tournaments/{tournament}").json()
+    assert (data["status"], data["stored_status"]) == ("interrupted", "running")
+    assert (data["games_stored"], data["games_scheduled"]) == (1, 10)
+    assert data["resume_command"] == f"arena tournament --resume {tournament} --db {path}"
+    page = client.get(f"/tournaments/{tournament}").text
+    assert 'id="interrupted"' in page and f"arena tournament --resume {tournament}" in page
+    assert 'id="progress">1 / 10<' in page
+    assert [t["status"] for t in client.get("/api/tournaments").json()] == ["interrupted"]
+
+
+def test_bot_page_and_api(client: TestClient, db: tuple[Path, str]) -> None:
+    data = client.get("/api/bots/ann").json()
+    assert data["bot"] == "ann" and data["games"] == 6 + 3 + 3 + 3
+    assert data["versions"] == [{"version": "1", "games": 15}]
+    by_variant = {v["variant"]: v for v in data["variants"]}
+    assert (by_variant["classic"]["games"], by_variant["extreme"]["games"]) == (12, 3)
+    assert by_variant["extreme"]["exact_bid_rate"] is None
+    assert 0 <= by_variant["classic"]["exact_bid_rate"] <= 1
+    board = {r["bot"]: r for r in client.get("/api/leaderboard/classic").json()["rows"]}
+    assert by_variant["classic"]["think_p50_ms"] == pytest.approx(board["ann"]["think_p50_ms"], abs=1e-3)
+    assert by_variant["classic"]["think_p99_ms"] == pytest.approx(board["ann"]["think_p99_ms"], abs=1e-3)
+    with Store(str(db[0])) as store:
+        maxima = [m.max_latency_ms for m in store.list_matches(variant="classic", bot="ann", limit=100)]
+        seats = [(m.bots.index("ann"), m.places[m.bots.index("ann")])
+                 for m in store.list_matches(variant="classic", bot="ann", limit=100)]
+    assert by_variant["classic"]["think_max_ms"] == max(x for x in maxima if x is not None)
+    for entry in by_variant["classic"]["by_seat"]:
+        places = [place for seat, place in seats if seat == entry["seat"]]
+        assert entry["players"] == 3 and entry["games"] == len(places)
+        assert entry["avg_place"] == pytest.approx(sum(places) / len(places))
+    assert sum(e["games"] for e in by_variant["classic"]["by_seat"]) == 12
+    assert data["faults"] == [{"kind": "timeout", "count": 1, "matches": ["open-0"]}]
+    page = client.get("/bots/ann")
+    assert page.status_code == 200
+    assert 'id="bot-faults"' in page.text and 'href="/matches/open-0"' in page.text
+    assert 'id="bot-seats"' in page.text and 'id="bot-variants"' in page.text
+    assert client.get("/bots/bob").text.count("No faults.") == 1
+
+
+def test_bot_names_link_to_their_pages(client: TestClient) -> None:
+    escaped = client.get("/bots/cy%3C%26%3E")
+    assert escaped.status_code == 200 and "cy&lt;&amp;&gt;" in escaped.text and "cy<&>" not in escaped.text
+    for path in ("/leaderboard/classic", "/crosstable/classic"):
+        page = client.get(path).text
+        assert all(f'href="/bots/{name}"' in page for name in ("ann", "bob", "cy%3C%26%3E"))
+
+
 # -- errors --------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("path", ["/matches/nope", "/leaderboard/chess", "/leaderboard/classic?tournament=t-nope",
                                   "/leaderboard/extreme?tournament={t}", "/tournaments/t-nope", "/crosstable/chess",
-                                  "/no/such/page"])
+                                  "/bots/nobody", "/no/such/page"])
 def test_unknown_ids_are_a_404_page(client: TestClient, db: tuple[Path, str], path: str) -> None:
     answer = client.get(path.format(t=db[1]))
     assert answer.status_code == 404
@@ -182,7 +262,8 @@ def test_unknown_ids_are_a_404_page(client: TestClient, db: tuple[Path, str], pa
 
 
 def test_unknown_ids_are_a_404_in_the_api(client: TestClient) -> None:
-    for path in ("/api/matches/nope", "/api/leaderboard/chess", "/api/crosstable/chess"):
+    for path in ("/api/matches/nope", "/api/leaderboard/chess", "/api/crosstable/chess", "/api/bots/nobody",
+                 "/api/tournaments/t-nope"):
         answer = client.get(path)
         assert answer.status_code == 404 and "error" in answer.json()
 

@@ -12,6 +12,9 @@ from typing import Any
 from arena.results import Store
 from arena.results import leaderboard as lb
 from arena.store import StoreError
+from arena.tournament.command import resume_command
+from arena.tournament.lock import shown_status
+from arena.web.bots import NoSuchBot, bot_json
 from arena.web.viewer import match_json
 from engine import VARIANTS
 
@@ -50,11 +53,16 @@ def leaderboard(store: Store, variant: str, tournament_id: str | None = None) ->
     return dict(json.loads(text))
 
 
-def tournaments(store: Store) -> list[dict[str, Any]]:
-    """Every stored tournament, newest first: id, creation date, variant, status, matches, settings."""
+def tournaments(store: Store, db: str | None = None) -> list[dict[str, Any]]:
+    """Every stored tournament, newest first: id, creation date, variant, status, matches, settings.
+
+    With ``db`` (the database as ``arena web --db`` was given it) the status is the one
+    ``arena tournaments`` shows (``shown_status``: a dead run is ``interrupted``); without, as stored.
+    """
     found = sorted(store.list_tournaments(), key=lambda t: t.created_at, reverse=True)
     return [{"id": t.id, "created_at": t.created_at.isoformat(), "variant": t.settings.get("game", {}).get("variant"),
-             "status": t.status, "matches": t.matches, "settings": t.settings} for t in found]
+             "status": t.status if db is None else shown_status(t, db), "matches": t.matches,
+             "settings": t.settings} for t in found]
 
 
 def match(store: Store, match_id: str) -> dict[str, Any]:
@@ -75,3 +83,44 @@ def matches(store: Store, variant: str | None = None, tournament_id: str | None 
              "variant": m.variant, "status": m.status, "finished_at": m.finished_at.isoformat(),
              "bots": m.bots, "totals": m.totals, "places": m.places}
             for m in store.list_matches(variant=variant, tournament_id=tournament_id, limit=limit)]
+
+
+def tournament(store: Store, db: str, tournament_id: str, with_matches: bool = True) -> dict[str, Any]:
+    """One tournament: its settings, dates, progress, status as ``arena tournaments`` shows
+    it (``shown_status``: stored as running with nobody holding its run lock is
+    ``interrupted``), the resume command when it is unfinished, its board rows and its
+    matches. ``db`` is the database as ``arena web --db`` was given it (the run lock
+    lives beside it). ``with_matches=False`` (what the page polls) leaves out the
+    matches and ``first_game_at``: a few rows to read however long the tournament."""
+    try:
+        info = store.get_tournament(tournament_id)
+    except StoreError as error:
+        if str(error).startswith("no tournament"):
+            raise NotFound(str(error)) from None
+        raise
+    status = shown_status(info, db)
+    game = info.settings.get("game", {}) or {}
+    variant = game.get("variant") or "classic"
+    found = matches(store, tournament_id=tournament_id, limit=1_000_000 if with_matches else 1)
+    finished = sorted(m["finished_at"] for m in found)
+    board = lb.leaderboard(store, variant, tournament_id=tournament_id, samples=100)
+    return {
+        "id": info.id, "created_at": info.created_at.isoformat(), "variant": variant, "status": status,
+        "stored_status": info.status, "games_stored": info.matches, "games_scheduled": info.settings.get("games"),
+        "first_game_at": finished[0] if finished and with_matches else None,
+        "last_game_at": finished[-1] if finished else None,    # without matches: the last one stored
+        "resume_command": resume_command(info.id, db) if status == "interrupted" else None,
+        "settings": {key: value for key, value in info.settings.items() if key != "bots"},
+        "bots": [bot.get("name") for bot in info.settings.get("bots", []) if isinstance(bot, dict)],
+        "board": [{"rank": r.rank, "bot": r.bot, "rating": r.rating, "interval": r.interval, "games": r.games,
+                   "avg_score": r.avg_score, "avg_place": r.avg_place, "faults": r.faults} for r in board],
+        **({"matches": found} if with_matches else {}),
+    }
+
+
+def bot(store: Store, name: str) -> dict[str, Any]:
+    """A bot's page data (see ``arena.web.bots.bot_json``)."""
+    try:
+        return bot_json(store, name)
+    except NoSuchBot as error:
+        raise NotFound(str(error)) from None

@@ -60,7 +60,7 @@ def create_app(db: str) -> Starlette:
         return request.query_params.get("tournament") or None
 
     def index(request: Request) -> Response:
-        return HTMLResponse(pages.index(store.variants(), api.tournaments(store), api.matches(store, limit=50)))
+        return HTMLResponse(pages.index(store.variants(), api.tournaments(store, db), api.matches(store, limit=50)))
 
     def leaderboard_page(request: Request) -> Response:
         tournament = tournament_param(request)
@@ -71,14 +71,20 @@ def create_app(db: str) -> Starlette:
         return JSONResponse(api.leaderboard(store, request.path_params["variant"], tournament_param(request)))
 
     def tournament_page(request: Request) -> Response:
-        tournament_id = request.path_params["tournament_id"]
-        info = next((t for t in api.tournaments(store) if t["id"] == tournament_id), None)
-        if info is None:
-            raise api.NotFound(f"no tournament {tournament_id!r}")
-        return HTMLResponse(pages.tournament(info, api.matches(store, tournament_id=tournament_id, limit=10_000)))
+        return HTMLResponse(pages.tournament(api.tournament(store, db, request.path_params["tournament_id"])))
+
+    def tournament_api(request: Request) -> Response:
+        with_matches = request.query_params.get("matches") != "0"
+        return JSONResponse(api.tournament(store, db, request.path_params["tournament_id"], with_matches))
+
+    def bot_page(request: Request) -> Response:
+        return HTMLResponse(pages.bot(api.bot(store, request.path_params["name"])))
+
+    def bot_api(request: Request) -> Response:
+        return JSONResponse(api.bot(store, request.path_params["name"]))
 
     def tournaments_api(request: Request) -> Response:
-        return JSONResponse(api.tournaments(store))
+        return JSONResponse(api.tournaments(store, db))
 
     def match_page(request: Request) -> Response:
         match_id = request.path_params["match_id"]
@@ -93,6 +99,9 @@ def create_app(db: str) -> Starlette:
         Route("/leaderboard/{variant}", guarded(leaderboard_page)),
         Route("/tournaments/{tournament_id}", guarded(tournament_page)),
         Route("/matches/{match_id}", guarded(match_page)),
+        Route("/bots/{name}", guarded(bot_page)),
+        Route("/api/bots/{name}", guarded(bot_api)),
+        Route("/api/tournaments/{tournament_id}", guarded(tournament_api)),
         Route("/api/leaderboard/{variant}", guarded(leaderboard_api)),
         Route("/api/tournaments", guarded(tournaments_api)),
         Route("/api/matches/{match_id}", guarded(match_api)),

@@ -19,8 +19,9 @@ def url(*parts: str) -> str:
     return "/" + "/".join(quote(part, safe="") for part in parts)
 
 
-def layout(title: str, body: str) -> str:
-    """A whole page: the title, the navigation, ``body``; the script for sorting and the viewer."""
+def layout(title: str, body: str, scripts: tuple[str, ...] = ()) -> str:
+    """A whole page: the title, the navigation, ``body``; the script for sorting and the
+    viewer, then ``scripts`` (names under /static/)."""
     nav = " · ".join(['<a href="/">Home</a>'] + [f'<a href="{url("leaderboard", v)}">{esc(v)} board</a>'
                                                   for v in VARIANTS])
     return f"""<!DOCTYPE html>
@@ -39,9 +40,15 @@ def layout(title: str, body: str) -> str:
 {body}
 </main>
 <script src="/static/viewer.js"></script>
+{"".join(f'<script src="/static/{esc(name)}"></script>' for name in scripts)}
 </body>
 </html>
 """
+
+
+def bot_link(name: str) -> str:
+    """A bot's name linking to its page."""
+    return f'<a class="bot-link" href="{url("bots", name)}">{esc(name)}</a>'
 
 
 def error_page(status: int, message: str) -> str:
@@ -84,16 +91,60 @@ def index(variants: list[str], tournaments: list[dict[str, Any]], matches: list[
     return layout("Wizard Arena", body)
 
 
-def tournament(info: dict[str, Any], matches: list[dict[str, Any]]) -> str:
-    variant = info["variant"] or "classic"
-    board = url("leaderboard", variant) + "?tournament=" + quote(info["id"], safe="")
-    body = (f'<dl class="metadata"><dt>Variant</dt><dd>{esc(variant)}</dd><dt>Created</dt>'
-            f'<dd>{esc(info["created_at"])}</dd><dt>Status</dt><dd>{esc(info["status"])}</dd>'
-            f'<dt>Matches</dt><dd>{esc(info["matches"])}</dd>'
-            f'<dt>Game options</dt><dd>{esc(_options(info["settings"].get("game", {})))}</dd></dl>'
-            f'<p><a href="{board}">Leaderboard of this tournament</a></p>'
-            f"<h2>Matches</h2>{_matches_table(matches)}")
-    return layout(f"Tournament {info['id']}", body)
+def _games(data: dict[str, Any]) -> str:
+    scheduled = data["games_scheduled"]
+    return f'{data["games_stored"]} / {scheduled}' if scheduled else str(data["games_stored"])
+
+
+def tournament_board_rows(board: list[dict[str, Any]]) -> str:
+    """The body rows of ``#tournament-board`` (``tournament.js`` redraws them the same way)."""
+    return "\n".join(
+        f'<tr data-bot="{esc(r["bot"])}"><td>{r["rank"]}</td><td class="bot">{bot_link(r["bot"])}</td>'
+        f'<td>{r["rating"]:.0f}</td><td>±{r["interval"]:.0f}</td><td>{r["games"]}</td>'
+        f'<td>{r["avg_score"]:.1f}</td><td>{r["avg_place"]:.2f}</td><td>{r["faults"]}</td></tr>' for r in board)
+
+
+def _settings(settings: dict[str, Any], bots: list[str]) -> str:
+    game = settings.get("game") or {}
+    items = [(f"game: {key}", value) for key, value in game.items()]
+    items += [(key, value) for key, value in settings.items() if key != "game"]
+    items.append(("bots", ", ".join(bots) or "not known"))
+    return '<dl class="metadata" id="settings">' + "".join(
+        f"<dt>{esc(key)}</dt><dd>{esc('–' if value is None else value)}</dd>" for key, value in items) + "</dl>"
+
+
+def tournament(data: dict[str, Any]) -> str:
+    """A tournament: status and progress (redrawn by ``tournament.js`` while it runs), the
+    resume command when interrupted, dates, every setting, its board and its matches."""
+    variant = data["variant"]
+    board = url("leaderboard", variant) + "?tournament=" + quote(data["id"], safe="")
+    status = data["status"]
+    scheduled = data["games_scheduled"]
+    percent = min(100.0, 100 * data["games_stored"] / scheduled) if scheduled else 0.0
+    resume = (f'<p class="error" id="interrupted">This tournament was interrupted before it finished. '
+              f'To finish it: <code id="resume">{esc(data["resume_command"])}</code></p>'
+              if data["resume_command"] else "")
+    head = "".join(f"<th>{name}</th>" for name in
+                   ("#", "Bot", "Rating", "95% interval", "Games", "Avg score", "Avg place", "Faults"))
+    poll = url("api", "tournaments", data["id"]) + "?matches=0"
+    body = (f'<div id="tournament" data-api="{poll}" data-status="{esc(status)}">'
+            f'<dl class="metadata"><dt>Status</dt><dd id="status">{esc(status)}</dd>'
+            f'<dt>Games stored</dt><dd><span id="progress">{esc(_games(data))}</span> '
+            f'<progress id="progress-bar" max="100" value="{percent:.1f}"></progress> '
+            f'<span id="games-stored" hidden>{data["games_stored"]}</span></dd>'
+            f'<dt>Variant</dt><dd>{esc(variant)}</dd>'
+            f'<dt>Created (UTC)</dt><dd>{esc(data["created_at"][:19])}</dd>'
+            f'<dt>First game finished</dt><dd id="first-game">{esc((data["first_game_at"] or "–")[:19])}</dd>'
+            f'<dt>Last game finished</dt><dd id="last-game">{esc((data["last_game_at"] or "–")[:19])}</dd></dl>'
+            f"{resume}"
+            f'<h2>Board</h2><table id="tournament-board" class="list"><thead><tr>{head}</tr></thead>'
+            f'<tbody>\n{tournament_board_rows(data["board"])}\n</tbody></table>'
+            f'<p><a href="{board}">Leaderboard of this tournament</a> · '
+            f'<a href="{url("crosstable", variant)}?tournament={quote(data["id"], safe="")}">crosstable</a> · '
+            f'<a href="{url("api", "tournaments", data["id"])}">JSON</a></p>'
+            f"<h2>Settings</h2>{_settings(data['settings'], data['bots'])}"
+            f'<h2>Matches</h2><div id="tournament-matches">{_matches_table(data["matches"])}</div></div>')
+    return layout(f"Tournament {data['id']}", body, scripts=("tournament.js",))
 
 
 def _options(options: dict[str, Any] | None) -> str:
@@ -147,7 +198,7 @@ def leaderboard(data: dict[str, Any], tournament_id: str | None) -> str:
         rate = r.get("exact_bid_rate")
         exact = [f'<td data-value="{"" if rate is None else rate}">'
                  f'{"–" if rate is None else format(100 * rate, ".1f") + "%"}</td>'] if classic else []
-        cells = [f'<td>{r["rank"]}</td>', f'<td class="bot">{esc(r["bot"])}</td>',
+        cells = [f'<td>{r["rank"]}</td>', f'<td class="bot">{bot_link(r["bot"])}</td>',
                  f'<td>{r["rating"]:.0f}</td>', f'<td data-value="{r["interval"]}">±{r["interval"]:.0f} {bar}</td>',
                  f'<td data-value="{r["elo"] if r["elo"] is not None else ""}">{_number(r["elo"], 0)}</td>',
                  f'<td>{r["games"]}</td>', f'<td>{r["avg_score"]:.1f}</td>', f'<td>{r["avg_place"]:.2f}</td>',
@@ -187,7 +238,7 @@ def crosstable(data: dict[str, Any]) -> str:
             else:
                 cells.append(f'<td title="{pair["games"]} games; average place difference '
                              f'{pair["avg_place_diff"]:+.2f}">{pair["ahead"]}-{pair["behind"]}-{pair["level"]}</td>')
-        rows.append(f'<tr data-bot="{esc(bot)}"><th>{esc(bot)}</th>{"".join(cells)}</tr>')
+        rows.append(f'<tr data-bot="{esc(bot)}"><th>{bot_link(bot)}</th>{"".join(cells)}</tr>')
     title = f"Wizard {data['variant']} crosstable" + (f", tournament {data['tournament_id']}"
                                                         if data.get("tournament_id") else "")
     body = (f'<table id="crosstable"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
@@ -226,3 +277,44 @@ def match(match_id: str, record: dict[str, Any]) -> str:
 <div id="rounds"></div>
 </div>"""
     return layout(f"Match {match_id}", body)
+
+
+# -- bot page ------------------------------------------------------------------------------
+
+
+def _ms(value: float | None) -> str:
+    return "–" if value is None else f"{value:.2f}"
+
+
+def bot(data: dict[str, Any]) -> str:
+    """A bot: versions, games per variant, think times, exact bids, places by seat, faults."""
+    versions = "".join(f"<li>{esc(v['version'] or '(none)')}: {v['games']} games</li>" for v in data["versions"])
+    variant_rows = "".join(
+        f'<tr data-variant="{esc(v["variant"])}"><td><a href="{url("leaderboard", v["variant"])}">'
+        f'{esc(v["variant"])}</a></td><td>{v["games"]}</td><td>{v["completed"]}</td>'
+        f'<td>{_ms(v["think_p50_ms"])}</td><td>{_ms(v["think_p99_ms"])}</td><td>{_ms(v["think_max_ms"])}</td>'
+        f'<td>{"–" if v["exact_bid_rate"] is None else format(100 * v["exact_bid_rate"], ".1f") + "%"}</td></tr>'
+        for v in data["variants"])
+    seat_rows = "".join(
+        f'<tr><td>{esc(v["variant"])}</td><td>{s["players"]}</td><td>{s["seat"]}</td><td>{s["games"]}</td>'
+        f'<td>{s["avg_place"]:.2f}</td></tr>' for v in data["variants"] for s in v["by_seat"])
+    fault_rows = "".join(
+        f'<tr data-kind="{esc(f["kind"])}"><td>{esc(f["kind"])}</td><td>{f["count"]}</td><td>'
+        + " ".join(f'<a href="{url("matches", m)}">{esc(m)}</a>' for m in f["matches"]) + "</td></tr>"
+        for f in data["faults"])
+    faults = (f'<table id="bot-faults" class="list"><thead><tr><th>Kind</th><th>Faults</th><th>Matches</th></tr>'
+              f"</thead><tbody>{fault_rows}</tbody></table>" if data["faults"] else '<p id="bot-faults">No faults.</p>')
+    body = (f'<p>{data["games"]} stored games · <a href="{url("api", "bots", data["bot"])}">JSON</a></p>'
+            f'<h2>Versions</h2><ul id="bot-versions">{versions}</ul>'
+            '<h2>Games and think time</h2><table id="bot-variants" class="list"><thead><tr><th>Variant</th>'
+            "<th>Games</th><th>Completed</th><th>Think p50 ms</th><th>Think p99 ms</th>"
+            "<th>Think max ms</th><th>Exact bids</th></tr></thead>"
+            f"<tbody>{variant_rows}</tbody></table>"
+            '<p class="note">p50 and p99 come from the leaderboard\'s think-time histograms (within ±2%); '
+            "max is the slowest decision in any match the bot played (any seat: the store keeps one maximum "
+            "per match).</p>"
+            '<h2>Results by seat</h2><table id="bot-seats" class="list"><thead><tr><th>Variant</th>'
+            "<th>Players</th><th>Seat</th><th>Games</th><th>Avg place</th></tr></thead>"
+            f"<tbody>{seat_rows}</tbody></table>"
+            f"<h2>Faults</h2>{faults}")
+    return layout(f"Bot {data['bot']}", body)

@@ -8,8 +8,15 @@ checked for console errors and photographed into test-artifacts/screenshots/.
 from __future__ import annotations
 
 import os
+import queue
 import re
-from collections.abc import Callable
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
@@ -150,3 +157,100 @@ def test_the_crosstable_pairs_the_boards_bots(site: Site, page: Page, screenshot
     headers = {text.strip() for text in page.locator("#crosstable thead th").all_inner_texts()}
     assert set(cli_bots(site, "--variant", variant)) <= headers
     screenshot(page, f"crosstable-{variant}")
+
+
+# -- a running tournament ------------------------------------------------------------------
+
+# Long enough to watch (about 10 s alone on a laptop; it is killed long before the end).
+RUNNING = ["--players", "3", "--rounds", "8", "--games", "90", "--concurrency", "1", "--no-samples",
+           *(arg for bot in ("ann-live", "bob-live", "cy-live")
+             for arg in ("--bot", f"{bot}={sys.executable} -m sample_bots.random_bot"))]
+
+
+def _stored_tournament(db: Path, deadline: float) -> tuple[str, int]:
+    """The id of the one tournament in ``db`` and its stored games, once it has some."""
+    from arena.results import Store
+
+    while time.monotonic() < deadline:
+        if db.exists():
+            try:
+                with Store(str(db)) as store:
+                    found = store.list_tournaments()
+                    if found and found[0].matches > 0:
+                        return found[0].id, found[0].matches
+            except Exception:  # noqa: BLE001 (the other process may be creating the schema right now)
+                pass
+        time.sleep(0.2)
+    pytest.fail("the tournament stored no game in time", pytrace=False)
+
+
+def _drain(server: subprocess.Popen[str], lines: queue.Queue[str]) -> None:
+    """The server's stdout, line by line, read on a thread so that a full pipe never blocks it."""
+    for line in server.stdout or []:
+        lines.put(line)
+
+
+@pytest.fixture
+def web_over(tmp_path: Path) -> Iterator[Callable[[Path], str]]:
+    """``web_over(db)``: start `arena web --port 0` on ``db``, return its address; stopped at the end."""
+    servers: list[subprocess.Popen[str]] = []
+
+    def start(db: Path) -> str:
+        server = subprocess.Popen([sys.executable, "-m", "arena.cli", "web", "--db", str(db), "--port", "0"],
+                                  cwd=db.parent, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        servers.append(server)
+        lines: queue.Queue[str] = queue.Queue()
+        threading.Thread(target=_drain, args=(server, lines), daemon=True).start()
+        try:
+            first = lines.get(timeout=30)
+        except queue.Empty:
+            first = ""
+        assert first.startswith("serving http://"), f"arena web did not start: {first!r}"
+        return first.split()[1].rstrip("/")
+
+    yield start
+    for server in servers:
+        server.terminate()
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+
+
+def test_a_running_tournament_updates_itself_then_says_interrupted(tmp_path: Path, page: Page, screenshot: Shoot,
+                                                                    web_over: Callable[[Path], str]) -> None:
+    db = tmp_path / "live.db"
+    with (tmp_path / "tournament.out").open("w") as out:
+        runner = subprocess.Popen([sys.executable, "-m", "arena.cli", "tournament", *RUNNING, "--db", str(db)],
+                                  cwd=tmp_path, stdout=out, stderr=subprocess.STDOUT, text=True)
+    try:
+        tournament, _ = _stored_tournament(db, time.monotonic() + 60)
+        url = web_over(db)
+        page.goto(f"{url}/tournaments/{tournament}")
+        expect(page.locator("#status")).to_have_text("running")
+        page.evaluate("window.notReloaded = true")
+        shown = int(page.locator("#games-stored").text_content() or "0")
+        # The count grows on the page by itself, while the page stays the same document.
+        page.wait_for_function(f"Number(document.getElementById('games-stored').textContent) > {shown}",
+                               timeout=15_000)
+        assert page.evaluate("window.notReloaded === true")
+        expect(page.locator("#progress")).to_have_text(re.compile(r"^\s*\d+ / 90\s*$"))
+        assert runner.poll() is None, "the tournament finished before it could be interrupted"
+        screenshot(page, "tournament-running")
+    finally:
+        runner.send_signal(signal.SIGKILL)
+        runner.wait(timeout=30)
+    page.reload()
+    expect(page.locator("#status")).to_have_text("interrupted")
+    expect(page.locator("#resume")).to_contain_text(f"arena tournament --resume {tournament} --db")
+    screenshot(page, "tournament-interrupted")
+
+
+def test_a_bot_page_from_the_board(site: Site, page: Page, screenshot: Shoot) -> None:
+    page.goto(f"{site.url}/leaderboard/classic")
+    bot = board_bots(page)[0]
+    page.locator("#board tbody a.bot-link", has_text=bot).first.click()
+    expect(page.locator("h1")).to_have_text(f"Bot {bot}")
+    expect(page.locator("#bot-variants tbody tr[data-variant=classic]")).to_have_count(1)
+    screenshot(page, "bot")

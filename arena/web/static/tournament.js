@@ -1,0 +1,62 @@
+// Wizard Arena web: the tournament page of a running tournament redraws itself.
+// Every 2 s it asks /api/tournaments/ID and redraws the status, the progress and the
+// board's rows; it stops once the tournament is no longer running (then a reload shows
+// its games, or the resume command when it was interrupted).
+"use strict";
+
+(function () {
+  const root = document.getElementById("tournament");
+  if (!root || root.dataset.status !== "running") return;
+  const api = root.dataset.api;
+
+  function text(tag, value, cls) {
+    const cell = document.createElement(tag);
+    cell.textContent = value;
+    if (cls) cell.className = cls;
+    return cell;
+  }
+
+  function drawBoard(rows) {
+    const body = document.querySelector("#tournament-board tbody");
+    if (!body) return;
+    body.replaceChildren(...rows.map((r) => {
+      const tr = document.createElement("tr");
+      tr.dataset.bot = r.bot;
+      const bot = text("td", "", "bot");
+      const link = text("a", r.bot, "bot-link");
+      link.href = "/bots/" + encodeURIComponent(r.bot);
+      bot.appendChild(link);
+      tr.append(text("td", String(r.rank)), bot, text("td", r.rating.toFixed(0)),
+                text("td", "±" + r.interval.toFixed(0)), text("td", String(r.games)),
+                text("td", r.avg_score.toFixed(1)), text("td", r.avg_place.toFixed(2)), text("td", String(r.faults)));
+      return tr;
+    }));
+  }
+
+  function draw(data) {
+    const scheduled = data.games_scheduled;
+    document.getElementById("status").textContent = data.status;
+    document.getElementById("progress").textContent =
+      scheduled ? `${data.games_stored} / ${scheduled}` : String(data.games_stored);
+    document.getElementById("games-stored").textContent = String(data.games_stored);
+    const bar = document.getElementById("progress-bar");
+    if (bar && scheduled) bar.value = Math.min(100, (100 * data.games_stored) / scheduled);
+    if (data.last_game_at) document.getElementById("last-game").textContent = data.last_game_at.slice(0, 19);
+    if (data.first_game_at) document.getElementById("first-game").textContent = data.first_game_at.slice(0, 19);
+    drawBoard(data.board);
+    root.dataset.status = data.status;
+  }
+
+  async function poll() {
+    try {
+      const answer = await fetch(api, { cache: "no-store" });
+      if (answer.ok) draw(await answer.json());
+    } catch (error) {
+      // The server went away for a moment: try again at the next tick.
+    }
+    if (root.dataset.status === "running") setTimeout(poll, 2000);
+    else root.dataset.polling = "stopped";
+  }
+
+  setTimeout(poll, 2000);
+})();
