@@ -100,6 +100,22 @@ def _table(rng: random.Random, pool: list[str], players: int) -> list[str]:
     return rng.sample(pool, players)
 
 
+def fill_leaderboard(store: Store, matches: int, rng: random.Random, pool: list[str],
+                     strength: dict[str, float], batch: int = 5000) -> float:
+    """Store ``matches`` leaderboard matches (``lb-0``, ``lb-1``, ...: 1-round games with strict
+    places, at random 4-player tables of ``pool``) through ``save_matches`` in batches of
+    ``batch``; return the seconds spent saving (playing the games is not timed)."""
+    fill_seconds = 0.0
+    for first in range(0, matches, batch):
+        played = [played_match(rng, f"lb-{i}", _table(rng, pool, 4), rounds=1, strength=strength,
+                               strict_places=True)
+                  for i in range(first, min(first + batch, matches))]
+        started = time.perf_counter()
+        store.save_matches(played)
+        fill_seconds += time.perf_counter() - started
+    return fill_seconds
+
+
 MATCHES = 2000                  # recorded one by one
 LEADERBOARD_MATCHES = 100_000   # stored in bulk for the leaderboard
 
@@ -149,15 +165,7 @@ def bench_store(
         record_file_mb = os.path.getsize(record_path) / 1e6
 
         store = Store(board_path)
-        fill_seconds = 0.0          # saving only, as for the recording: playing the games is not timed
-        batch = 5000
-        for first in range(0, leaderboard_matches, batch):
-            played = [played_match(rng, f"lb-{i}", _table(rng, pool, 4), rounds=1, strength=strength,
-                                   strict_places=True)
-                      for i in range(first, min(first + batch, leaderboard_matches))]
-            started = time.perf_counter()
-            store.save_matches(played)
-            fill_seconds += time.perf_counter() - started
+        fill_seconds = fill_leaderboard(store, leaderboard_matches, rng, pool, strength)
         started = time.perf_counter()
         rows = leaderboard(store, "classic")
         leaderboard_seconds = time.perf_counter() - started

@@ -71,6 +71,7 @@ bench_app.command("referee")(bench.bench_referee)
 bench_app.command("deals")(bench.bench_deals)
 bench_app.command("hostile")(bench.bench_hostile)
 bench_app.command("store")(bench.bench_store)
+bench_app.command("web")(bench.bench_web)
 bench_app.command("fuzz")(bench.bench_fuzz)
 
 

@@ -106,6 +106,21 @@ def bench_store(
     print_figures(run(matches=matches, leaderboard_matches=leaderboard_matches), as_json)
 
 
+def bench_web(
+    matches: int = typer.Option(100_000, help="Stored matches to fill the database with."),
+    repeat: int = typer.Option(5, help="Requests of each page (median and max)."),
+    db: Path | None = typer.Option(None, "--db", help="A SQLite file: used as is if it exists, else filled "
+                                   "and kept [default: a temporary file, removed]", show_default=False),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+) -> None:
+    """Leaderboard, match and crosstable pages over HTTP (uvicorn), against a static file's time."""
+    from arena.bench.web import bench_web as run
+
+    if matches < 1 or repeat < 1:
+        raise typer.BadParameter("must be at least 1", param_hint="--matches/--repeat")
+    print_figures(run(matches=matches, repeat=repeat, db=str(db) if db else None), as_json)
+
+
 def bench_fuzz(
     seconds: float = typer.Option(60.0, help="Seconds of fuzzing (matches still running then are finished)."),
     seed: int = typer.Option(0, help="Seed of every random choice; a failing run repeats with it."),
