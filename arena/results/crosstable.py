@@ -141,7 +141,9 @@ def render(ct: Crosstable, fmt: str) -> str | Table:
     if fmt == "json":
         return json.dumps(to_json(ct), indent=2)
     if fmt == "html":
-        return _HTML_PAGE.format(title=html.escape(title_of(ct)), table=html_table(ct), note=html.escape(_NOTE))
+        from arena.results.leaderboard import html_page  # here: the leaderboard imports this module
+
+        return html_page(title_of(ct), f"{html_table(ct)}\n<p>{html.escape(_NOTE)}</p>\n", _CROSSTABLE_CSS)
     headers, rows = _grid(ct)
     if fmt == "md":
         lines = [f"# {title_of(ct)}", "", "| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
@@ -185,24 +187,8 @@ def html_table(ct: Crosstable) -> str:
             + "\n</tbody>\n</table>")
 
 
-_HTML_PAGE = """<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>{title}</title>
-<style>
-body {{ font-family: system-ui, sans-serif; margin: 2em; }}
-table {{ border-collapse: collapse; }}
-th, td {{ padding: 0.3em 0.8em; border: 1px solid #ddd; text-align: right; }}
-tbody th {{ text-align: left; }}
-td.self {{ background: #eee; text-align: center; }}
-td small {{ color: #666; }}
-</style>
-</head>
-<body>
-<h1>{title}</h1>
-{table}
-<p>{note}</p>
-</body>
-</html>
+_CROSSTABLE_CSS = """th, td { border: 1px solid #ddd; }
+tbody th { text-align: left; }
+td.self { background: #eee; text-align: center; }
+td small { color: #666; }
 """

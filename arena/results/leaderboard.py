@@ -438,9 +438,10 @@ def render(
         body = "\n".join(
             "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in _cells(r, variant)) + "</tr>" for r in rows
         )
-        return _HTML_PAGE.format(title=html.escape(title), head=head, body=body,
-                                 metadata=_html_metadata(metadata) if metadata is not None else "",
-                                 think_note=html.escape(_THINK_NOTE))
+        page_body = _BOARD_BODY.format(head=head, body=body,
+                                       metadata=_html_metadata(metadata) if metadata is not None else "",
+                                       think_note=html.escape(_THINK_NOTE))
+        return html_page(title, page_body, _BOARD_CSS)
     raise ValueError(f"unknown leaderboard format {fmt!r}; choose one of {', '.join(FORMATS)}")
 
 
@@ -450,25 +451,29 @@ def render_board(result: Board, fmt: str, console: Console | None = None) -> str
                   metadata=result.metadata)
 
 
-_HTML_PAGE = """<!DOCTYPE html>
+def html_page(title: str, body: str, css: str = "") -> str:
+    """A standalone HTML page (no external request) around ``body``, with the boards'
+    base style plus ``css``. ``title`` is escaped here; ``body`` is HTML already."""
+    return f"""<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<title>{title}</title>
+<title>{html.escape(title)}</title>
 <style>
 body {{ font-family: system-ui, sans-serif; margin: 2em; }}
 table {{ border-collapse: collapse; }}
-th, td {{ padding: 0.3em 0.8em; border-bottom: 1px solid #ddd; text-align: right; }}
-th:nth-child(2), td:nth-child(2) {{ text-align: left; }}
-dl.metadata {{ display: grid; grid-template-columns: max-content auto; gap: 0.2em 1em; }}
-dl.metadata dt {{ font-weight: bold; }}
-dl.metadata dd {{ margin: 0; }}
-dl.metadata ul {{ margin: 0; padding-left: 1.2em; }}
-</style>
+th, td {{ padding: 0.3em 0.8em; text-align: right; }}
+{css}</style>
 </head>
 <body>
-<h1>{title}</h1>
-{metadata}<table>
+<h1>{html.escape(title)}</h1>
+{body}
+</body>
+</html>
+"""
+
+
+_BOARD_BODY = """{metadata}<table>
 <thead><tr>{head}</tr></thead>
 <tbody>
 {body}
@@ -477,8 +482,14 @@ dl.metadata ul {{ margin: 0; padding-left: 1.2em; }}
 <p>Rating: Bradley&ndash;Terry maximum likelihood on the Elo scale, 1500 = the average bot;
 &plusmn; is the 95% bootstrap interval. Elo: the online rating after the latest match.
 {think_note}</p>
-</body>
-</html>
+"""
+
+_BOARD_CSS = """th, td { border-bottom: 1px solid #ddd; }
+th:nth-child(2), td:nth-child(2) { text-align: left; }
+dl.metadata { display: grid; grid-template-columns: max-content auto; gap: 0.2em 1em; }
+dl.metadata dt { font-weight: bold; }
+dl.metadata dd { margin: 0; }
+dl.metadata ul { margin: 0; padding-left: 1.2em; }
 """
 
 

@@ -6,7 +6,9 @@ tournament or match; the app turns that into a 404 (page or JSON).
 
 from __future__ import annotations
 
+import contextlib
 import json
+from collections.abc import Iterator
 from typing import Any
 
 from arena.results import Store
@@ -23,6 +25,18 @@ class NotFound(Exception):
     """An unknown variant, tournament or match: a 404, with a one-line message."""
 
 
+
+@contextlib.contextmanager
+def not_found_as_404() -> Iterator[None]:
+    """The store's "no such tournament/match" as NotFound (a 404); any other store
+    error (a locked database...) passes on, to become a 503."""
+    try:
+        yield
+    except StoreError as error:
+        if str(error).startswith(("no tournament", "no match")):
+            raise NotFound(str(error)) from None
+        raise
+
 def check_variant(variant: str) -> None:
     if variant not in VARIANTS:
         raise NotFound(f"no variant {variant!r} (choose {', '.join(VARIANTS)})")
@@ -32,12 +46,8 @@ def check_tournament(store: Store, variant: str, tournament_id: str | None) -> N
     """NotFound unless the tournament exists and was played in ``variant``."""
     if tournament_id is None:
         return
-    try:
+    with not_found_as_404():
         info = store.get_tournament(tournament_id)
-    except StoreError as error:
-        if str(error).startswith("no tournament"):
-            raise NotFound(str(error)) from None
-        raise
     played = info.settings.get("game", {}).get("variant")
     if played not in (None, variant):
         raise NotFound(f"tournament {tournament_id} is {played}, not {variant}")
@@ -67,12 +77,8 @@ def tournaments(store: Store, db: str | None = None) -> list[dict[str, Any]]:
 
 def match(store: Store, match_id: str) -> dict[str, Any]:
     """The stored record of ``match_id`` and the viewer's steps (see ``arena.web.viewer``)."""
-    try:
+    with not_found_as_404():
         record = store.load_match(match_id)
-    except StoreError as error:
-        if str(error).startswith("no match"):
-            raise NotFound(str(error)) from None
-        raise
     return match_json(record)
 
 
@@ -92,12 +98,8 @@ def tournament(store: Store, db: str, tournament_id: str, with_matches: bool = T
     matches. ``db`` is the database as ``arena web --db`` was given it (the run lock
     lives beside it). ``with_matches=False`` (what the page polls) leaves out the
     matches and ``first_game_at``: a few rows to read however long the tournament."""
-    try:
+    with not_found_as_404():
         info = store.get_tournament(tournament_id)
-    except StoreError as error:
-        if str(error).startswith("no tournament"):
-            raise NotFound(str(error)) from None
-        raise
     status = shown_status(info, db)
     game = info.settings.get("game", {}) or {}
     variant = game.get("variant") or "classic"
