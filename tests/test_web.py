@@ -313,3 +313,57 @@ def test_arena_web_refuses_a_missing_database(tmp_path: Path) -> None:
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.count("\n") == 1 and "no arena database" in done.stderr
     assert not (tmp_path / "none.db").exists()
+
+
+# -- static export: self-contained replay pages --------------------------------------------
+
+
+URL = re.compile(r"https?://")
+
+
+def embedded_data(html: str) -> Any:
+    found = re.search(r'<script type="application/json" id="match-data">(.*?)</script>', html, re.S)
+    assert found, "no embedded match data"
+    return json.loads(found[1])
+
+
+def test_exported_replay_embeds_the_match_and_needs_no_server(db: tuple[Path, str], tmp_path: Path) -> None:
+    from arena.web.export import write_replays
+
+    with Store(str(db[0])) as store:
+        written = write_replays(store, tmp_path, ["hidden-1", "extreme-0"])
+        record = store.load_match("hidden-1")
+    assert written == [tmp_path / "matches" / "hidden-1.html", tmp_path / "matches" / "extreme-0.html"]
+    html = written[0].read_text(encoding="utf-8")
+    data = embedded_data(html)
+    assert data["record"]["totals"] == record.totals and data["steps"][-1]["totals"] == record.totals
+    for element in ('id="first"', 'id="prev"', 'id="next"', 'id="last"', 'id="play"', 'id="step"', 'id="totals"'):
+        assert element in html
+    # Everything inline: no server route, no stylesheet or script file, no web address.
+    assert "data-api" not in html and "/static/" not in html and 'src="' not in html
+    assert 'href="/' not in html and 'href="../classic.html"' in html
+    assert "<style>" in html and "function startViewer" in html
+    assert not URL.search(html)
+    # The bot "cy<&>" is in the JSON: no "</" can end the script element early.
+    assert "</" not in html.split('id="match-data">', 1)[1].split("</script>", 1)[0]
+
+
+def test_leaderboard_export_writes_the_chosen_replays(db: tuple[Path, str], tmp_path: Path) -> None:
+    out = tmp_path / "boards"
+    done = arena("leaderboard", "--db", str(db[0]), "--export", str(out), "--replays", "open-0,secret-1", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert sorted(p.name for p in (out / "matches").iterdir()) == ["open-0.html", "secret-1.html"]
+    assert (out / "classic.html").exists()
+    done = arena("leaderboard", "--db", str(db[0]), "--export", str(out / "n"), "--replays", "2", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    # The newest two of each board: classic and extreme.
+    assert len(list((out / "n" / "matches").iterdir())) == 4
+
+
+@pytest.mark.parametrize("replays", ["nope-1", "0", "open-0,,x", "../x"])
+def test_bad_replays_write_nothing(db: tuple[Path, str], tmp_path: Path, replays: str) -> None:
+    out = tmp_path / "boards"
+    done = arena("leaderboard", "--db", str(db[0]), "--export", str(out), "--replays", replays, cwd=tmp_path)
+    assert done.returncode == 2
+    assert "--replays" in done.stderr
+    assert not out.exists()

@@ -13,6 +13,7 @@ from arena.cli.common import DbOption, check_choice, console, db_location, err_c
 from engine import VARIANTS
 
 if TYPE_CHECKING:    # only for the type: the results room brings the store and SQLAlchemy
+    from arena.results import Store
     from arena.results.browse import Listing
 
 MatchArgument = typer.Argument(..., metavar="MATCH", help="A match id, as `arena matches` lists them.")
@@ -55,6 +56,9 @@ def leaderboard(
     export: Path | None = typer.Option(None, help="Write Markdown, HTML, JSON and CSV files here: one set per variant "
                                        "(or just --variant), for --tournament and --min-games as given, "
                                        "with the crosstable beside them."),
+    replays: str = typer.Option("none", help="With --export: also write self-contained replay pages "
+                                "(DIR/matches/ID.html, open from disk): none, all, N (the newest N completed "
+                                "matches of each exported board) or MATCH_ID[,MATCH_ID...]."),
     db: str | None = DbOption,
 ) -> None:
     """Show the leaderboard, sorted by the maximum-likelihood rating."""
@@ -68,6 +72,9 @@ def leaderboard(
         raise typer.BadParameter("--export always writes md, html, json and csv; drop --format", param_hint="--format")
     if export is not None and export.exists() and not export.is_dir():
         raise typer.BadParameter(f"{export} exists and is not a directory", param_hint="--export")
+    replay_spec = parse_replays(replays)
+    if replay_spec != "none" and export is None:
+        raise typer.BadParameter("replay pages are written with --export DIR", param_hint="--replays")
     store = open_store(db, must_exist=True)
     tournament_variant = None
     if tournament is not None:
@@ -76,9 +83,19 @@ def leaderboard(
             fail(f"tournament {tournament} is {tournament_variant}, not {variant}")
     variant = variant or tournament_variant
     if export is not None:
+        from arena.web import export as web_export
+        from arena.web.api import NotFound
+
+        match_ids = replay_ids(store, replay_spec, [variant] if variant else store.variants(), tournament)
+        try:
+            written = web_export.write_replays(store, export, match_ids)
+        except (NotFound, ValueError) as error:
+            fail(f"--replays: {error}")
+        except OSError as error:
+            fail(f"cannot write to {export}: {error.strerror or error}")
         try:
             written = lb.export(store, export, variants=[variant] if variant else None, tournament_id=tournament,
-                                min_games=min_games)
+                                min_games=min_games) + written
         except OSError as error:
             fail(f"cannot write to {export}: {error.strerror or error}")
         for path in written:
@@ -98,6 +115,42 @@ def leaderboard(
         text = lb.render_board(board, format)
         assert isinstance(text, str)    # only the console table is rich
         print(text.rstrip("\n"))
+
+
+def parse_replays(value: str) -> str | int | list[str]:
+    """``--replays``: "none", "all", a count N >= 1, or a list of match ids."""
+    value = value.strip()
+    if value in ("none", "all"):
+        return value
+    if value.isdigit():
+        if int(value) < 1:
+            raise typer.BadParameter("a count must be at least 1 (or none)", param_hint="--replays")
+        return int(value)
+    ids = [part.strip() for part in value.split(",")]
+    if not all(ids):
+        raise typer.BadParameter("none, all, N or MATCH_ID[,MATCH_ID...]", param_hint="--replays")
+    return list(dict.fromkeys(ids))
+
+
+def replay_ids(store: Store, spec: str | int | list[str], variants: list[str], tournament: str | None) -> list[str]:
+    """The match ids ``--replays`` chose: listed ones as given; for "all" or N, the completed
+    matches (all, or the newest N) of each exported variant, in --tournament if given."""
+    if isinstance(spec, list):
+        return spec
+    if spec == "none":
+        return []
+    chosen: list[str] = []
+    for variant in variants:
+        wanted = None if spec == "all" else int(spec)
+        limit = store.match_count(variant, status=None) if wanted is None else wanted
+        while True:
+            found = store.list_matches(variant=variant, tournament_id=tournament, limit=max(limit, 1))
+            completed = [m.match_id for m in found if m.status == "completed"]
+            if wanted is None or len(completed) >= wanted or len(found) < limit:
+                break
+            limit *= 4      # other statuses were in the way: look further back
+        chosen += completed[:wanted] if wanted is not None else completed
+    return chosen
 
 
 def crosstable(

@@ -3,6 +3,7 @@ through :func:`esc` (``html.escape``). The only script is ``static/viewer.js``."
 
 from __future__ import annotations
 
+import json
 from html import escape
 from typing import Any
 from urllib.parse import quote
@@ -19,11 +20,17 @@ def url(*parts: str) -> str:
     return "/" + "/".join(quote(part, safe="") for part in parts)
 
 
-def layout(title: str, body: str, scripts: tuple[str, ...] = ()) -> str:
+def layout(title: str, body: str, scripts: tuple[str, ...] = (), *, nav: str | None = None,
+           inline: tuple[str, str] | None = None) -> str:
     """A whole page: the title, the navigation, ``body``; the script for sorting and the
-    viewer, then ``scripts`` (names under /static/)."""
-    nav = " · ".join(['<a href="/">Home</a>'] + [f'<a href="{url("leaderboard", v)}">{esc(v)} board</a>'
-                                                  for v in VARIANTS])
+    viewer, then ``scripts`` (names under /static/). ``nav`` replaces the server's
+    navigation; ``inline`` (the CSS and viewer.js texts) puts both in the page instead
+    of linking /static/ (an exported page, read from disk)."""
+    if nav is None:
+        nav = " · ".join(['<a href="/">Home</a>'] + [f'<a href="{url("leaderboard", v)}">{esc(v)} board</a>'
+                                                      for v in VARIANTS])
+    style = f"<style>\n{inline[0]}</style>" if inline else '<link rel="stylesheet" href="/static/style.css">'
+    script = f"<script>\n{inline[1]}</script>" if inline else '<script src="/static/viewer.js"></script>'
     return f"""<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -31,7 +38,7 @@ def layout(title: str, body: str, scripts: tuple[str, ...] = ()) -> str:
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{esc(title)} · Wizard Arena</title>
 <link rel="icon" href="data:,">
-<link rel="stylesheet" href="/static/style.css">
+{style}
 </head>
 <body>
 <nav>{nav}</nav>
@@ -39,7 +46,7 @@ def layout(title: str, body: str, scripts: tuple[str, ...] = ()) -> str:
 <h1>{esc(title)}</h1>
 {body}
 </main>
-<script src="/static/viewer.js"></script>
+{script}
 {"".join(f'<script src="/static/{esc(name)}"></script>' for name in scripts)}
 </body>
 </html>
@@ -250,16 +257,35 @@ def crosstable(data: dict[str, Any]) -> str:
 # -- the match viewer -------------------------------------------------------------------
 
 
-def match(match_id: str, record: dict[str, Any]) -> str:
-    """The viewer's frame; ``viewer.js`` loads ``/api/matches/{id}`` and draws each step."""
+def embedded_json(data: Any) -> str:
+    """``data`` as JSON safe inside ``<script type="application/json">``: no ``</`` (so no
+    ``</script>``) and no ``<!--`` can end or confuse the element."""
+    return json.dumps(data, separators=(",", ":")).replace("</", "<\\/").replace("<!--", "<\\u0021--")
+
+
+def match(match_id: str, record: dict[str, Any], *, standalone: tuple[str, str, dict[str, Any]] | None = None) -> str:
+    """The viewer's frame; ``viewer.js`` loads ``/api/matches/{id}`` and draws each step.
+
+    ``standalone`` (the CSS, viewer.js and the ``/api/matches/{id}`` data) makes the
+    self-contained replay page of ``arena leaderboard --export``: both files inlined, the
+    data embedded as ``<script type="application/json" id="match-data">``, no link to a
+    server route (the navigation points at the exported board beside it, ``../VARIANT.html``)."""
     seats = "".join(f"<li>seat {i}: {esc(b)}</li>" for i, b in enumerate(record["bots"]))
     order = "penalty points, lower is better" if record["variant"] == "extreme" else "points, higher is better"
-    tournament = (f' · <a href="{url("tournaments", record["tournament_id"])}">tournament '
-                  f'{esc(record["tournament_id"])}</a>' if record.get("tournament_id") else "")
+    tournament = ""
+    if record.get("tournament_id"):
+        name = f'tournament {esc(record["tournament_id"])}'
+        link = url("tournaments", record["tournament_id"])
+        tournament = f" · {name}" if standalone else f' · <a href="{link}">{name}</a>'
     meta = f'{esc(record["variant"])} · {esc(_options(record["config"]))} · {esc(order)}{tournament}'
+    if standalone:
+        embedded = f'<script type="application/json" id="match-data">{embedded_json(standalone[2])}</script>'
+        opening = f'<div id="viewer" data-match="{esc(match_id)}">\n{embedded}'
+    else:
+        opening = f'<div id="viewer" data-match="{esc(match_id)}" data-api="{url("api", "matches", match_id)}">'
     body = f"""<p class="meta">{meta}</p>
 <ol class="seats-list" start="0">{seats}</ol>
-<div id="viewer" data-match="{esc(match_id)}" data-api="{url("api", "matches", match_id)}">
+{opening}
 <div class="controls">
 <button id="first" type="button" title="First (Home)">« First</button>
 <button id="prev" type="button" title="Previous (←)">‹ Prev</button>
@@ -276,6 +302,9 @@ def match(match_id: str, record: dict[str, Any]) -> str:
 <h2>Rounds</h2>
 <div id="rounds"></div>
 </div>"""
+    if standalone:
+        nav = f'<a href="../{quote(record["variant"], safe="")}.html">{esc(record["variant"])} board</a>'
+        return layout(f"Match {match_id}", body, nav=nav, inline=(standalone[0], standalone[1]))
     return layout(f"Match {match_id}", body)
 
 

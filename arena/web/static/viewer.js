@@ -1,4 +1,5 @@
-// Wizard Arena web: sortable tables on every page, and the match viewer on /matches/ID.
+// Wizard Arena web: sortable tables on every page, and the match viewer on /matches/ID
+// (and in the replay pages `arena leaderboard --export` writes).
 // No library: the server sends each decision's events and totals, this script only draws.
 "use strict";
 
@@ -171,11 +172,19 @@ function hashStep() {
   return found ? parseInt(found[1], 10) : null;
 }
 
-function startViewer(root) {
-  fetch(root.dataset.api).then((response) => {
+// The match's data: embedded in the page by `arena leaderboard --export` (read from disk,
+// no server), else asked of /api/matches/ID.
+function loadMatch(root) {
+  const embedded = document.getElementById("match-data");
+  if (embedded) return Promise.resolve(JSON.parse(embedded.textContent));
+  return fetch(root.dataset.api).then((response) => {
     if (!response.ok) throw new Error("the match could not be loaded (" + response.status + ")");
     return response.json();
-  }).then((data) => {
+  });
+}
+
+function startViewer(root) {
+  loadMatch(root).then((data) => {
     const view = {record: data.record, steps: data.steps, k: 0, timer: null,
                   table: document.getElementById("table"), events: document.getElementById("events"),
                   rounds: document.getElementById("rounds")};

@@ -1,0 +1,45 @@
+"""Self-contained replay pages for ``arena leaderboard --export DIR --replays ...``.
+
+``DIR/matches/<match_id>.html`` is the match viewer of ``arena web`` in one file: the
+stylesheet and ``viewer.js`` inlined, the ``/api/matches/{id}`` data embedded as
+``<script type="application/json" id="match-data">``. Opened from disk it makes no
+request at all (no server, no CDN); its one link goes to the exported board beside it.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+from arena.results import Store
+from arena.web import api, pages
+
+MATCHES_DIR = "matches"
+
+
+def replay_page(store: Store, match_id: str) -> str:
+    """The self-contained replay page of ``match_id`` (``api.NotFound`` when unknown)."""
+    static = resources.files("arena.web") / "static"
+    css = (static / "style.css").read_text(encoding="utf-8")
+    script = (static / "viewer.js").read_text(encoding="utf-8")
+    data = api.match(store, match_id)
+    return pages.match(match_id, data["record"], standalone=(css, script, data))
+
+
+def replay_path(directory: Path, match_id: str) -> Path:
+    """Where ``match_id``'s page goes; ValueError for an id that is no plain file name."""
+    if not match_id or "/" in match_id or "\\" in match_id or match_id.startswith("."):
+        raise ValueError(f"match id {match_id!r} cannot be a file name")
+    return directory / MATCHES_DIR / f"{match_id}.html"
+
+
+def write_replays(store: Store, directory: Path, match_ids: list[str]) -> list[Path]:
+    """Write ``directory/matches/<match_id>.html`` for each of ``match_ids``; return the
+    paths. Every page is built before the first is written, so an unknown id
+    (``api.NotFound``) writes nothing."""
+    built = [(replay_path(directory, match_id), replay_page(store, match_id)) for match_id in match_ids]
+    if built:
+        (directory / MATCHES_DIR).mkdir(parents=True, exist_ok=True)
+    for path, text in built:
+        path.write_text(text, encoding="utf-8")
+    return [path for path, _ in built]
