@@ -62,6 +62,13 @@ def test_one_tournaments_leaderboard_lists_that_tournaments_bots(site: Site, pag
     screenshot(page, "leaderboard-one-tournament")
 
 
+def open_viewer(page: Page, url: str, decisions: int) -> None:
+    """Open a match viewer and wait until it has its data (it fetches it after the page
+    loads: a click before that would race it)."""
+    page.goto(url)
+    expect(page.locator("#step")).to_have_text(re.compile(rf"/\s*{decisions}\s*$"))
+
+
 def step(page: Page) -> tuple[int, int]:
     """The viewer's "k / N" position."""
     shown = STEP.match(page.locator("#step").inner_text())
@@ -72,7 +79,7 @@ def step(page: Page) -> tuple[int, int]:
 @pytest.mark.parametrize("kind", ["classic-hidden", "classic-secret", "extreme"])
 def test_the_last_step_shows_the_stored_totals(site: Site, page: Page, screenshot: Shoot, kind: str) -> None:
     match = site.matches[kind]
-    page.goto(f"{site.url}/matches/{match.match_id}")
+    open_viewer(page, f"{site.url}/matches/{match.match_id}", match.decisions)
     page.locator("#last").click()
     expect(page.locator("#totals")).to_have_attribute("data-totals", match.totals)
     assert step(page) == (match.decisions, match.decisions)
@@ -81,7 +88,7 @@ def test_the_last_step_shows_the_stored_totals(site: Site, page: Page, screensho
 
 def test_stepping_through_a_whole_match_one_decision_at_a_time(site: Site, page: Page) -> None:
     match = site.matches["classic-hidden"]
-    page.goto(f"{site.url}/matches/{match.match_id}")
+    open_viewer(page, f"{site.url}/matches/{match.match_id}", match.decisions)
     page.locator("#first").click()
     assert step(page) == (0, match.decisions)
     start = page.locator("#totals").get_attribute("data-totals") or ""
@@ -110,7 +117,7 @@ def test_the_url_hash_opens_a_decision(site: Site, page: Page) -> None:
 
 def test_play_steps_on_by_itself_until_paused(site: Site, page: Page) -> None:
     match = site.matches["classic-secret"]
-    page.goto(f"{site.url}/matches/{match.match_id}")
+    open_viewer(page, f"{site.url}/matches/{match.match_id}", match.decisions)
     page.locator("#first").click()
     page.locator("#play").click()
     expect(page.locator("#step")).not_to_have_text(re.compile(r"^\s*0\s*/"))
@@ -254,3 +261,26 @@ def test_a_bot_page_from_the_board(site: Site, page: Page, screenshot: Shoot) ->
     expect(page.locator("h1")).to_have_text(f"Bot {bot}")
     expect(page.locator("#bot-variants tbody tr[data-variant=classic]")).to_have_count(1)
     screenshot(page, "bot")
+
+
+@pytest.mark.parametrize("kind", ["classic-secret", "extreme"])
+def test_an_exported_replay_opened_from_disk_ends_on_the_stored_totals(site: Site, page: Page, screenshot: Shoot,
+                                                                       tmp_path: Path, kind: str) -> None:
+    from browser.conftest import arena
+
+    match = site.matches[kind]
+    out = tmp_path / "boards"
+    arena("leaderboard", "--db", str(site.db), "--export", str(out), "--replays", match.match_id, cwd=site.folder)
+    requests: list[str] = []
+    page.on("request", lambda request: requests.append(request.url))
+    page.goto((out / "matches" / f"{match.match_id}.html").as_uri())
+    page.locator("#last").click()
+    expect(page.locator("#totals")).to_have_attribute("data-totals", match.totals)
+    assert step(page) == (match.decisions, match.decisions)
+    # Offline: the page asked for nothing but itself (and its data: icon).
+    assert all(url.startswith(("file://", "data:")) for url in requests), requests
+    page.locator("nav a").first.click()      # its board, exported beside it
+    page.wait_for_load_state()
+    assert page.url.startswith("file://") and page.url.endswith(".html")
+    assert page.locator("table tr").count() > 1
+    screenshot(page, f"exported-match-{kind}")
