@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -53,9 +54,11 @@ def record(
     )
 
 
-def played(match_id: str, variant: str, bots: list[str], seed: int, forfeited: list[bool] | None = None) -> MatchRecord:
-    """A real engine game of random decisions, wrapped as the referee would."""
-    config = GameConfig(variant=variant, players=len(bots), seed=seed, rounds=3)
+def played(match_id: str, variant: str, bots: list[str], seed: int, forfeited: list[bool] | None = None,
+           **options: Any) -> MatchRecord:
+    """A real engine game of random decisions (3 rounds, ``options`` as GameConfig's),
+    wrapped as the referee would."""
+    config = GameConfig(variant=variant, players=len(bots), seed=seed, rounds=3, **options)
     game = new_game(config)
     rng = random.Random(seed)
     while not game.is_over:

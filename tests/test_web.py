@@ -7,7 +7,6 @@ process (its ``serving`` line, a fetch over HTTP, its one-line errors).
 from __future__ import annotations
 
 import json
-import random
 import re
 import subprocess
 import sys
@@ -18,33 +17,14 @@ from typing import Any
 import pytest
 from sqlalchemy.exc import OperationalError
 from starlette.testclient import TestClient
+from test_store import played
 
-from arena.records import FaultRecord, MatchRecord, final_places
+from arena.records import FaultRecord
 from arena.results import Store
 from arena.web.app import create_app
-from engine import GameConfig, new_game
 
 PY = sys.executable
 BOTS = ["ann", "bob", "cy<&>"]     # a name that must be escaped
-
-
-def played(match_id: str, variant: str, bots: list[str], seed: int, **options: Any) -> MatchRecord:
-    """A real engine game of random decisions, wrapped as the referee would."""
-    config = GameConfig(variant=variant, players=len(bots), seed=seed, rounds=3, **options)
-    game = new_game(config)
-    rng = random.Random(seed)
-    while not game.is_over:
-        for seat in game.to_act():
-            game.apply(seat, game.random_action(seat, rng))
-    result = game.result()
-    forfeited = [False] * len(bots)
-    return MatchRecord(
-        match_id=match_id, variant=variant, config=config.to_dict(), seed=seed, bots=bots,
-        bot_versions=["1"] * len(bots), totals=list(result.totals),
-        places=final_places(list(result.totals), forfeited, result.higher_is_better), forfeited=forfeited,
-        result=result.to_json(), actions=[list(a) for a in game.actions],
-        latencies_ms=[round(rng.uniform(0.1, 3.0), 3) for _ in game.actions],
-    )
 
 
 @pytest.fixture(scope="module")
