@@ -8,6 +8,7 @@ from html import escape
 from typing import Any
 from urllib.parse import quote
 
+from arena.results.browse import GameOptions
 from engine import VARIANTS
 
 
@@ -155,9 +156,9 @@ def tournament(data: dict[str, Any]) -> str:
 
 
 def _options(options: dict[str, Any] | None) -> str:
-    if not options:
-        return "not known"
-    return ", ".join(f"{key} {value}" for key, value in options.items() if key != "seed")
+    """A game's options as `arena tournaments` words them (only those of its variant)."""
+    readable = GameOptions.of(options) if options else None
+    return readable.compact() if readable is not None else "not known"
 
 
 # -- leaderboard ------------------------------------------------------------------------
