@@ -147,36 +147,48 @@ def _read_lines(stream: Any, lines: queue.Queue[str]) -> None:
         lines.put(line)
 
 
+class WebServer:
+    """`arena web --port 0` on ``db`` as a real process; ``url`` is the address it
+    prints, its stderr goes to ``web.stderr`` beside the database."""
+
+    def __init__(self, db: Path) -> None:
+        self.stderr_path = db.parent / "web.stderr"
+        self._stderr = self.stderr_path.open("w")
+        self.process = subprocess.Popen([sys.executable, "-m", "arena.cli", "web", "--db", str(db), "--port", "0"],
+                                        cwd=db.parent, stdout=subprocess.PIPE, stderr=self._stderr, text=True)
+        lines: queue.Queue[str] = queue.Queue()
+        threading.Thread(target=_read_lines, args=(self.process.stdout, lines), daemon=True).start()
+        try:
+            first = lines.get(timeout=SERVER_START_SECONDS)
+        except queue.Empty:
+            first = ""
+        if not first.startswith("serving http://"):
+            self.stop()
+            pytest.fail(f"arena web did not start: stdout {first!r}, stderr:\n{self.stderr_path.read_text()}",
+                        pytrace=False)
+        self.url = first.split()[1].rstrip("/")
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self._stderr.close()
+
+
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     """Fill a database, start `arena web --port 0` on it, read the address it prints."""
     folder = tmp_path_factory.mktemp("web")
     db = folder / "arena.db"
     tournaments, matches = _fill(folder, db)
-    stderr = (folder / "web.stderr").open("w")
-    server = subprocess.Popen([sys.executable, "-m", "arena.cli", "web", "--db", str(db), "--port", "0"],
-                              cwd=folder, stdout=subprocess.PIPE, stderr=stderr, text=True)
-    lines: queue.Queue[str] = queue.Queue()
-    threading.Thread(target=_read_lines, args=(server.stdout, lines), daemon=True).start()
+    server = WebServer(db)
     try:
-        try:
-            first = lines.get(timeout=SERVER_START_SECONDS)
-        except queue.Empty:
-            first = ""
-        if not first.startswith("serving http://"):
-            server.kill()
-            server.wait()
-            pytest.fail(f"arena web did not start: stdout {first!r}, stderr:\n"
-                        f"{(folder / 'web.stderr').read_text()}", pytrace=False)
-        yield Site(url=first.split()[1].rstrip("/"), db=db, folder=folder, tournaments=tournaments, matches=matches)
+        yield Site(url=server.url, db=db, folder=folder, tournaments=tournaments, matches=matches)
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
-        stderr.close()
+        server.stop()
 
 
 @pytest.fixture

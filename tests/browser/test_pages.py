@@ -8,12 +8,10 @@ checked for console errors and photographed into test-artifacts/screenshots/.
 from __future__ import annotations
 
 import os
-import queue
 import re
 import signal
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -25,6 +23,8 @@ import pytest
 if not os.environ.get("CI"):
     pytest.importorskip("playwright", reason="playwright is not installed (pip install -e '.[test]')")
 from playwright.sync_api import Page, expect  # noqa: E402
+
+from browser.conftest import WebServer  # noqa: E402
 
 if TYPE_CHECKING:
     from browser.conftest import Site
@@ -191,38 +191,18 @@ def _stored_tournament(db: Path, deadline: float) -> tuple[str, int]:
     pytest.fail("the tournament stored no game in time", pytrace=False)
 
 
-def _drain(server: subprocess.Popen[str], lines: queue.Queue[str]) -> None:
-    """The server's stdout, line by line, read on a thread so that a full pipe never blocks it."""
-    for line in server.stdout or []:
-        lines.put(line)
-
-
 @pytest.fixture
 def web_over(tmp_path: Path) -> Iterator[Callable[[Path], str]]:
     """``web_over(db)``: start `arena web --port 0` on ``db``, return its address; stopped at the end."""
-    servers: list[subprocess.Popen[str]] = []
+    servers: list[WebServer] = []
 
     def start(db: Path) -> str:
-        server = subprocess.Popen([sys.executable, "-m", "arena.cli", "web", "--db", str(db), "--port", "0"],
-                                  cwd=db.parent, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        servers.append(server)
-        lines: queue.Queue[str] = queue.Queue()
-        threading.Thread(target=_drain, args=(server, lines), daemon=True).start()
-        try:
-            first = lines.get(timeout=30)
-        except queue.Empty:
-            first = ""
-        assert first.startswith("serving http://"), f"arena web did not start: {first!r}"
-        return first.split()[1].rstrip("/")
+        servers.append(WebServer(db))
+        return servers[-1].url
 
     yield start
     for server in servers:
-        server.terminate()
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
+        server.stop()
 
 
 def test_a_running_tournament_updates_itself_then_says_interrupted(tmp_path: Path, page: Page, screenshot: Shoot,
