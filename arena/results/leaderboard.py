@@ -106,11 +106,6 @@ class Board:
     rows: list[LeaderboardRow] = field(default_factory=list)
 
 
-def arena_version() -> str:
-    """The installed arena's version (as ``arena --version`` prints it)."""
-    return __version__
-
-
 def leaderboard(
     store: Store,
     variant: str,
@@ -162,7 +157,7 @@ def board(
             generated_at=moment.strftime("%Y-%m-%dT%H:%M:%SZ"), variant=variant,
             score_order=SCORE_ORDER.get(variant, "higher_is_better"), tournaments=tournaments,
             games=sum(games.values()), games_outside_tournaments=games.get("", 0),
-            option_sets=list(sets.values()), min_games=min_games, arena_version=arena_version(),
+            option_sets=list(sets.values()), min_games=min_games, arena_version=__version__,
         ),
         rows=rows,
     )
