@@ -22,7 +22,8 @@ async def list_matches(running: Iterable[Referee], recent: Iterable[Referee], st
     """Running matches first, then finished ones (from the store, or else from memory:
     ``recent``, oldest first); ``variant`` ``""`` for both."""
     out = [calls.match_summary(match_id=referee.match_id, variant=referee.variant, status="running",
-                               bots=referee.spec.bots, totals=referee.running_totals())
+                               bots=referee.spec.bots, totals=referee.running_totals(),
+                               tournament_id=referee.spec.tournament_id, config=referee.spec.config)
            for referee in list(running) if not variant or referee.variant == variant]
     # Store summaries and in-memory records share the attributes used here.
     finished: list[Any]
@@ -32,7 +33,8 @@ async def list_matches(running: Iterable[Referee], recent: Iterable[Referee], st
         finished = [r.record for r in reversed(list(recent))
                     if r.record is not None and (not variant or r.variant == variant)]
     out += [calls.match_summary(match_id=record.match_id, variant=record.variant, status=record.status,
-                                bots=record.bots, totals=record.totals, places=record.places)
+                                bots=record.bots, totals=record.totals, places=record.places,
+                                tournament_id=record.tournament_id)
             for record in finished]
     return out[:limit]
 

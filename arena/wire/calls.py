@@ -64,13 +64,19 @@ def run_match_response(record: Mapping[str, Any]) -> pb.RunMatchResponse:
 
 
 def match_summary(*, match_id: str, variant: str, status: str, bots: Sequence[str], totals: Sequence[int],
-                  places: Sequence[int] = ()) -> pb.MatchSummary:
+                  places: Sequence[int] = (), tournament_id: str | None = None,
+                  config: Mapping[str, Any] | None = None) -> pb.MatchSummary:
     """One line of ``ListMatches``: ``status`` is ``running``, or a record's status, where
-    ``completed`` is called ``finished`` on the wire.
+    ``completed`` is called ``finished`` on the wire. ``config`` (a running match's engine
+    config) goes out without its deal seed, from which the hands could be rebuilt.
 
-    >>> match_summary(match_id="m", variant="classic", status="completed", bots=["a"], totals=[3]).status
-    'finished'
+    >>> line = match_summary(match_id="m", variant="classic", status="completed", bots=["a"], totals=[3],
+    ...                      config={"variant": "classic", "seed": 7, "bidding": "hidden"})
+    >>> line.status, line.options_json
+    ('finished', '{"variant":"classic","bidding":"hidden"}')
     """
+    options = "" if config is None else jsonc.dumps({k: v for k, v in config.items() if k != "seed"})
     return pb.MatchSummary(match_id=match_id, variant=variant,
                            status="finished" if status == "completed" else status,
-                           bot_names=bots, totals=totals, places=places)
+                           bot_names=bots, totals=totals, places=places, tournament_id=tournament_id or "",
+                           options_json=options)

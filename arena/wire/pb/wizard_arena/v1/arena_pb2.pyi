@@ -206,20 +206,24 @@ class ListMatchesRequest(_message.Message):
     def __init__(self, variant: _Optional[str] = ..., limit: _Optional[int] = ...) -> None: ...
 
 class MatchSummary(_message.Message):
-    __slots__ = ("match_id", "variant", "status", "bot_names", "totals", "places")
+    __slots__ = ("match_id", "variant", "status", "bot_names", "totals", "places", "tournament_id", "options_json")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     VARIANT_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
     BOT_NAMES_FIELD_NUMBER: _ClassVar[int]
     TOTALS_FIELD_NUMBER: _ClassVar[int]
     PLACES_FIELD_NUMBER: _ClassVar[int]
+    TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_JSON_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     variant: str
     status: str
     bot_names: _containers.RepeatedScalarFieldContainer[str]
     totals: _containers.RepeatedScalarFieldContainer[int]
     places: _containers.RepeatedScalarFieldContainer[int]
-    def __init__(self, match_id: _Optional[str] = ..., variant: _Optional[str] = ..., status: _Optional[str] = ..., bot_names: _Optional[_Iterable[str]] = ..., totals: _Optional[_Iterable[int]] = ..., places: _Optional[_Iterable[int]] = ...) -> None: ...
+    tournament_id: str
+    options_json: str
+    def __init__(self, match_id: _Optional[str] = ..., variant: _Optional[str] = ..., status: _Optional[str] = ..., bot_names: _Optional[_Iterable[str]] = ..., totals: _Optional[_Iterable[int]] = ..., places: _Optional[_Iterable[int]] = ..., tournament_id: _Optional[str] = ..., options_json: _Optional[str] = ...) -> None: ...
 
 class ListMatchesResponse(_message.Message):
     __slots__ = ("matches",)
