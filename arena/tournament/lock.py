@@ -70,6 +70,37 @@ def hold_lock(log_dir: Path, tournament_id: str) -> IO[str] | None:
     return handle
 
 
+REFEREE_FILE = "referee"   # in the log folder: the address of a local run's referee
+
+
+def note_referee(log_dir: Path, address: str) -> None:
+    """Say where a local run's referee listens, so that ``arena web`` can show its running
+    matches live (through the referee's public calls). Read only while the run holds its
+    lock: a file left by a killed run points at nothing."""
+    log_dir.mkdir(parents=True, exist_ok=True)
+    (log_dir / REFEREE_FILE).write_text(address + "\n")
+
+
+def referee_address(info: TournamentInfo, db: str) -> str | None:
+    """The referee playing a running tournament's matches: the ``--server`` it was given,
+    else the one its local run noted (:func:`note_referee`); None when the tournament is
+    not running (or its run is gone).
+
+    >>> from types import SimpleNamespace
+    >>> referee_address(SimpleNamespace(status="finished", id="t", settings={}), "arena.db") is None
+    True
+    """
+    if shown_status(info, db) != "running":
+        return None
+    server = info.settings.get("server")
+    if server:
+        return str(server)
+    try:
+        return (log_dir_for(db, info.id) / REFEREE_FILE).read_text().strip() or None
+    except OSError:
+        return None
+
+
 def shown_status(info: TournamentInfo, db: str) -> str:
     """The status to show: ``interrupted`` for a tournament stored as running whose run
     lock nobody holds (its process died without saying so: kill -9, a crash, a power

@@ -26,6 +26,7 @@ import grpc
 from arena.records import MatchRecord, MatchSpec
 from arena.referee.limits import GRACE
 from arena.tournament.lineup import BotProcesses, BotStartError
+from arena.tournament.lock import note_referee
 from arena.tournament.schedule import ScheduledGame
 from arena.tournament.settings import TournamentSettings
 
@@ -167,6 +168,7 @@ class LocalArena:
         tune_gc()  # this process is the referee for the whole run
         port = await self.server.start("127.0.0.1", 0)
         address = f"127.0.0.1:{port}"
+        note_referee(self.log_dir, address)   # for `arena web`: live matches
         try:
             for entry in self.settings.entries():
                 token = secrets.token_hex(24)
