@@ -12,10 +12,15 @@ from arena.cli.common import DbOption, db_location, fail, open_store
 def web(
     host: str = typer.Option("127.0.0.1", help="The address to listen on (127.0.0.1: this machine only)."),
     port: int = typer.Option(8000, help="The port to listen on; 0 picks a free one."),
+    referee: list[str] = typer.Option(
+        [], metavar="HOST:PORT",
+        help="A running referee (`arena serve`) whose matches /live shows as they are played; repeat for more. "
+             "The database's running tournaments are found without it."),
     db: str | None = DbOption,
 ) -> None:
     """Serve the database read-only in a browser: leaderboards, crosstables, tournaments and a match viewer.
 
+    Running matches can be watched live at /live, through the referees' public events only.
     Prints one line, `serving http://HOST:PORT`, once it listens; Ctrl-C stops it.
     """
     import uvicorn
@@ -24,8 +29,12 @@ def web(
 
     if not 0 <= port <= 65535:
         raise typer.BadParameter("must be 0..65535", param_hint="--port")
+    for address in referee:
+        host_part, _, port_part = address.rpartition(":")
+        if not host_part or not port_part.isdigit() or not 0 < int(port_part) <= 65535:
+            raise typer.BadParameter(f"takes HOST:PORT (got {address!r})", param_hint="--referee")
     open_store(db, must_exist=True).close()     # a missing database: one line, exit 2
-    app = create_app(db_location(db))
+    app = create_app(db_location(db), referee)
     # Bind the socket here rather than in uvicorn: a taken port is then one line (exit 2),
     # and with --port 0 the port the system picked is known before the line is printed.
     try:
@@ -40,5 +49,6 @@ def web(
     shown_host = f"[{host}]" if ":" in host else host
     # Connections made from now on wait in the listen backlog until uvicorn accepts them.
     print(f"serving http://{shown_host}:{bound_port}", flush=True)
-    config = uvicorn.Config(app, log_level="warning")
+    # A live page holds its event stream open for a whole match: on Ctrl-C wait 1 s, not for it.
+    config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=1)
     uvicorn.Server(config).run(sockets=[sock])

@@ -8,20 +8,21 @@ slow query does not stall the other requests.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from importlib import resources
 from typing import Any
 
 from sqlalchemy.exc import OperationalError
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from arena.results import Store
 from arena.store import StoreError
-from arena.web import api, pages
+from arena.web import api, live, pages
 
 Handler = Callable[[Request], Response]
 
@@ -52,15 +53,25 @@ def guarded(handler: Handler) -> Handler:
     return run
 
 
-def create_app(db: str) -> Starlette:
-    """The web app over the arena database at ``db`` (a path or a database URL)."""
+def create_app(db: str, referees: Sequence[str] = ()) -> Starlette:
+    """The web app over the arena database at ``db`` (a path or a database URL);
+    ``referees`` (HOST:PORT) are asked for live matches besides the database's running
+    tournaments (``arena.web.live``)."""
     store = Store(db)
 
     def tournament_param(request: Request) -> str | None:
         return request.query_params.get("tournament") or None
 
+    def live_now(tournament_id: str | None = None) -> tuple[list[str], list[dict[str, Any]], list[str]]:
+        """(referees asked, their running matches (of ``tournament_id`` only, if given), problems)."""
+        asked = live.referees(store, db, referees)
+        found, problems = live.running_matches(asked)
+        return asked, [m.to_json() for m in found if tournament_id in (None, m.tournament_id)], problems
+
     def index(request: Request) -> Response:
-        return HTMLResponse(pages.index(store.variants(), api.tournaments(store, db), api.matches(store, limit=50)))
+        asked, playing, _ = live_now()
+        return HTMLResponse(pages.index(store.variants(), api.tournaments(store, db), api.matches(store, limit=50),
+                                        playing if asked else None))
 
     def leaderboard_page(request: Request) -> Response:
         tournament = tournament_param(request)
@@ -70,12 +81,16 @@ def create_app(db: str) -> Starlette:
     def leaderboard_api(request: Request) -> Response:
         return JSONResponse(api.leaderboard(store, request.path_params["variant"], tournament_param(request)))
 
+    def tournament_data(request: Request, with_matches: bool = True) -> dict[str, Any]:
+        data = api.tournament(store, db, request.path_params["tournament_id"], with_matches)
+        data["live"] = live_now(data["id"])[1] if data["status"] == "running" else []
+        return data
+
     def tournament_page(request: Request) -> Response:
-        return HTMLResponse(pages.tournament(api.tournament(store, db, request.path_params["tournament_id"])))
+        return HTMLResponse(pages.tournament(tournament_data(request)))
 
     def tournament_api(request: Request) -> Response:
-        with_matches = request.query_params.get("matches") != "0"
-        return JSONResponse(api.tournament(store, db, request.path_params["tournament_id"], with_matches))
+        return JSONResponse(tournament_data(request, with_matches=request.query_params.get("matches") != "0"))
 
     def bot_page(request: Request) -> Response:
         return HTMLResponse(pages.bot(api.bot(store, request.path_params["name"])))
@@ -106,6 +121,7 @@ def create_app(db: str) -> Starlette:
         Route("/api/tournaments", guarded(tournaments_api)),
         Route("/api/matches/{match_id}", guarded(match_api)),
         *_crosstable_routes(store, tournament_param),
+        *_live_routes(store, live_now),
         Mount("/static", app=StaticFiles(directory=str(resources.files("arena.web") / "static")), name="static"),
     ]
 
@@ -138,3 +154,52 @@ def _crosstable_routes(store: Store, tournament_param: Callable[[Request], str |
         return JSONResponse(data(request))
 
     return [Route("/crosstable/{variant}", guarded(page)), Route("/api/crosstable/{variant}", guarded(as_json))]
+
+
+LiveNow = Callable[..., tuple[list[str], list[dict[str, Any]], list[str]]]
+
+
+def _live_routes(store: Store, live_now: LiveNow) -> list[Route]:
+    """``/live`` (running matches), ``/live/{match_id}`` (the live viewer) and their API:
+    ``/api/live`` and the event stream ``/api/live/{match_id}/events`` (see ``arena.web.live``)."""
+    def listing() -> dict[str, Any]:
+        asked, playing, problems = live_now()
+        return {"referees": asked, "matches": playing, "problems": problems}
+
+    def running(match_id: str) -> live.LiveMatch:
+        """The running match ``match_id``; NotFound when no referee known plays it."""
+        for found in live.running_matches(live_now()[0])[0]:
+            if found.match_id == match_id:
+                return found
+        raise api.NotFound(f"no referee known to this server is playing a match {match_id!r} now")
+
+    def page(request: Request) -> Response:
+        match_id = request.path_params["match_id"]
+        try:
+            found = running(match_id)
+        except api.NotFound:
+            try:
+                store.load_match(match_id)
+            except StoreError:
+                raise api.NotFound(f"no referee known to this server is playing a match {match_id!r} now, "
+                                   "and none is stored under that id") from None
+            return RedirectResponse(url=pages.url("matches", match_id), status_code=303)  # over: its replay
+        record = {"bots": found.bots, "variant": found.variant, "config": found.options,
+                  "tournament_id": found.tournament_id}
+        return HTMLResponse(pages.match(match_id, record, live=pages.url("api", "live", match_id, "events")))
+
+    async def events(request: Request) -> Response:
+        match_id = request.path_params["match_id"]
+        try:
+            found = await run_in_threadpool(running, match_id)
+        except api.NotFound as error:
+            return JSONResponse({"error": str(error)}, status_code=404)
+        # no-cache and no buffering: each event must reach the page as it is sent.
+        return StreamingResponse(live.stream(found, pages.url("matches", match_id)), media_type="text/event-stream",
+                                 headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+    return [Route("/live", guarded(lambda request: HTMLResponse(pages.live(listing())))),
+            Route("/api/live", guarded(lambda request: JSONResponse(listing()))),
+            Route("/live/{match_id}", guarded(page)),
+            Route("/api/live/{match_id}/events", events)]
+

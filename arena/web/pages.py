@@ -29,7 +29,7 @@ def layout(title: str, body: str, scripts: tuple[str, ...] = (), *, nav: str | N
     of linking /static/ (an exported page, read from disk)."""
     if nav is None:
         nav = " · ".join(['<a href="/">Home</a>'] + [f'<a href="{url("leaderboard", v)}">{esc(v)} board</a>'
-                                                      for v in VARIANTS])
+                                                      for v in VARIANTS] + ['<a href="/live">Live</a>'])
     style = f"<style>\n{inline[0]}</style>" if inline else '<link rel="stylesheet" href="/static/style.css">'
     script = f"<script>\n{inline[1]}</script>" if inline else '<script src="/static/viewer.js"></script>'
     return f"""<!DOCTYPE html>
@@ -91,9 +91,41 @@ def _tournaments_table(tournaments: list[dict[str, Any]]) -> str:
             f'<th>Status</th><th>Matches</th></tr></thead><tbody>\n{rows}\n</tbody></table>')
 
 
-def index(variants: list[str], tournaments: list[dict[str, Any]], matches: list[dict[str, Any]]) -> str:
+def live_table(matches: list[dict[str, Any]]) -> str:
+    """Running matches (``arena.web.live.LiveMatch`` as JSON), each linking to its live page."""
+    if not matches:
+        return '<p class="note">No match is being played right now.</p>'
+    rows = "\n".join(
+        f'<tr><td><a class="live-link" href="{url("live", m["match_id"])}">{esc(m["match_id"])}</a></td>'
+        f'<td>{esc(m["variant"])}</td>'
+        f'<td>{esc(", ".join(f"{b} {t}" for b, t in zip(m["bots"], m["totals"])))}</td></tr>'
+        for m in matches)
+    return ('<table class="list live"><thead><tr><th>Match</th><th>Variant</th><th>Bots and totals so far</th>'
+            f'</tr></thead><tbody>\n{rows}\n</tbody></table>')
+
+
+def _live_problems(problems: list[str]) -> str:
+    return "".join(f'<p class="error">{esc(problem)}</p>' for problem in problems)
+
+
+def live(data: dict[str, Any]) -> str:
+    """``/live``: the running matches of every referee ``arena web`` knows of (reloaded every 5 s)."""
+    if not data["referees"]:
+        body = ('<p class="note">No referee to ask: no tournament in this database is running, and no '
+                '<code>--referee HOST:PORT</code> was given to <code>arena web</code>.</p>')
+    else:
+        asked = ", ".join(data["referees"])
+        body = (f'<p class="meta">Asked: {esc(asked)} · this page reloads itself every 5 s.</p>'
+                f'{_live_problems(data["problems"])}{live_table(data["matches"])}')
+    return layout("Live matches", body).replace("<head>", '<head>\n<meta http-equiv="refresh" content="5">', 1)
+
+
+def index(variants: list[str], tournaments: list[dict[str, Any]], matches: list[dict[str, Any]],
+          live_now: list[dict[str, Any]] | None = None) -> str:
+    """The home page; ``live_now`` (None: no referee known) lists the running matches."""
     boards = "".join(f'<li><a href="{url("leaderboard", v)}">{esc(v)} leaderboard</a></li>' for v in variants)
-    body = (f'<h2>Leaderboards</h2><ul id="boards">{boards or "<li>No completed matches yet.</li>"}</ul>'
+    playing = "" if live_now is None else f'<h2>Playing now</h2><div id="live-now">{live_table(live_now)}</div>'
+    body = (f'{playing}<h2>Leaderboards</h2><ul id="boards">{boards or "<li>No completed matches yet.</li>"}</ul>'
             f"<h2>Tournaments</h2>{_tournaments_table(tournaments)}"
             f"<h2>Latest matches</h2>{_matches_table(matches)}")
     return layout("Wizard Arena", body)
@@ -145,6 +177,8 @@ def tournament(data: dict[str, Any]) -> str:
             f'<dt>First game finished</dt><dd id="first-game">{esc((data["first_game_at"] or "–")[:19])}</dd>'
             f'<dt>Last game finished</dt><dd id="last-game">{esc((data["last_game_at"] or "–")[:19])}</dd></dl>'
             f"{resume}"
+            + (f'<h2>Playing now</h2><div id="tournament-live">{live_table(data["live"])}</div>'
+               if status == "running" else "") +
             f'<h2>Board</h2><table id="tournament-board" class="list"><thead><tr>{head}</tr></thead>'
             f'<tbody>\n{tournament_board_rows(data["board"])}\n</tbody></table>'
             f'<p><a href="{board}">Leaderboard of this tournament</a> · '
@@ -264,8 +298,13 @@ def embedded_json(data: Any) -> str:
     return json.dumps(data, separators=(",", ":")).replace("</", "<\\/").replace("<!--", "<\\u0021--")
 
 
-def match(match_id: str, record: dict[str, Any], *, standalone: tuple[str, str, dict[str, Any]] | None = None) -> str:
+def match(match_id: str, record: dict[str, Any], *, standalone: tuple[str, str, dict[str, Any]] | None = None,
+          live: str | None = None) -> str:
     """The viewer's frame; ``viewer.js`` loads ``/api/matches/{id}`` and draws each step.
+
+    ``live`` (the URL of a running match's event stream, ``arena.web.live``) makes the live
+    viewer instead: ``record`` then holds only public facts (``bots``, ``variant``, the
+    ``config`` without its seed, ``tournament_id``), and the page follows the stream.
 
     ``standalone`` (the CSS, viewer.js and the ``/api/matches/{id}`` data) makes the
     self-contained replay page of ``arena leaderboard --export``: both files inlined, the
@@ -282,6 +321,11 @@ def match(match_id: str, record: dict[str, Any], *, standalone: tuple[str, str, 
     if standalone:
         embedded = f'<script type="application/json" id="match-data">{embedded_json(standalone[2])}</script>'
         opening = f'<div id="viewer" data-match="{esc(match_id)}">\n{embedded}'
+    elif live:
+        opening = ('<p id="live-status" class="meta">Live: the referee’s public events as they happen. The hands '
+                   'stay face down until the match is over; then its replay shows them.</p>'
+                   f'<div id="viewer" data-match="{esc(match_id)}" data-live="{esc(live)}" '
+                   f'data-bots="{esc(json.dumps(record["bots"]))}" data-variant="{esc(record["variant"])}">')
     else:
         opening = f'<div id="viewer" data-match="{esc(match_id)}" data-api="{url("api", "matches", match_id)}">'
     body = f"""<p class="meta">{meta}</p>
@@ -306,7 +350,7 @@ def match(match_id: str, record: dict[str, Any], *, standalone: tuple[str, str, 
     if standalone:
         nav = f'<a href="../{quote(record["variant"], safe="")}.html">{esc(record["variant"])} board</a>'
         return layout(f"Match {match_id}", body, nav=nav, inline=(standalone[0], standalone[1]))
-    return layout(f"Match {match_id}", body)
+    return layout(f"{'Live: match' if live else 'Match'} {match_id}", body)
 
 
 # -- bot page ------------------------------------------------------------------------------

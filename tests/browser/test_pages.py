@@ -13,7 +13,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,8 +23,6 @@ import pytest
 if not os.environ.get("CI"):
     pytest.importorskip("playwright", reason="playwright is not installed (pip install -e '.[test]')")
 from playwright.sync_api import Page, expect  # noqa: E402
-
-from browser.conftest import WebServer  # noqa: E402
 
 if TYPE_CHECKING:
     from browser.conftest import Site
@@ -189,20 +187,6 @@ def _stored_tournament(db: Path, deadline: float) -> tuple[str, int]:
                 pass
         time.sleep(0.2)
     pytest.fail("the tournament stored no game in time", pytrace=False)
-
-
-@pytest.fixture
-def web_over(tmp_path: Path) -> Iterator[Callable[[Path], str]]:
-    """``web_over(db)``: start `arena web --port 0` on ``db``, return its address; stopped at the end."""
-    servers: list[WebServer] = []
-
-    def start(db: Path) -> str:
-        servers.append(WebServer(db))
-        return servers[-1].url
-
-    yield start
-    for server in servers:
-        server.stop()
 
 
 def test_a_running_tournament_updates_itself_then_says_interrupted(tmp_path: Path, page: Page, screenshot: Shoot,

@@ -1,7 +1,8 @@
 // Wizard Arena web: the tournament page of a running tournament redraws itself.
-// Every 2 s it asks /api/tournaments/ID and redraws the status, the progress and the
-// board's rows; it stops once the tournament is no longer running (then a reload shows
-// its games, or the resume command when it was interrupted).
+// Every 2 s it asks /api/tournaments/ID and redraws the status, the progress, the
+// board's rows and the matches being played now (links to their live viewer); it stops
+// once the tournament is no longer running (then a reload shows its games, or the
+// resume command when it was interrupted).
 "use strict";
 
 (function () {
@@ -33,6 +34,34 @@
     }));
   }
 
+  // The tournament's matches being played now, each linking to its live viewer.
+  function drawLive(matches) {
+    const box = document.getElementById("tournament-live");
+    if (!box || !matches) return;
+    if (!matches.length) {
+      box.replaceChildren(text("p", "No match is being played right now.", "note"));
+      return;
+    }
+    const body = document.createElement("tbody");
+    for (const m of matches) {
+      const tr = document.createElement("tr");
+      const cell = text("td", "");
+      const link = text("a", m.match_id, "live-link");
+      link.href = "/live/" + encodeURIComponent(m.match_id);
+      cell.appendChild(link);
+      tr.append(cell, text("td", m.variant), text("td", m.bots.map((b, i) => b + " " + m.totals[i]).join(", ")));
+      body.appendChild(tr);
+    }
+    const head = document.createElement("thead");
+    const row = document.createElement("tr");
+    row.append(text("th", "Match"), text("th", "Variant"), text("th", "Bots and totals so far"));
+    head.appendChild(row);
+    const table = document.createElement("table");
+    table.className = "list live";
+    table.append(head, body);
+    box.replaceChildren(table);
+  }
+
   function draw(data) {
     const scheduled = data.games_scheduled;
     document.getElementById("status").textContent = data.status;
@@ -44,6 +73,7 @@
     if (data.last_game_at) document.getElementById("last-game").textContent = data.last_game_at.slice(0, 19);
     if (data.first_game_at) document.getElementById("first-game").textContent = data.first_game_at.slice(0, 19);
     drawBoard(data.board);
+    drawLive(data.live);
     root.dataset.status = data.status;
   }
 

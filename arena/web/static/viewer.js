@@ -1,6 +1,7 @@
-// Wizard Arena web: sortable tables on every page, and the match viewer on /matches/ID
-// (and in the replay pages `arena leaderboard --export` writes).
+// Wizard Arena web: sortable tables on every page, the match viewer on /matches/ID (and in
+// the replay pages `arena leaderboard --export` writes), and the live viewer on /live/ID.
 // No library: the server sends each decision's events and totals, this script only draws.
+// A live page gets only the referee's public events (no hand is ever sent to it).
 "use strict";
 
 // ---------------------------------------------------------------- sortable tables
@@ -63,12 +64,15 @@ function stateAt(steps, k, players) {
   const seats = () => Array.from({length: players}, () => null);
   const s = {round: 0, dealer: null, trump: null, bids: seats(), tricks: seats().map(() => 0),
              hands: seats().map(() => []), played: new Set(), trick: [], lastTrick: null,
+             handSize: 0, playedBy: seats().map(() => 0),
              tokens: seats(), destroyer: null, rounds: []};
   for (let i = 0; i <= k; i++) {
     for (const e of steps[i].events) {
       switch (e.type) {
         case "round_start":
+          // Wizard Extreme's round_start carries no hand_size: it always deals 15 cards.
           Object.assign(s, {round: e.round, dealer: e.dealer, trump: null, bids: seats(),
+                            handSize: e.hand_size !== undefined ? e.hand_size : 15, playedBy: seats().map(() => 0),
                             tricks: seats().map(() => 0), trick: [], lastTrick: null, tokens: seats(),
                             destroyer: null});
           s.played = new Set();
@@ -82,7 +86,7 @@ function stateAt(steps, k, players) {
         case "bids_revealed": s.bids = e.bids.map(String); break;
         case "prediction": s.tokens[e.seat] = e.tokens; break;
         case "destroyer": s.destroyer = e.seat; break;
-        case "play": s.trick.push({seat: e.seat, card: e.card}); s.played.add(e.card); break;
+        case "play": s.trick.push({seat: e.seat, card: e.card}); s.played.add(e.card); s.playedBy[e.seat] += 1; break;
         case "trick":
           s.tricks[e.winner] += 1; s.lastTrick = e; s.trick = [];
           for (const c of e.cards) s.played.add(c.card);
@@ -110,6 +114,11 @@ function drawTable(view, s, step) {
   const onTable = s.trick.length ? s.trick : (s.lastTrick ? s.lastTrick.cards : []);
   for (let seat = 0; seat < record.bots.length; seat++) {
     const hand = el("td");
+    if (view.live) {
+      // Live: the page knows only how many cards a seat still holds, never which.
+      const left = Math.max(0, s.handSize - s.playedBy[seat]);
+      hand.append(el("span", {class: "face-down", "data-cards-left": left}, left + " face down"));
+    }
     for (const c of s.hands[seat]) hand.append(card(c, s.played.has(c) ? "played" : ""));
     const played = el("td");
     for (const c of onTable) {
@@ -151,6 +160,8 @@ function show(view, k) {
   const decision = document.getElementById("decision");
   if (step.seat === null) {
     decision.textContent = "before the first decision";
+  } else if (view.live) {
+    decision.textContent = step.events[0].text;
   } else {
     const latency = step.latency_ms === null ? "played by the referee" : step.latency_ms.toFixed(1) + " ms";
     const faults = step.faults.length ? " · faults: " + step.faults.map((f) => f.kind).join(", ") : "";
@@ -183,44 +194,86 @@ function loadMatch(root) {
   });
 }
 
+// The buttons and keys of both viewers; ``view.steps`` may grow while they are used (live).
+function wireControls(view) {
+  const playButton = document.getElementById("play");
+  const stop = () => { if (view.timer !== null) { clearInterval(view.timer); view.timer = null; } playButton.textContent = "Play"; };
+  const go = (k) => show(view, k);
+  document.getElementById("first").addEventListener("click", () => { stop(); go(0); });
+  document.getElementById("prev").addEventListener("click", () => { stop(); go(view.k - 1); });
+  document.getElementById("next").addEventListener("click", () => { stop(); go(view.k + 1); });
+  document.getElementById("last").addEventListener("click", () => { stop(); go(view.steps.length - 1); });
+  playButton.addEventListener("click", () => {
+    if (view.timer !== null) { stop(); return; }
+    if (view.k >= view.steps.length - 1) go(0);
+    playButton.textContent = "Pause";
+    view.timer = setInterval(() => {
+      if (view.k >= view.steps.length - 1) { stop(); return; }
+      go(view.k + 1);
+    }, 400);
+  });
+  document.addEventListener("keydown", (e) => {
+    if (e.target instanceof HTMLInputElement) return;
+    if (e.key === "ArrowRight") { stop(); go(view.k + 1); e.preventDefault(); }
+    else if (e.key === "ArrowLeft") { stop(); go(view.k - 1); e.preventDefault(); }
+    else if (e.key === "Home") { stop(); go(0); e.preventDefault(); }
+    else if (e.key === "End") { stop(); go(view.steps.length - 1); e.preventDefault(); }
+  });
+  window.addEventListener("hashchange", () => { const k = hashStep(); if (k !== null && k !== view.k) go(k); });
+}
+
+function newView(record, steps, live) {
+  return {record, steps, k: 0, timer: null, live,
+          table: document.getElementById("table"), events: document.getElementById("events"),
+          rounds: document.getElementById("rounds")};
+}
+
 function startViewer(root) {
   loadMatch(root).then((data) => {
-    const view = {record: data.record, steps: data.steps, k: 0, timer: null,
-                  table: document.getElementById("table"), events: document.getElementById("events"),
-                  rounds: document.getElementById("rounds")};
-    const playButton = document.getElementById("play");
-    const stop = () => { if (view.timer !== null) { clearInterval(view.timer); view.timer = null; } playButton.textContent = "Play"; };
-    const go = (k) => show(view, k);
-    document.getElementById("first").addEventListener("click", () => { stop(); go(0); });
-    document.getElementById("prev").addEventListener("click", () => { stop(); go(view.k - 1); });
-    document.getElementById("next").addEventListener("click", () => { stop(); go(view.k + 1); });
-    document.getElementById("last").addEventListener("click", () => { stop(); go(view.steps.length - 1); });
-    playButton.addEventListener("click", () => {
-      if (view.timer !== null) { stop(); return; }
-      if (view.k >= view.steps.length - 1) go(0);
-      playButton.textContent = "Pause";
-      view.timer = setInterval(() => {
-        if (view.k >= view.steps.length - 1) { stop(); return; }
-        go(view.k + 1);
-      }, 400);
-    });
-    document.addEventListener("keydown", (e) => {
-      if (e.target instanceof HTMLInputElement) return;
-      if (e.key === "ArrowRight") { stop(); go(view.k + 1); e.preventDefault(); }
-      else if (e.key === "ArrowLeft") { stop(); go(view.k - 1); e.preventDefault(); }
-      else if (e.key === "Home") { stop(); go(0); e.preventDefault(); }
-      else if (e.key === "End") { stop(); go(view.steps.length - 1); e.preventDefault(); }
-    });
-    window.addEventListener("hashchange", () => { const k = hashStep(); if (k !== null && k !== view.k) go(k); });
+    const view = newView(data.record, data.steps, false);
+    wireControls(view);
     root.dataset.ready = "true";
-    go(hashStep() ?? 0);
+    show(view, hashStep() ?? 0);
   }).catch((error) => {
     root.prepend(el("p", {class: "error"}, error.message));
+  });
+}
+
+// A running match: the server relays the referee's public events as Server-Sent Events.
+// "steps" replaces the steps from data.start on (the open step grows; a reconnect starts
+// again at 0); the page follows the newest step unless the reader stepped back.
+function startLive(root) {
+  const record = {bots: JSON.parse(root.dataset.bots), variant: root.dataset.variant};
+  const view = newView(record, [], true);
+  const status = document.getElementById("live-status");
+  const source = new EventSource(root.dataset.live);
+  let wired = false;
+  source.addEventListener("steps", (message) => {
+    const data = JSON.parse(message.data);
+    const following = view.k >= view.steps.length - 1;
+    view.steps.length = Math.min(view.steps.length, data.start);
+    view.steps.push(...data.steps);
+    if (!wired) { wireControls(view); wired = true; root.dataset.ready = "true"; }
+    show(view, following ? view.steps.length - 1 : view.k);
+    root.dataset.steps = String(view.steps.length);
+  });
+  source.addEventListener("end", (message) => {
+    source.close();
+    const data = JSON.parse(message.data);
+    root.dataset.over = "true";
+    status.replaceChildren("The match is over. ", el("a", {href: data.replay, id: "replay-link"},
+                                                     "Its replay, with every hand face up"), ".");
+  });
+  source.addEventListener("failure", (message) => {
+    source.close();
+    root.dataset.over = "failed";
+    status.replaceChildren(el("span", {class: "error"}, JSON.parse(message.data).message));
   });
 }
 
 document.addEventListener("DOMContentLoaded", () => {
   document.querySelectorAll("table.sortable").forEach(makeSortable);
   const root = document.getElementById("viewer");
-  if (root) startViewer(root);
+  if (root && root.dataset.live) startLive(root);
+  else if (root) startViewer(root);
 });

@@ -1,0 +1,170 @@
+"""Live matches: what running referees are playing, watched through their public calls only.
+
+``arena web`` learns of referees two ways: ``--referee HOST:PORT`` (an ``arena serve``)
+and every running tournament in its database (a local run notes its referee's address
+in its log folder, a ``--server`` run names its server: :func:`referee_address`). It
+asks them ``ListMatches`` for their running matches and follows one with ``Spectate``.
+Both are the referee's public calls and carry what a spectator may see: no hand, no
+bid before the rules reveal it, no deal seed. So nothing hidden reaches this server,
+let alone a page, while a match runs; the hands are shown face up only by the replay
+(``/matches/ID``) of the stored match.
+
+A live page gets its match as Server-Sent Events (``text/event-stream``, which browsers
+read with ``EventSource``)::
+
+    event: steps
+    data: {"start": 0, "steps": [...]}      # steps start.. (the last one may grow: sent again)
+    event: end
+    data: {"replay": "/matches/ID"}         # the match is over
+    event: failure
+    data: {"message": "..."}                # why the stream stopped early
+
+A step has the shape of :class:`arena.web.viewer.Step` (one per decision seen), so the
+page draws it with the replay viewer's code.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Iterable, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import grpc
+
+from arena.results import Store
+from arena.tournament.lock import referee_address
+from arena.web.viewer import Step
+from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
+from arena.wire.pb.wizard_arena.v1 import arena_pb2_grpc
+from engine.describe import describe_event
+
+# A referee that does not answer ListMatches in this time is reported and skipped: a page
+# must not hang on one.
+LIST_TIMEOUT = 2.0
+# The public events that are a seat's decision: each starts a step of the live viewer.
+DECISION_EVENTS = frozenset({"trump_chosen", "bid", "bid_made", "prediction", "play"})
+
+
+@dataclass(frozen=True)
+class LiveMatch:
+    """A running match as its referee lists it (public facts only)."""
+
+    match_id: str
+    variant: str
+    bots: list[str]
+    totals: list[int]
+    tournament_id: str | None
+    options: dict[str, Any]       # the game config without its seed
+    referee: str                  # HOST:PORT of the referee playing it
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def referees(store: Store, db: str, given: Sequence[str]) -> list[str]:
+    """The referees to ask: ``given`` (``--referee``), then those of the database's running
+    tournaments, each once."""
+    found = list(dict.fromkeys(given))
+    for info in store.list_tournaments():
+        if info.status == "running":
+            address = referee_address(info, db)
+            if address and address not in found:
+                found.append(address)
+    return found
+
+
+def running_matches(addresses: Iterable[str]) -> tuple[list[LiveMatch], list[str]]:
+    """The running matches of every referee at ``addresses``, and one line for each referee
+    that could not be asked (it is skipped, never waited for past :data:`LIST_TIMEOUT`)."""
+    matches: list[LiveMatch] = []
+    problems: list[str] = []
+    for address in addresses:
+        with grpc.insecure_channel(address) as channel:
+            try:
+                reply = arena_pb2_grpc.ArenaStub(channel).ListMatches(pb.ListMatchesRequest(limit=500),
+                                                                      timeout=LIST_TIMEOUT)
+            except grpc.RpcError as error:
+                problems.append(f"the referee at {address} did not answer: {_rpc_problem(error)}")
+                continue
+        matches += [LiveMatch(match_id=m.match_id, variant=m.variant, bots=list(m.bot_names), totals=list(m.totals),
+                              tournament_id=m.tournament_id or None, options=_options(m.options_json),
+                              referee=address)
+                    for m in reply.matches if m.status == "running"]
+    return matches, problems
+
+
+def _options(text: str) -> dict[str, Any]:
+    try:
+        options = json.loads(text) if text else {}
+    except ValueError:
+        return {}
+    return options if isinstance(options, dict) else {}
+
+
+def _rpc_problem(error: grpc.RpcError) -> str:
+    code = error.code() if isinstance(error, grpc.Call) else None
+    details = error.details() if isinstance(error, grpc.Call) else str(error)
+    return f"{code.name if code else 'error'} ({(details or '').splitlines()[0] if details else 'no details'})"
+
+
+class LiveSteps:
+    """Public events folded into the viewer's steps as they come: step 0 holds what came
+    before the first decision, and each decision event opens the next step, which then
+    gathers what followed it (the trick, the scoring, the next deal).
+
+    >>> steps = LiveSteps(["ann", "bob", "cy"], "open")
+    >>> steps.add([{"type": "round_start", "round": 1, "dealer": 0, "hand_size": 1},
+    ...            {"type": "bid", "seat": 1, "bid": 0}])
+    0
+    >>> [(s.index, s.seat, [e["type"] for e in s.events]) for s in steps.steps]
+    [(0, None, ['round_start']), (1, 1, ['bid'])]
+    >>> steps.steps[1].events[0]["text"]
+    'bob bids 0'
+    """
+
+    def __init__(self, bots: Sequence[str], bidding: str) -> None:
+        self.bots = list(bots)
+        self.bidding = bidding
+        self.totals = [0] * len(self.bots)
+        self.steps: list[Step] = [Step(0, None, None, None, [], list(self.totals))]
+
+    def add(self, events: Iterable[dict[str, Any]]) -> int:
+        """Fold ``events`` in; return the first step they changed (the open one, or later)."""
+        changed = len(self.steps) - 1
+        for event in events:
+            if event.get("type") in DECISION_EVENTS and isinstance(event.get("seat"), int):
+                self.steps.append(Step(len(self.steps), event["seat"], None, None, [], list(self.totals)))
+            if event.get("type") in ("round_end", "game_over") and isinstance(event.get("totals"), list):
+                self.totals = list(event["totals"])
+                self.steps[-1].totals = list(self.totals)
+            self.steps[-1].events.append({**event, "text": describe_event(event, self.bots, self.bidding)})
+        return changed
+
+    def since(self, start: int) -> dict[str, Any]:
+        """The ``steps`` message: steps ``start``.. as JSON."""
+        return {"start": start, "steps": [asdict(step) for step in self.steps[start:]]}
+
+
+def sse(event: str, data: Any) -> str:
+    """One Server-Sent Event; the JSON is on one line, so one ``data:`` field holds it.
+
+    >>> sse("end", {"a": 1})
+    'event: end\\ndata: {"a": 1}\\n\\n'
+    """
+    return f"event: {event}\ndata: {json.dumps(data)}\n\n"
+
+
+async def stream(match: LiveMatch, replay_url: str) -> AsyncIterator[str]:
+    """The match's public events from its start, live, as the page's Server-Sent Events."""
+    steps = LiveSteps(match.bots, str(match.options.get("bidding") or "open"))
+    async with grpc.aio.insecure_channel(match.referee) as channel:
+        call = arena_pb2_grpc.ArenaStub(channel).Spectate(pb.SpectateRequest(match_id=match.match_id))
+        try:
+            async for update in call:
+                start = steps.add(json.loads(text) for text in update.events_json)
+                yield sse("steps", steps.since(start))
+        except grpc.RpcError as error:
+            yield sse("failure", {"message": f"the referee stopped the stream: {_rpc_problem(error)}"})
+            return
+    yield sse("end", {"replay": replay_url})
