@@ -120,7 +120,7 @@ class LiveSteps:
     >>> [(s.index, s.seat, [e["type"] for e in s.events]) for s in steps.steps]
     [(0, None, ['round_start']), (1, 1, ['bid'])]
     >>> steps.steps[1].events[0]["text"]
-    'bob bids 0'
+    'bob (seat 1) bids 0'
     """
 
     def __init__(self, bots: Sequence[str], bidding: str) -> None:
