@@ -34,6 +34,13 @@ class MatchRecord:
     parallel to it: the bot's round trip for that decision, or ``None`` when the
     referee played the fallback. ``places`` are final places after forfeits: a
     forfeited seat is placed last (several forfeits share the last place).
+
+    ``time_bank_ms`` is the time bank each seat started with, and ``bank_used_ms`` per
+    seat how much of it the referee drew (the starting bank minus the bank left at the
+    end, so ``bank_used_ms[seat] == time_bank_ms`` when the seat emptied it). That is the
+    referee's own accounting, which also charges answers that were lost to a dropped
+    connection, so it cannot be worked out from ``latencies_ms`` alone. Both are ``None``
+    in records made before they existed (and in a record from an older server).
     """
 
     match_id: str
@@ -54,6 +61,8 @@ class MatchRecord:
     status: str = "completed"            # "completed" or "aborted"
     started_at: datetime = field(default_factory=utcnow)
     finished_at: datetime = field(default_factory=utcnow)
+    time_bank_ms: float | None = None
+    bank_used_ms: list[float] | None = None   # by seat
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)

@@ -541,10 +541,40 @@ V1_COLUMNS = {
 }
 
 
+V2_COLUMNS = {
+    "matches": ["id", "match_id", "tournament_id", "game_index", "variant", "players", "config_json", "seed",
+                "status", "started_at", "finished_at", "result_json", "decisions", "median_latency_ms",
+                "max_latency_ms"],
+    "match_seats": V1_COLUMNS["match_seats"] + ["timeouts"],
+}
+
+
+def _drop_schema_3_columns(store: Store) -> None:
+    with store.engine.begin() as conn:
+        for table, column in (("matches", "time_bank_ms"), ("match_seats", "think_max_ms"),
+                              ("match_seats", "bank_used_ms")):
+            conn.exec_driver_sql(f"ALTER TABLE {table} DROP COLUMN {column}")
+
+
+def as_schema_2(store: Store) -> str:
+    """Turn a store into what the arena before schema 3 would have written (the same
+    rows, without the new columns) and close it; return its URL to open it again."""
+    url = store.engine.url.render_as_string(hide_password=False)
+    _drop_schema_3_columns(store)
+    with store.engine.begin() as conn:
+        conn.exec_driver_sql("UPDATE arena_meta SET value = '2' WHERE key = 'schema_version'")
+    with store.engine.connect() as conn:
+        for table, columns in V2_COLUMNS.items():
+            assert [c["name"] for c in inspect(conn).get_columns(table)] == columns
+    store.close()
+    return url
+
+
 def _as_schema_1(store: Store) -> str:
     """Turn a store into what the arena before schema 2 would have written (the same
     rows, without the new columns) and close it; return its URL to open it again."""
     url = store.engine.url.render_as_string(hide_password=False)
+    _drop_schema_3_columns(store)
     with store.engine.begin() as conn:
         for table, column in (("match_seats", "timeouts"), ("bot_totals", "timeouts"),
                               ("bot_totals", "think_histogram")):
@@ -575,7 +605,8 @@ def test_a_version_1_database_is_upgraded_once_with_its_think_times_and_timeouts
     url = _as_schema_1(store)
     with Store(url) as upgraded:
         with upgraded.engine.connect() as conn:
-            assert conn.exec_driver_sql("select value from arena_meta where key = 'schema_version'").scalar() == "2"
+            assert conn.exec_driver_sql("select value from arena_meta where key = 'schema_version'").scalar() == str(
+                SCHEMA_VERSION)
             timeouts = sorted(tuple(r) for r in conn.exec_driver_sql(
                 "select m.match_id, s.seat, s.timeouts from match_seats s join matches m on m.id = s.match_pk "
                 "where s.timeouts > 0").all())

@@ -32,6 +32,8 @@ from arena.results.leaderboard import leaderboard
 from arena.store import encode_log
 from engine import GameConfig, new_game
 
+BANK_MS = 10000.0       # the referee's default time bank (arena.referee.limits), in ms
+
 
 def played_match(
     rng: random.Random,
@@ -81,18 +83,20 @@ def played_match(
     actions = [list(action) for action in game.actions]
     latencies: list[float | None] = [rng.lognormvariate(-0.5, 0.6) for _ in actions]
     faults = []
+    bank_used = [0.0] * players              # the answers are all within the 1 s limit
     if rng.random() < 0.05:
         # A timeout: the referee played the fallback for one of the seat's decisions.
         seat = rng.randrange(players)
         faults.append(FaultRecord(seat, bots[seat], "timeout", "no answer within 1.0 s", rng.randrange(1, 600)))
         latencies[rng.choice([i for i, (acting, _) in enumerate(actions) if acting == seat])] = None
+        bank_used[seat] = BANK_MS            # a timeout empties the bank
     start = datetime(2025, 1, 1, tzinfo=UTC) + timedelta(seconds=rng.randrange(10**7))
     return MatchRecord(
         match_id=match_id, variant="classic", config=config.to_dict(), seed=config.seed, bots=list(bots),
         bot_versions=["1.0"] * players, totals=list(result.totals), places=places,
         forfeited=[False] * players, result=result.to_json(), actions=actions, latencies_ms=latencies,
         faults=faults, tournament_id=tournament_id, game_index=game_index,
-        started_at=start, finished_at=start + timedelta(seconds=3),
+        started_at=start, finished_at=start + timedelta(seconds=3), time_bank_ms=BANK_MS, bank_used_ms=bank_used,
     )
 
 

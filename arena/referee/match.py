@@ -238,12 +238,17 @@ class Referee:
             result_json = {}
         actions = [[seat, action] for seat, action in self.game.actions]
         latencies = self.latencies_ms + [None] * (len(actions) - len(self.latencies_ms))
+        # In ms as the log's latencies; both from the same float, so an emptied bank (set
+        # to exactly 0.0 by a timeout or by max(0.0, ...)) reads as used == time_bank_ms.
+        bank_ms = round(self.limits.time_bank * 1000, 3)
+        bank_used = [round(self.limits.time_bank * 1000 - s.bank * 1000, 3) for s in self.seats]
         return MatchRecord(
             match_id=self.match_id, variant=self.config.variant, config=self.config.to_dict(),
             seed=self.config.seed, bots=list(self.spec.bots), bot_versions=[s.version for s in self.seats],
             totals=totals, places=places, forfeited=forfeited, result=result_json, actions=actions,
             latencies_ms=latencies, faults=list(self.faults), tournament_id=self.spec.tournament_id,
             game_index=self.spec.game_index, status=status, started_at=started_at, finished_at=utcnow(),
+            time_bank_ms=bank_ms, bank_used_ms=bank_used,
         )
 
     async def _decide(self, seat: int) -> None:

@@ -117,6 +117,7 @@ def load_match(session: Session, match_id: str, where: str) -> MatchRecord:
         .where(FaultRow.match_pk == row.id).order_by(col(FaultRow.id))
     ).all()
     actions, latencies = decode_log(log.actions, log.latencies) if log is not None else ([], [])
+    bank_used = [s.bank_used_ms for s, _ in seats]
     return MatchRecord(
         match_id=row.match_id, variant=row.variant, config=loads(row.config_json), seed=row.seed,
         bots=[name for _, name in seats], bot_versions=[s.bot_version for s, _ in seats],
@@ -127,6 +128,9 @@ def load_match(session: Session, match_id: str, where: str) -> MatchRecord:
                             request_id=f.request_id, at=as_utc(f.at)) for f, name in faults],
         tournament_id=row.tournament_id, game_index=row.game_index, status=row.status,
         started_at=as_utc(row.started_at), finished_at=as_utc(row.finished_at),
+        # A record has the bank use of every seat or none (see MatchRecord).
+        time_bank_ms=row.time_bank_ms,
+        bank_used_ms=None if None in bank_used else [float(u) for u in bank_used if u is not None],
     )
 
 

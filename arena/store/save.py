@@ -25,7 +25,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.sql.elements import BindParameter
 
 from arena.records import MatchRecord
-from arena.store.codec import LOG_FORMAT, as_utc, pack_log
+from arena.store.codec import LOG_FORMAT, as_utc, pack_log, seat_max_latencies
 from arena.store.derived import BotSums, EloKey, NewMatch, Summarizer, Summary, TotalsKey
 from arena.store.errors import StoreError
 from arena.store.schema import (
@@ -223,7 +223,7 @@ class MatchSaver:
                 "config_json": dumps(record.config), "seed": record.seed, "status": record.status,
                 "started_at": as_utc(record.started_at), "finished_at": as_utc(record.finished_at),
                 "result_json": dumps(record.result), "decisions": len(record.actions),
-                "median_latency_ms": median, "max_latency_ms": highest,
+                "median_latency_ms": median, "max_latency_ms": highest, "time_bank_ms": record.time_bank_ms,
             }
             cursor.execute(sql.insert_match.sql, sql.insert_match.params(row))
             matches.append(NewMatch(cursor.fetchone()[0], record, [bot_ids[b] for b in record.bots], latencies, seats))
@@ -232,6 +232,8 @@ class MatchSaver:
         seat_rows, log_rows, fault_rows = [], [], []
         for match, facts, (packed_actions, packed_latencies) in zip(matches, summary.seats, logs):
             record = match.record
+            think_max = seat_max_latencies(match.latencies_ms, match.action_seats, len(record.bots))
+            bank_used: Sequence[float | None] = record.bank_used_ms or [None] * len(record.bots)
             for fault in record.faults:
                 fault_rows.append({
                     "match_pk": match.pk, "seat": fault.seat, "bot_id": bot_ids[fault.bot], "kind": fault.kind,
@@ -243,6 +245,7 @@ class MatchSaver:
                     "bot_version": record.bot_versions[seat], "total": record.totals[seat],
                     "place": record.places[seat], "forfeited": record.forfeited[seat], "faults": seat_facts.faults,
                     "rounds": seat_facts.rounds, "exact_bids": seat_facts.exact_bids, "timeouts": seat_facts.timeouts,
+                    "think_max_ms": think_max[seat], "bank_used_ms": bank_used[seat],
                 })
             log_rows.append({"match_pk": match.pk, "format": LOG_FORMAT, "actions": packed_actions,
                              "latencies": packed_latencies})
@@ -317,6 +320,9 @@ def _check_record(record: MatchRecord) -> None:
         if len(getattr(record, name)) != seats:
             raise StoreError(f"match {record.match_id}: {name} has {len(getattr(record, name))} entries "
                              f"for {seats} seats")
+    if record.bank_used_ms is not None and len(record.bank_used_ms) != seats:
+        raise StoreError(f"match {record.match_id}: bank_used_ms has {len(record.bank_used_ms)} entries "
+                         f"for {seats} seats")
     if len(record.latencies_ms) != len(record.actions):
         raise StoreError(f"match {record.match_id}: {len(record.actions)} actions but "
                          f"{len(record.latencies_ms)} latencies")

@@ -2,9 +2,11 @@
 
 Read from the store's tables in two queries (the bot's seats, its faults), plus the
 leaderboard's per-bot aggregates for its think-time percentiles (the board's histograms:
-the same numbers the board shows). The bot's maximum think time is the largest of its matches'
-stored ``max_latency_ms``: the slowest answer in any match it played, any seat's (the
-store keeps no per-seat maximum), so an upper bound on its own.
+the same numbers the board shows). The time figures count completed matches, as the
+percentiles do. The maximum think time is exact: the largest of its seats' stored
+``think_max_ms`` (each seat's own slowest answer). The time-bank figures come from each
+seat's stored ``bank_used_ms`` (the referee's accounting, see ``MatchRecord``) and count
+only the matches where that is known (see :func:`time_bank_figures`).
 """
 
 from __future__ import annotations
@@ -36,7 +38,8 @@ def bot_json(store: Store, name: str) -> dict[str, Any]:
         seats = session.execute(
             select(col(MatchSeatRow.seat), col(MatchSeatRow.bot_version), col(MatchSeatRow.place),
                    col(MatchSeatRow.rounds), col(MatchSeatRow.exact_bids), col(MatchRow.variant),
-                   col(MatchRow.status), col(MatchRow.players), col(MatchRow.max_latency_ms))
+                   col(MatchRow.status), col(MatchRow.players), col(MatchSeatRow.think_max_ms),
+                   col(MatchSeatRow.bank_used_ms), col(MatchRow.time_bank_ms))
             .join(MatchRow, col(MatchRow.id) == col(MatchSeatRow.match_pk))
             .join(BotRow, col(BotRow.id) == col(MatchSeatRow.bot_id))
             .where(col(BotRow.name) == name)
@@ -53,19 +56,21 @@ def bot_json(store: Store, name: str) -> dict[str, Any]:
 
     versions: dict[str, int] = defaultdict(int)
     variants: dict[str, dict[str, Any]] = {}
-    for seat, version, place, rounds, exact, variant, status, players, max_ms in seats:
+    for seat, version, place, rounds, exact, variant, status, players, max_ms, bank_used, bank in seats:
         versions[version or ""] += 1
         v = variants.setdefault(variant, {"games": 0, "completed": 0, "rounds": 0, "exact_bids": 0,
-                                          "max_ms": None, "seats": defaultdict(lambda: [0, 0])})
+                                          "max_ms": None, "banks": [], "seats": defaultdict(lambda: [0, 0])})
         v["games"] += 1
         if status == "completed":
             v["completed"] += 1
             v["seats"][(int(players), int(seat))][0] += 1
             v["seats"][(int(players), int(seat))][1] += int(place)
+            if max_ms is not None and (v["max_ms"] is None or max_ms > v["max_ms"]):
+                v["max_ms"] = float(max_ms)
+            if bank_used is not None:
+                v["banks"].append((float(bank_used), None if bank is None else float(bank)))
         v["rounds"] += rounds or 0
         v["exact_bids"] += exact or 0
-        if max_ms is not None and (v["max_ms"] is None or max_ms > v["max_ms"]):
-            v["max_ms"] = float(max_ms)
 
     by_kind: dict[str, list[str]] = defaultdict(list)
     for kind, match_id in faults:
@@ -81,6 +86,7 @@ def bot_json(store: Store, name: str) -> dict[str, Any]:
             "think_p50_ms": agg.think_times.percentile(50) if agg else None,
             "think_p99_ms": agg.think_times.percentile(99) if agg else None,
             "think_max_ms": v["max_ms"],
+            **time_bank_figures(v["banks"]),
             "exact_bid_rate": (v["exact_bids"] / v["rounds"]) if variant == "classic" and v["rounds"] else None,
             "rounds": v["rounds"] if variant == "classic" else None,
             "by_seat": [{"players": players, "seat": seat, "games": n, "avg_place": total / n}
@@ -93,4 +99,30 @@ def bot_json(store: Store, name: str) -> dict[str, Any]:
         "variants": per_variant,
         "faults": [{"kind": kind, "count": len(ids), "matches": list(dict.fromkeys(ids))[:FAULT_LINKS]}
                    for kind, ids in sorted(by_kind.items())],
+    }
+
+
+def time_bank_figures(banks: list[tuple[float, float | None]]) -> dict[str, Any]:
+    """A bot's time-bank use from ``(bank used, bank it started with)`` in ms per seat it
+    played whose use is known: how many (``time_bank_matches``, the denominator), the mean
+    and the largest use in one match, and in how many it emptied the bank (used it all:
+    the next late answer was a timeout). A match with a zero bank, or one whose starting
+    bank is not known, never counts as emptying it. A bot in two seats of a match counts
+    twice (it had two banks).
+
+    >>> figures = time_bank_figures([(0.0, 10000.0), (2500.0, 10000.0), (10000.0, 10000.0), (0.0, 0.0)])
+    >>> figures["time_bank_matches"], figures["time_bank_used_avg_ms"], figures["time_bank_used_max_ms"]
+    (4, 3125.0, 10000.0)
+    >>> figures["time_bank_emptied"]
+    1
+    >>> time_bank_figures([])["time_bank_used_avg_ms"] is None
+    True
+    """
+    used = [u for u, _ in banks]
+    return {
+        "time_bank_matches": len(banks),
+        "time_bank_used_avg_ms": sum(used) / len(used) if used else None,
+        "time_bank_used_max_ms": max(used) if used else None,
+        # The referee records an emptied bank as used == start exactly (see MatchRecord).
+        "time_bank_emptied": sum(1 for u, start in banks if start is not None and start > 0 and u >= start),
     }

@@ -361,12 +361,14 @@ def _ms(value: float | None) -> str:
 
 
 def bot(data: dict[str, Any]) -> str:
-    """A bot: versions, games per variant, think times, exact bids, places by seat, faults."""
+    """A bot: versions, games per variant, think times and time-bank use, exact bids,
+    places by seat, faults."""
     versions = "".join(f"<li>{esc(v['version'] or '(none)')}: {v['games']} games</li>" for v in data["versions"])
     variant_rows = "".join(
         f'<tr data-variant="{esc(v["variant"])}"><td><a href="{url("leaderboard", v["variant"])}">'
         f'{esc(v["variant"])}</a></td><td>{v["games"]}</td><td>{v["completed"]}</td>'
         f'<td>{_ms(v["think_p50_ms"])}</td><td>{_ms(v["think_p99_ms"])}</td><td>{_ms(v["think_max_ms"])}</td>'
+        f"{_bot_time_bank_cells(v)}"
         f'<td>{"–" if v["exact_bid_rate"] is None else format(100 * v["exact_bid_rate"], ".1f") + "%"}</td></tr>'
         for v in data["variants"])
     seat_rows = "".join(
@@ -382,13 +384,27 @@ def bot(data: dict[str, Any]) -> str:
             f'<h2>Versions</h2><ul id="bot-versions">{versions}</ul>'
             '<h2>Games and think time</h2><table id="bot-variants" class="list"><thead><tr><th>Variant</th>'
             "<th>Games</th><th>Completed</th><th>Think p50 ms</th><th>Think p99 ms</th>"
-            "<th>Think max ms</th><th>Exact bids</th></tr></thead>"
+            "<th>Think max ms</th><th>Time bank used ms: avg / max per match</th>"
+            "<th>Matches that emptied the bank</th><th>Exact bids</th></tr></thead>"
             f"<tbody>{variant_rows}</tbody></table>"
-            '<p class="note">p50 and p99 come from the leaderboard\'s think-time histograms (within ±2%); '
-            "max is the slowest decision in any match the bot played (any seat: the store keeps one maximum "
-            "per match).</p>"
+            '<p class="note">Completed matches only. p50 and p99 come from the leaderboard\'s think-time '
+            "histograms (within ±2%); max is the bot's own slowest decision. The time bank is what a seat may "
+            "spend past the per-decision limit in the whole match; an emptied bank makes the next late "
+            "answer a timeout. Bank use is known for matches stored from schema 3 on (older ones only for "
+            "tournaments whose time limits were stored), and counted over those.</p>"
             '<h2>Results by seat</h2><table id="bot-seats" class="list"><thead><tr><th>Variant</th>'
             "<th>Players</th><th>Seat</th><th>Games</th><th>Avg place</th></tr></thead>"
             f"<tbody>{seat_rows}</tbody></table>"
             f"<h2>Faults</h2>{faults}")
     return layout(f"Bot {data['bot']}", body)
+
+
+def _bot_time_bank_cells(variant: dict[str, Any]) -> str:
+    """The bot page's two time-bank cells of one variant: "avg / max" ms, and "emptied of known"
+    (the count alone would hide that older matches' bank use may be unknown)."""
+    known = variant["time_bank_matches"]
+    if not known:
+        return '<td class="time-bank-used">–</td><td class="time-bank-emptied">–</td>'
+    return (f'<td class="time-bank-used">{_ms(variant["time_bank_used_avg_ms"])} / '
+            f'{_ms(variant["time_bank_used_max_ms"])}</td>'
+            f'<td class="time-bank-emptied">{variant["time_bank_emptied"]} of {known}</td>')
