@@ -88,14 +88,15 @@ def leaderboard(
 
         match_ids = replay_ids(store, replay_spec, [variant] if variant else store.variants(), tournament)
         try:
-            written = web_export.write_replays(store, export, match_ids)
+            replay_pages = web_export.export_replays(store, export, match_ids)
         except (NotFound, ValueError) as error:
             fail(f"--replays: {error}")
         except OSError as error:
             fail(f"cannot write to {export}: {error.strerror or error}")
         try:
             written = lb.export(store, export, variants=[variant] if variant else None, tournament_id=tournament,
-                                min_games=min_games) + written
+                                min_games=min_games, replays=[link for _, link in replay_pages]
+                                ) + [path for path, _ in replay_pages]
         except OSError as error:
             fail(f"cannot write to {export}: {error.strerror or error}")
         for path in written:

@@ -24,10 +24,12 @@ import csv
 import html
 import io
 import json
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from rich import box
 from rich.console import Console
@@ -37,6 +39,8 @@ from rich.text import Text
 from arena import __version__
 from arena.results import crosstable
 from arena.results.elo import START_ELO
+from arena.results.elo_history import elo_history
+from arena.results.elo_plot import elo_svg
 from arena.results.ratings import DEFAULT_BOOTSTRAP_SAMPLES, pairwise_from_tables, rate
 from arena.results.think_times import RESOLUTION
 from arena.store import LeaderboardInputs, Store
@@ -364,6 +368,26 @@ def _csv_metadata(metadata: BoardMetadata) -> dict[str, Any]:
     }
 
 
+@dataclass(frozen=True)
+class ReplayLink:
+    """A replay page written beside an exported board (``matches/<id>.html``), as the
+    board's "Replays" section lists it."""
+
+    match_id: str
+    variant: str
+    finished_at: datetime
+    bots: list[str]
+    totals: list[int]
+
+    @property
+    def href(self) -> str:
+        """The page's address relative to the board (ids may hold ``#`` or ``?``)."""
+        return f"matches/{quote(self.match_id, safe='')}.html"
+
+    def players(self) -> str:
+        return ", ".join(f"{bot} {total}" for bot, total in zip(self.bots, self.totals))
+
+
 def render(
     rows: list[LeaderboardRow],
     fmt: str,
@@ -371,6 +395,8 @@ def render(
     console: Console | None = None,
     title: str | None = None,
     metadata: BoardMetadata | None = None,
+    elo_plot: str = "",
+    replays: Sequence[ReplayLink] = (),
 ) -> str | Table:
     """Render a leaderboard: ``table`` gives a rich Table (printed to ``console`` if one
     is given); ``md``, ``csv``, ``json`` and ``html`` give text.
@@ -379,6 +405,9 @@ def render(
     under a heading, HTML a ``<dl>``, JSON a ``"metadata"`` object beside ``"rows"``,
     and CSV ``meta_*`` columns after the row's own, repeated on every row. (Not ``#``
     comment lines: csv readers, spreadsheets and pandas would take them for rows.)
+
+    An exported board adds, in HTML, ``elo_plot`` (``arena.results.elo_plot``'s SVG) and,
+    in Markdown and HTML, a "Replays" section linking each of ``replays``.
 
     >>> row = LeaderboardRow(1, "a<b", 1510.2, 12.3, 1504.0, 10, 55.5, 1.9, 0.25, 0, 0, 0.52, 3.1, 0)
     >>> print(render([row], "md", "classic"))
@@ -414,6 +443,10 @@ def render(
         lines += ["| " + " | ".join(c.replace("|", "\\|") for c in _cells(r, variant)) + " |" for r in rows]
         if metadata is not None:
             lines += ["", _THINK_NOTE]
+        if replays:
+            lines += ["", "## Replays", ""] + [
+                f"- [{_md_text(r.match_id)}]({r.href}): {r.finished_at:%Y-%m-%d %H:%M} UTC, {_md_text(r.players())}"
+                for r in replays]
         return "\n".join(lines)
     if fmt == "csv":
         out = io.StringIO()
@@ -436,14 +469,26 @@ def render(
         page_body = _BOARD_BODY.format(head=head, body=body,
                                        metadata=_html_metadata(metadata) if metadata is not None else "",
                                        think_note=html.escape(_THINK_NOTE))
+        if elo_plot:
+            page_body += f'<h2>Online Elo</h2>\n<div id="elo">{elo_plot}</div>\n'
+        if replays:
+            page_body += '<h2>Replays</h2>\n<ul id="replays">\n' + "".join(
+                f'<li><a href="{html.escape(r.href)}">{html.escape(r.match_id)}</a> '
+                f"{r.finished_at:%Y-%m-%d %H:%M} UTC: {html.escape(r.players())}</li>\n" for r in replays) + "</ul>\n"
         return html_page(title, page_body, _BOARD_CSS)
     raise ValueError(f"unknown leaderboard format {fmt!r}; choose one of {', '.join(FORMATS)}")
 
 
-def render_board(result: Board, fmt: str, console: Console | None = None) -> str | Table:
+def render_board(result: Board, fmt: str, console: Console | None = None, elo_plot: str = "",
+                 replays: Sequence[ReplayLink] = ()) -> str | Table:
     """:func:`render` of a :func:`board`, metadata included."""
     return render(result.rows, fmt, result.metadata.variant, console=console, title=result.title,
-                  metadata=result.metadata)
+                  metadata=result.metadata, elo_plot=elo_plot, replays=replays)
+
+
+def _md_text(text: str) -> str:
+    """``text`` that Markdown shows as written: its link and emphasis characters escaped."""
+    return "".join("\\" + c if c in "\\`*_[]()<>#|" else c for c in text)
 
 
 def html_page(title: str, body: str, css: str = "") -> str:
@@ -490,12 +535,14 @@ dl.metadata ul { margin: 0; padding-left: 1.2em; }
 
 def export(store: Store, directory: str | Path, variants: list[str] | None = None,
            tournament_id: str | None = None, min_games: int = 0,
-           generated_at: datetime | None = None) -> list[Path]:
+           generated_at: datetime | None = None, replays: Sequence[ReplayLink] = ()) -> list[Path]:
     """Write ``<variant>.md``, ``.html``, ``.json`` and ``.csv`` into ``directory`` for every variant
     (of ``variants``, default all) that has completed matches (in ``tournament_id``, if
     given), each with its metadata, and the variant's crosstable beside them as
     ``<variant>-crosstable.md``, ``.html`` and ``.json``; return the paths written.
-    Nothing is created when there is nothing to write.
+    Nothing is created when there is nothing to write. The HTML board has the Elo plot
+    (``arena.results.elo_plot``); the Markdown and HTML boards list ``replays`` of their
+    variant (the replay pages written beside them, see ``arena.web.export``).
     """
     target = Path(directory)
     written = []
@@ -504,14 +551,17 @@ def export(store: Store, directory: str | Path, variants: list[str] | None = Non
         if not result.rows:
             continue
         target.mkdir(parents=True, exist_ok=True)
+        order = [row.bot for row in result.rows]
+        plot = elo_svg(elo_history(store, variant, tournament_id, order=order))
+        shown = [r for r in replays if r.variant == variant]
         for fmt, suffix in (("md", "md"), ("html", "html"), ("json", "json"), ("csv", "csv")):
             path = target / f"{variant}.{suffix}"
-            text = render_board(result, fmt)
+            text = render_board(result, fmt, elo_plot=plot, replays=shown)
             assert isinstance(text, str)
             path.write_text(text + ("\n" if not text.endswith("\n") else ""), encoding="utf-8")
             written.append(path)
         # Over every bot of the board's matches, min_games or not, in the board's order.
-        table = crosstable.crosstable(store, variant, tournament_id, order=[row.bot for row in result.rows])
+        table = crosstable.crosstable(store, variant, tournament_id, order=order)
         for fmt in ("md", "html", "json"):
             path = target / f"{variant}-crosstable.{fmt}"
             text = crosstable.render(table, fmt)

@@ -11,7 +11,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from arena.results import Store
+from arena.results import Store, elo_history
 from arena.results import leaderboard as lb
 from arena.store import StoreError
 from arena.tournament.command import resume_command
@@ -61,6 +61,19 @@ def leaderboard(store: Store, variant: str, tournament_id: str | None = None) ->
     text = lb.render_board(board, "json")
     assert isinstance(text, str)    # only the console table is rich
     return dict(json.loads(text))
+
+
+def elo(store: Store, variant: str, tournament_id: str | None = None,
+        order: list[str] | None = None) -> dict[str, Any]:
+    """Each bot's online Elo over its games (``arena.results.elo_history``, at most
+    ``LIMIT`` points a bot), in ``order`` (default: the board's)."""
+    check_variant(variant)
+    check_tournament(store, variant, tournament_id)
+    if order is None:
+        # The order is the fit's ratings alone: no bootstrap needed for it (half the time).
+        order = [row.bot for row in lb.leaderboard(store, variant, tournament_id=tournament_id, samples=0)]
+    lines = elo_history.elo_history(store, variant, tournament_id, order=order)
+    return elo_history.to_json(variant, tournament_id, lines)
 
 
 def tournaments(store: Store, db: str | None = None) -> list[dict[str, Any]]:

@@ -74,9 +74,11 @@ def create_app(db: str, referees: Sequence[str] = ()) -> Starlette:
                                         playing if asked else None))
 
     def leaderboard_page(request: Request) -> Response:
-        tournament = tournament_param(request)
-        data = api.leaderboard(store, request.path_params["variant"], tournament)
-        return HTMLResponse(pages.leaderboard(data, tournament))
+        """The board, and under it each bot's online Elo over its games (in the board's order)."""
+        variant, tournament = request.path_params["variant"], tournament_param(request)
+        board = api.leaderboard(store, variant, tournament)
+        elo = api.elo(store, variant, tournament, order=[row["bot"] for row in board["rows"]])
+        return HTMLResponse(pages.leaderboard(board, tournament, elo))
 
     def leaderboard_api(request: Request) -> Response:
         return JSONResponse(api.leaderboard(store, request.path_params["variant"], tournament_param(request)))
@@ -118,6 +120,9 @@ def create_app(db: str, referees: Sequence[str] = ()) -> Starlette:
         Route("/api/bots/{name}", guarded(bot_api)),
         Route("/api/tournaments/{tournament_id}", guarded(tournament_api)),
         Route("/api/leaderboard/{variant}", guarded(leaderboard_api)),
+        Route("/api/elo/{variant}",
+              guarded(lambda request: JSONResponse(api.elo(store, request.path_params["variant"],
+                                                           tournament_param(request))))),
         Route("/api/tournaments", guarded(tournaments_api)),
         Route("/api/matches/{match_id}", guarded(match_api)),
         *_crosstable_routes(store, tournament_param),

@@ -4,14 +4,19 @@
 stylesheet and ``viewer.js`` inlined, the ``/api/matches/{id}`` data embedded as
 ``<script type="application/json" id="match-data">``. Opened from disk it makes no
 request at all (no server, no CDN); its one link goes to the exported board beside it.
+The board links back to each page in its "Replays" section: :func:`export_replays`
+returns what that section lists.
 """
 
 from __future__ import annotations
 
+from datetime import datetime
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from arena.results import Store
+from arena.results.leaderboard import ReplayLink
 from arena.web import api, pages
 
 MATCHES_DIR = "matches"
@@ -19,11 +24,16 @@ MATCHES_DIR = "matches"
 
 def replay_page(store: Store, match_id: str) -> str:
     """The self-contained replay page of ``match_id`` (``api.NotFound`` when unknown)."""
+    return _replay(store, match_id)[0]
+
+
+def _replay(store: Store, match_id: str) -> tuple[str, dict[str, Any]]:
+    """The replay page of ``match_id`` and its stored record (as ``/api/matches`` gives it)."""
     static = resources.files("arena.web") / "static"
     css = (static / "style.css").read_text(encoding="utf-8")
     script = (static / "viewer.js").read_text(encoding="utf-8")
     data = api.match(store, match_id)
-    return pages.match(match_id, data["record"], standalone=(css, script, data))
+    return pages.match(match_id, data["record"], standalone=(css, script, data)), data["record"]
 
 
 def replay_path(directory: Path, match_id: str) -> Path:
@@ -37,9 +47,20 @@ def write_replays(store: Store, directory: Path, match_ids: list[str]) -> list[P
     """Write ``directory/matches/<match_id>.html`` for each of ``match_ids``; return the
     paths. Every page is built before the first is written, so an unknown id
     (``api.NotFound``) writes nothing."""
-    built = [(replay_path(directory, match_id), replay_page(store, match_id)) for match_id in match_ids]
+    return [path for path, _ in export_replays(store, directory, match_ids)]
+
+
+def export_replays(store: Store, directory: Path, match_ids: list[str]) -> list[tuple[Path, ReplayLink]]:
+    """:func:`write_replays`, with what the exported board lists of each page written
+    (``arena.results.leaderboard.export(replays=...)``): id, variant, date, bots, totals."""
+    built = []
+    for match_id in match_ids:
+        text, record = _replay(store, match_id)
+        link = ReplayLink(match_id, record["variant"], datetime.fromisoformat(record["finished_at"]),
+                          list(record["bots"]), list(record["totals"]))
+        built.append((replay_path(directory, match_id), text, link))
     if built:
         (directory / MATCHES_DIR).mkdir(parents=True, exist_ok=True)
-    for path, text in built:
+    for path, text, _ in built:
         path.write_text(text, encoding="utf-8")
-    return [path for path, _ in built]
+    return [(path, link) for path, _, link in built]

@@ -8,7 +8,9 @@ from html import escape
 from typing import Any
 from urllib.parse import quote
 
+from arena.results import elo_history
 from arena.results.browse import GameOptions
+from arena.results.elo_plot import elo_svg
 from engine import VARIANTS
 
 
@@ -216,8 +218,9 @@ def _metadata(meta: dict[str, Any]) -> str:
         f"<dt>{esc(label)}</dt><dd>{esc(text)}</dd>" for label, text in items) + "</dl>"
 
 
-def leaderboard(data: dict[str, Any], tournament_id: str | None) -> str:
-    """The board as ``/api/leaderboard`` gives it: a sortable table, each rating's interval as a bar."""
+def leaderboard(data: dict[str, Any], tournament_id: str | None, elo: dict[str, Any] | None = None) -> str:
+    """The board as ``/api/leaderboard`` gives it: a sortable table, each rating's interval as a bar;
+    with ``elo`` (``/api/elo``'s answer) the bots' online Elo over their games, plotted below."""
     rows = data["rows"]
     classic = data["variant"] == "classic"
     low = min((r["rating"] - r["interval"] for r in rows), default=0.0)
@@ -258,8 +261,22 @@ def leaderboard(data: dict[str, Any], tournament_id: str | None) -> str:
             + '<p class="note">Click a column header to sort. Rating: maximum-likelihood (Bradley–Terry) rating '
               "with its 95% bootstrap interval drawn as a bar.</p>"
             + f'<p><a href="{url("api", "leaderboard", data["variant"])}'
-            + (f"?tournament={quote(tournament_id, safe='')}" if tournament_id else "") + '">JSON</a></p>')
+            + (f"?tournament={quote(tournament_id, safe='')}" if tournament_id else "") + '">JSON</a></p>'
+            + (_elo_section(elo, tournament_id) if elo is not None else ""))
     return layout(data["title"], text)
+
+
+def _elo_section(elo: dict[str, Any], tournament_id: str | None) -> str:
+    """``<section id="elo">``: the Elo plot (``arena.results.elo_plot``), or a note when no game is rated."""
+    svg = elo_svg(elo_history.from_json(elo))
+    query = f"?tournament={quote(tournament_id, safe='')}" if tournament_id else ""
+    if not svg:
+        return '<section id="elo"><h2>Online Elo</h2><p class="note" id="elo-empty">No rated games yet.</p></section>'
+    return ('<section id="elo"><h2>Online Elo</h2>' + svg
+            + '<p class="note">Each bot\'s online Elo after each of its games on this board'
+            + (" (this tournament's games; the Elo is the arena's online Elo at that game)" if tournament_id else "")
+            + f'; long lines are thinned to at most {elo_history.LIMIT} points. '
+            + f'<a href="{url("api", "elo", elo["variant"])}{query}">JSON</a></p></section>')
 
 
 # -- crosstable -------------------------------------------------------------------------
