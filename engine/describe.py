@@ -116,7 +116,8 @@ def describe_event(event: Mapping[str, Any], bots: Sequence[str], bidding: str =
         return (f"{names[event['to_seat']]} takes a {event['colour']} token from {names[event['from_seat']]}, "
                 f"who gets a white one")
     if kind == "token_returned":
-        return f"{names[event['seat']]} returns a {event['colour']} token"
+        verb = "chooses to return" if event.get("chosen") else "returns"
+        return f"{names[event['seat']]} {verb} a {event['colour']} token"
     if kind in ("black_taken", "black_exhausted"):
         return (f"{names[event['seat']]} takes a black token" if kind == "black_taken"
                 else f"{names[event['seat']]} would take a black token, but none is left")

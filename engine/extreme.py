@@ -520,7 +520,7 @@ class ExtremeGame(Game):
             self._pay_options = tuple(options)
             return
         if options:
-            self._return_token(winner, TOKEN_INDEX[options[0]])
+            self._return_token(winner, TOKEN_INDEX[options[0]], chosen=False)
         else:
             self._take_black(winner)
         self._next_trick()
@@ -541,13 +541,14 @@ class ExtremeGame(Game):
                                 seat=seat, kind=PAY, legal=self._pay_options)
         self.actions.append([seat, action])
         self._pay_options = ()
-        self._return_token(seat, TOKEN_INDEX[action])
+        self._return_token(seat, TOKEN_INDEX[action], chosen=True)
         self._next_trick()
 
-    def _return_token(self, seat: int, colour: int) -> None:
+    def _return_token(self, seat: int, colour: int, chosen: bool) -> None:
+        # ``chosen``: the winner's decision (a spectator counting decisions needs to know).
         self._tokens[seat][colour] -= 1
         self._supply[colour] += 1
-        self._log.append((PUBLIC, "token_returned", seat, colour))
+        self._log.append((PUBLIC, "token_returned", seat, colour, chosen))
 
     def _next_trick(self) -> None:
         if self._tricks_done < HAND_SIZE:
@@ -713,7 +714,7 @@ def _event_dict(event: Event) -> dict[str, Any]:
         return {"type": "trick", "winner": p[0], "leader": cards[0][0], "cards": _cards_json(cards),
                 "lead_suit": COLOURS[p[2]], "destroyer_won": p[3]}
     if kind == "token_returned":
-        return {"type": kind, "seat": p[0], "colour": TOKEN_COLOURS[p[1]]}
+        return {"type": kind, "seat": p[0], "colour": TOKEN_COLOURS[p[1]], "chosen": p[2]}
     if kind in ("black_taken", "black_exhausted", "destroyer"):
         return {"type": kind, "seat": p[0]}
     if kind == "prediction":

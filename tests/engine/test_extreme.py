@@ -518,7 +518,7 @@ def test_winner_returns_lead_colour_token_automatically() -> None:
     start = position(game)
     play(game, "y1", "y7", "p1")
     assert tokens(game, 1) == {} and supply(game)["yellow"] == 3
-    assert {"type": "token_returned", "seat": 1, "colour": "yellow"} in new_events(game, start)
+    assert {"type": "token_returned", "seat": 1, "colour": "yellow", "chosen": False} in new_events(game, start)
     assert game.observe(None)["phase"] == "play" and game.to_act() == (1,)
 
 
@@ -533,8 +533,11 @@ def test_red_win_on_other_lead_chooses_red_or_lead_colour() -> None:
     assert obs["decision"] == "pay" and obs["pay"]["options"] == ["green", "red"]
     assert_illegal(game, 0, "white", "pay", "choose one of green, red")
     assert_illegal(game, 1, "red", None)
+    start = position(game)
     game.apply(0, "red")
     assert tokens(game, 0) == {"green": 1} and supply(game)["red"] == 5
+    # The event says it was a decision: a spectator counts it as one.
+    assert new_events(game, start) == [{"type": "token_returned", "seat": 0, "colour": "red", "chosen": True}]
     assert game.to_act() == (0,) and game.observe(0)["phase"] == "play"
 
 
@@ -592,7 +595,7 @@ def test_white_is_forced_when_no_allowed_colour_is_held() -> None:
     play(game, "r1", "g1", "p1")
     assert game.observe(0)["phase"] == "play"  # no decision: white was the only option
     assert tokens(game, 0) == {"white": 2}
-    assert {"type": "token_returned", "seat": 0, "colour": "white"} in new_events(game, start)
+    assert {"type": "token_returned", "seat": 0, "colour": "white", "chosen": False} in new_events(game, start)
 
 
 def test_black_token_when_nothing_fits() -> None:
