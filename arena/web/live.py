@@ -42,8 +42,20 @@ from engine.describe import describe_event
 # A referee that does not answer ListMatches in this time is reported and skipped: a page
 # must not hang on one.
 LIST_TIMEOUT = 2.0
-# The public events that are a seat's decision: each starts a step of the live viewer.
-DECISION_EVENTS = frozenset({"trump_chosen", "bid", "bid_made", "prediction", "play"})
+# The public events that are a seat's decision: each starts a step of the live viewer
+# (and so does a token_returned the winner chose: see ``is_decision``).
+DECISION_EVENTS = frozenset({"trump_chosen", "bid", "bid_made", "prediction", "destroyer", "play"})
+
+
+def is_decision(event: dict[str, Any]) -> bool:
+    """Whether ``event`` is what one decision of a seat showed the table.
+
+    >>> is_decision({"type": "token_returned", "seat": 0, "colour": "red", "chosen": False})
+    False
+    """
+    kind = event.get("type")
+    return isinstance(event.get("seat"), int) and (
+        kind in DECISION_EVENTS or (kind == "token_returned" and event.get("chosen") is True))
 
 
 @dataclass(frozen=True)
@@ -133,7 +145,7 @@ class LiveSteps:
         """Fold ``events`` in; return the first step they changed (the open one, or later)."""
         changed = len(self.steps) - 1
         for event in events:
-            if event.get("type") in DECISION_EVENTS and isinstance(event.get("seat"), int):
+            if is_decision(event):
                 self.steps.append(Step(len(self.steps), event["seat"], None, None, [], list(self.totals)))
             if event.get("type") in ("round_end", "game_over") and isinstance(event.get("totals"), list):
                 self.totals = list(event["totals"])

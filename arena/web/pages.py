@@ -12,6 +12,7 @@ from arena.results import elo_history
 from arena.results.browse import GameOptions
 from arena.results.elo_plot import elo_svg
 from engine import VARIANTS
+from engine.extreme_cards import SUPPLY_START, TOKEN_COLOURS
 
 
 def esc(value: Any) -> str:
@@ -335,16 +336,19 @@ def match(match_id: str, record: dict[str, Any], *, standalone: tuple[str, str, 
         link = url("tournaments", record["tournament_id"])
         tournament = f" · {name}" if standalone else f' · <a href="{link}">{name}</a>'
     meta = f'{esc(record["variant"])} · {esc(_options(record["config"]))} · {esc(order)}{tournament}'
+    # The viewer follows Extreme's tokens from the supply each deal starts with (the engine's).
+    supply = (' data-supply="' + ",".join(f"{c}:{n}" for c, n in zip(TOKEN_COLOURS, SUPPLY_START, strict=True)) + '"'
+              if record["variant"] == "extreme" else "")
     if standalone:
         embedded = f'<script type="application/json" id="match-data">{embedded_json(standalone[2])}</script>'
-        opening = f'<div id="viewer" data-match="{esc(match_id)}">\n{embedded}'
+        opening = f'<div id="viewer" data-match="{esc(match_id)}"{supply}>\n{embedded}'
     elif live:
         opening = ('<p id="live-status" class="meta">Live: the referee’s public events as they happen. The hands '
                    'stay face down until the match is over; then its replay shows them.</p>'
-                   f'<div id="viewer" data-match="{esc(match_id)}" data-live="{esc(live)}" '
+                   f'<div id="viewer" data-match="{esc(match_id)}"{supply} data-live="{esc(live)}" '
                    f'data-bots="{esc(json.dumps(record["bots"]))}" data-variant="{esc(record["variant"])}">')
     else:
-        opening = f'<div id="viewer" data-match="{esc(match_id)}" data-api="{url("api", "matches", match_id)}">'
+        opening = f'<div id="viewer" data-match="{esc(match_id)}"{supply} data-api="{url("api", "matches", match_id)}">'
     body = f"""<p class="meta">{meta}</p>
 <ol class="seats-list" start="0">{seats}</ol>
 {opening}

@@ -7,6 +7,7 @@ checked for console errors and photographed into test-artifacts/screenshots/.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -23,6 +24,8 @@ import pytest
 if not os.environ.get("CI"):
     pytest.importorskip("playwright", reason="playwright is not installed (pip install -e '.[test]')")
 from playwright.sync_api import Page, expect  # noqa: E402
+
+from browser.conftest import arena  # noqa: E402
 
 if TYPE_CHECKING:
     from browser.conftest import Site
@@ -102,6 +105,32 @@ def test_stepping_through_a_whole_match_one_decision_at_a_time(site: Site, page:
     # One more press at the end stays at the end.
     page.keyboard.press("ArrowRight")
     assert step(page) == (match.decisions, match.decisions)
+
+
+READ_TOKENS = """() => ({
+  supply: JSON.parse(document.getElementById("supply").dataset.supply),
+  tokens: Array.from(document.querySelectorAll("#table td.tokens")).map((td) => JSON.parse(td.dataset.tokens))})"""
+
+
+def test_extreme_tokens_and_supply_follow_the_engine_at_every_step(site: Site, page: Page,
+                                                                    screenshot: Shoot) -> None:
+    from engine import GameConfig, replay
+
+    match = site.matches["extreme"]
+    record = json.loads(arena("export", match.match_id, "--db", str(site.db), cwd=site.folder))
+    open_viewer(page, f"{site.url}/matches/{match.match_id}", match.decisions)
+    page.locator("#first").click()
+    for k in range(match.decisions + 1):
+        if k:
+            page.keyboard.press("ArrowRight")
+        expect(page.locator("#step")).to_have_text(re.compile(rf"^\s*{k}\s*/"))
+        truth = replay(GameConfig.from_dict(record["config"]), record["actions"][:k]).observe(None)
+        shown = page.evaluate(READ_TOKENS)
+        assert shown["supply"] == truth["supply"], f"supply after decision {k}"
+        assert shown["tokens"] == [{c: n for c, n in held.items() if n} for held in truth["tokens"]], \
+            f"tokens after decision {k}"
+        if k == match.decisions // 2:
+            screenshot(page, "match-extreme-tokens")
 
 
 def test_the_url_hash_opens_a_decision(site: Site, page: Page) -> None:

@@ -59,13 +59,24 @@ function card(name, extra) {
   return el("span", {class: "card s-" + String(name).charAt(0) + (extra ? " " + extra : "")}, name);
 }
 
+// Wizard Extreme's token supply at each deal, from the page (engine SUPPLY_START): "red:5,...".
+function supplyAtStart() {
+  const root = document.getElementById("viewer");
+  const text = root && root.dataset.supply;
+  if (!text) return null;
+  return Object.fromEntries(text.split(",").map((pair) => { const [c, n] = pair.split(":"); return [c, Number(n)]; }));
+}
+
 // The table after steps 0..k: folded from the events, the rules already applied by the server.
+// In Wizard Extreme it also follows every token: who holds what, and what is left in the supply.
 function stateAt(steps, k, players) {
   const seats = () => Array.from({length: players}, () => null);
   const s = {round: 0, dealer: null, trump: null, bids: seats(), tricks: seats().map(() => 0),
              hands: seats().map(() => []), played: new Set(), trick: [], lastTrick: null,
              handSize: 0, playedBy: seats().map(() => 0),
-             tokens: seats(), destroyer: null, rounds: []};
+             tokens: seats(), predicted: seats(), supply: null, destroyer: null, blackExhausted: false, rounds: []};
+  const noTokens = () => seats().map(() => ({}));
+  const add = (bag, colour, n) => { bag[colour] = (bag[colour] || 0) + n; if (!bag[colour]) delete bag[colour]; };
   for (let i = 0; i <= k; i++) {
     for (const e of steps[i].events) {
       switch (e.type) {
@@ -73,8 +84,8 @@ function stateAt(steps, k, players) {
           // Wizard Extreme's round_start carries no hand_size: it always deals 15 cards.
           Object.assign(s, {round: e.round, dealer: e.dealer, trump: null, bids: seats(),
                             handSize: e.hand_size !== undefined ? e.hand_size : 15, playedBy: seats().map(() => 0),
-                            tricks: seats().map(() => 0), trick: [], lastTrick: null, tokens: seats(),
-                            destroyer: null});
+                            tricks: seats().map(() => 0), trick: [], lastTrick: null, tokens: noTokens(),
+                            predicted: seats(), supply: supplyAtStart(), destroyer: null, blackExhausted: false});
           s.played = new Set();
           break;
         case "hand": s.hands[e.seat] = e.cards; break;
@@ -84,7 +95,26 @@ function stateAt(steps, k, players) {
         case "bid": s.bids[e.seat] = String(e.bid); break;
         case "bid_made": s.bids[e.seat] = "face down"; break;
         case "bids_revealed": s.bids = e.bids.map(String); break;
-        case "prediction": s.tokens[e.seat] = e.tokens; break;
+        case "prediction":
+          s.predicted[e.seat] = e.tokens;
+          for (const [colour, n] of Object.entries(e.tokens)) {
+            add(s.tokens[e.seat], colour, n);
+            if (s.supply) s.supply[colour] -= n;
+          }
+          break;
+        case "token_exchange":   // taken from a seat instead of the supply; that seat gets a white one
+          add(s.tokens[e.from_seat], e.colour, -1); add(s.tokens[e.from_seat], "white", 1);
+          if (s.supply) { s.supply[e.colour] += 1; s.supply.white -= 1; }
+          break;
+        case "token_returned":
+          add(s.tokens[e.seat], e.colour, -1);
+          if (s.supply) s.supply[e.colour] += 1;
+          break;
+        case "black_taken":
+          add(s.tokens[e.seat], "black", 1);
+          if (s.supply) s.supply.black -= 1;
+          break;
+        case "black_exhausted": s.blackExhausted = true; break;
         case "destroyer": s.destroyer = e.seat; break;
         case "play": s.trick.push({seat: e.seat, card: e.card}); s.played.add(e.card); s.playedBy[e.seat] += 1; break;
         case "trick":
@@ -104,11 +134,18 @@ function tokensText(tokens) {
   return parts.length ? parts.join(", ") : "none";
 }
 
+// A seat's Extreme cell: the tokens it holds now, what it predicted, or that it took the destroyer.
+function extremeCell(s, seat) {
+  if (s.destroyer === seat) return "destroyer" + (Object.keys(s.tokens[seat]).length ? " · " + tokensText(s.tokens[seat]) : "");
+  if (s.predicted[seat] === null) return "";
+  return tokensText(s.tokens[seat]) + " (predicted " + tokensText(s.predicted[seat]) + ")";
+}
+
 function drawTable(view, s, step) {
   const {record} = view;
   const extreme = record.variant === "extreme";
   const head = el("tr", {}, el("th", {}, "Seat"), el("th", {}, "Bot"),
-                  el("th", {}, extreme ? "Prediction" : "Bid"), el("th", {}, "Tricks"),
+                  el("th", {}, extreme ? "Tokens held (predicted)" : "Bid"), el("th", {}, "Tricks"),
                   el("th", {}, "Hand"), el("th", {}, "On the table"), el("th", {}, "Total"));
   const body = el("tbody");
   const onTable = s.trick.length ? s.trick : (s.lastTrick ? s.lastTrick.cards : []);
@@ -127,15 +164,21 @@ function drawTable(view, s, step) {
         played.append(card(c.card, won ? "win" : ""));
       }
     }
-    const bid = extreme ? [tokensText(s.tokens[seat]), s.destroyer === seat ? "destroyer" : ""].filter(Boolean).join(" · ")
-                        : (s.bids[seat] === null ? "" : s.bids[seat]);
+    const bid = extreme ? extremeCell(s, seat) : (s.bids[seat] === null ? "" : s.bids[seat]);
     const classes = [step.seat === seat ? "to-act" : "", s.dealer === seat ? "dealer" : ""].join(" ").trim();
     body.append(el("tr", classes ? {class: classes} : {}, el("td", {}, seat), el("td", {}, record.bots[seat]),
-                   el("td", {}, bid), el("td", {}, s.tricks[seat]), hand, played,
+                   el("td", extreme ? {class: "tokens", "data-tokens": JSON.stringify(s.tokens[seat])} : {}, bid),
+                   el("td", {}, s.tricks[seat]), hand, played,
                    el("td", {}, step.totals[seat])));
   }
   const info = el("p", {class: "meta"}, "Round " + s.round + (s.trump ? " · trump " + s.trump : ""));
-  view.table.replaceChildren(info, el("table", {}, el("thead", {}, head), body));
+  const parts = [info, el("table", {}, el("thead", {}, head), body)];
+  if (extreme && s.supply) {
+    const left = Object.entries(s.supply).map(([colour, n]) => colour + " " + n).join(" · ");
+    parts.push(el("p", {class: "meta", id: "supply", "data-supply": JSON.stringify(s.supply)},
+                  "Supply: " + left + (s.blackExhausted ? " (a winner found no black token left)" : "")));
+  }
+  view.table.replaceChildren(...parts);
 }
 
 function drawRounds(view, s) {
