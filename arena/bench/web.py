@@ -12,13 +12,12 @@ fill_leaderboard`: 1-round classic games at random 4-player tables of 12 bots), 
 :data:`FULL_MATCHES` full-length (15-round, about 540 decisions) games, one of which is
 the match whose pages are timed. Then the real app (:func:`arena.web.app.create_app`)
 is served by uvicorn in a thread on 127.0.0.1 (a port the system picks), and a client
-in this process times each page with plain HTTP requests, a new connection each (on a
-kept-alive one, this server's responses of more than one write wait about 40 ms for
-the client's delayed ACK, which would swamp the figures), the pages in turn,
-``repeat`` rounds. The yardstick, measured in the same run through
-the same server, is a static file (``/static/style.css``): each page's ratio to it
-says how the figure compares on a machine twice as fast or slow. No request is
-discarded: the max includes the first, cold one.
+in this process times each page with plain HTTP requests, a new connection each (the
+connect counted: what a first visit costs), the pages in turn, ``repeat`` rounds. The
+yardstick, measured in the same run through the same server, is a static file
+(``/static/style.css``): each page's ratio to it says how the figure compares on a
+machine twice as fast or slow. No request is discarded: the max includes the first,
+cold one.
 """
 
 from __future__ import annotations
@@ -26,7 +25,6 @@ from __future__ import annotations
 import http.client
 import os
 import random
-import socket
 import statistics
 import tempfile
 import threading
@@ -80,13 +78,10 @@ class _Server:
     def __init__(self, db: str) -> None:
         import uvicorn
 
-        from arena.web.app import create_app
+        from arena.web.app import create_app, listening_socket
 
         self.app = create_app(db)
-        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(128)
+        self.sock = listening_socket("127.0.0.1", 0)     # as `arena web` listens
         self.port: int = self.sock.getsockname()[1]
         self.server = uvicorn.Server(uvicorn.Config(self.app, log_level="warning", access_log=False))
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import socket
-
 import typer
 
 from arena.cli.common import DbOption, db_location, fail, open_store
@@ -25,7 +23,7 @@ def web(
     """
     import uvicorn
 
-    from arena.web.app import create_app
+    from arena.web.app import create_app, listening_socket
 
     if not 0 <= port <= 65535:
         raise typer.BadParameter("must be 0..65535", param_hint="--port")
@@ -38,11 +36,7 @@ def web(
     # Bind the socket here rather than in uvicorn: a taken port is then one line (exit 2),
     # and with --port 0 the port the system picked is known before the line is printed.
     try:
-        family = socket.AF_INET6 if ":" in host else socket.AF_INET
-        sock = socket.socket(family, socket.SOCK_STREAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((host, port))
-        sock.listen(128)
+        sock = listening_socket(host, port)
     except (OSError, OverflowError) as error:
         fail(f"cannot listen on {host}:{port}: {getattr(error, 'strerror', None) or error}")
     bound_port = sock.getsockname()[1]

@@ -8,6 +8,7 @@ slow query does not stall the other requests.
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Callable, Sequence
 from importlib import resources
 from typing import Any
@@ -51,6 +52,27 @@ def guarded(handler: Handler) -> Handler:
     run.__name__ = handler.__name__
     run.__doc__ = handler.__doc__
     return run
+
+
+def listening_socket(host: str, port: int) -> socket.socket:
+    """A TCP socket listening on ``host:port`` (0: a port the system picks), for uvicorn's
+    ``sockets=``. ``OSError`` when it cannot listen (a taken port...).
+
+    The protocol is named (``IPPROTO_TCP``, not the default 0) because asyncio sets
+    TCP_NODELAY on accepted connections only when their protocol says TCP; without it
+    every answer on a kept-alive connection waited ~40 ms (Nagle's algorithm holding the
+    body until the client's delayed ACK of the headers).
+    """
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(128)
+    except BaseException:
+        sock.close()
+        raise
+    return sock
 
 
 def create_app(db: str, referees: Sequence[str] = ()) -> Starlette:
