@@ -73,6 +73,7 @@ bench_app.command("hostile")(bench.bench_hostile)
 bench_app.command("store")(bench.bench_store)
 bench_app.command("web")(bench.bench_web)
 bench_app.command("fuzz")(bench.bench_fuzz)
+bench_app.command("sprt")(bench.bench_sprt)
 
 
 # --------------------------------------------------------------------------- entry point

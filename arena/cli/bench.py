@@ -66,10 +66,17 @@ def bench_deals(
     games: int = typer.Option(640, help="Games in each format (rounded up to whole rotations)."),
     seed: int = typer.Option(1, help="Master seed of both schedules."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    coverage: bool = typer.Option(False, "--coverage", help="Instead: how often the leaderboard's 95% interval "
+                                  "covers the truth in 500 simulated duplicate tournaments, per kind of deal luck."),
 ) -> None:
     """Duplicate vs independent deals: how many more independent games the same confidence costs."""
     from arena.bench.deals import bench_deals as run
 
+    if coverage:
+        from arena.bench.coverage import bench_coverage
+
+        print_figures(bench_coverage(), as_json)
+        return
     check_choice(variant, VARIANTS, "--variant")
     if games < 8:
         raise typer.BadParameter("must be at least 8 (two sets of rotations)", param_hint="--games")
@@ -144,3 +151,31 @@ def bench_fuzz(
                 print(f"{title}: {line}")   # plain print: the text may hold [brackets] rich would eat
     if not report.ok:
         raise typer.Exit(1)
+
+
+def bench_sprt(
+    tests: int = typer.Option(1000, help="Simulated SPRTs per hypothesis and deal format."),
+    seed: int = typer.Option(1, help="Seed of the simulation."),
+    players: int = typer.Option(4, help="Table size (3..6)."),
+    elo0: float = typer.Option(0.0, help="H0's Elo difference (on the duplicate-set score)."),
+    elo1: float = typer.Option(20.0, help="H1's Elo difference."),
+    luck: float = typer.Option(1.0, help="Spread of a card position's luck in the game model."),
+    noise: float = typer.Option(1.0, help="Spread of a seat's play in one game in the game model."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+) -> None:
+    """The duplicate SPRT simulated: its error rate at elo0, power at elo1, games needed vs independent deals."""
+    from arena.bench.sprt_sim import SimModel, calibrate_gap
+    from arena.bench.sprt_sim import bench_sprt as run
+    from arena.results.sprt import SprtBounds
+
+    if tests < 1:
+        raise typer.BadParameter("must be at least 1", param_hint="--tests")
+    try:
+        SprtBounds(elo0, elo1).check()
+        for elo in (elo0, elo1):   # the game model's best unit is below 1
+            calibrate_gap(SimModel(players=players, luck=luck, noise=noise), elo)
+    except ValueError as error:
+        raise typer.BadParameter(str(error)) from None
+    figures = run(tests=tests, seed=seed, players=players, elo0=elo0, elo1=elo1, luck=luck, noise=noise)
+    shown = {k: f"{v:.4g}" if isinstance(v, float) else v for k, v in figures.items()}
+    print_figures(figures if as_json else shown, as_json)

@@ -1,0 +1,297 @@
+"""The statistics of a duplicate A/B test: a sequential probability ratio test (SPRT).
+
+A candidate bot and a baseline bot each play the same duplicate sets (one deal, every
+seat rotation, the same opponents). Each set gives one *unit* of evidence ``x`` in
+[0, 1], the candidate's score against the baseline on that set
+(:func:`set_unit`), read like a chess game pair's score in fishtest or fastchess:
+0.5 is a tie, and a logistic Elo difference ``elo`` means an expected unit of
+``1 / (1 + 10 ** (-elo / 400))``.
+
+The test is the generalized SPRT of Michel Van den Bergh (the one fishtest and
+fastchess run) on the empirical distribution of the units, in its normal
+approximation (fishtest ``LLRcalc.LLR_alt2``; "GSPRT_approximation.pdf")::
+
+    LLR = n * (s1 - s0) * (2 * mean - s0 - s1) / (2 * var)
+
+with ``s0, s1`` the expected units at ``elo0, elo1`` and ``var`` the units' variance
+(divided by n, as fishtest's ``stats``). Why this one and not the exact empirical
+likelihood ratio (:func:`llr_exact`, fishtest ``LLR_logistic``): our units are
+continuous, not 3 or 5 outcomes, so the exact form is a root search over every
+distinct unit at each update, while this one needs two running sums; for the small
+Elo gaps an SPRT is used for the two agree closely (tested), and the simulation in
+``arena.bench.sprt_sim`` measures the error rates of this very formula. docs/sprt.md
+has the sources and the measured figures.
+
+Pure: math and numpy, no I/O.
+
+    >>> bounds = SprtBounds(elo0=0, elo1=20)
+    >>> units = [0.5, 0.6, 0.55, 0.45, 0.6, 0.5, 0.65, 0.4] * 5
+    >>> status = sprt_status(units[:6], bounds)      # too few units to decide on
+    >>> status.units, status.llr, status.decision, round(status.elo, 1)
+    (6, 0.0, None, 23.2)
+    >>> status = sprt_status(units, bounds)
+    >>> status.units, round(status.llr, 3), status.decision, round(status.elo, 1)
+    (40, 3.125, 'H1', 21.7)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+# Before this many units the variance is too poor an estimate to act on: with 5, a lucky
+# run of alike units early stops the test (alpha 0.09 instead of 0.05, measured in
+# docs/sprt.md); from 30 the error rates hold. Overridable per test (SprtBounds.min_units).
+MIN_UNITS = 30
+Z95 = 1.959963984540054   # two-sided 95% normal quantile
+REGULARIZE = 1e-3      # llr_exact: weight put at 0 and 1, fishtest's regularize()
+
+
+def logistic(elo: float) -> float:
+    """Expected score at a logistic Elo difference.
+
+    >>> logistic(0.0), round(logistic(400.0), 4)
+    (0.5, 0.9091)
+    """
+    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
+
+
+def elo_of(score: float) -> float:
+    """Logistic Elo difference of an expected score; nan outside (0, 1).
+
+    >>> round(elo_of(0.75), 1), elo_of(1.0)
+    (190.8, nan)
+    """
+    if not 0.0 < score < 1.0 or math.isnan(score):
+        return math.nan
+    return -400.0 * math.log10(1.0 / score - 1.0)
+
+
+def phi(z: float) -> float:
+    """Standard normal distribution function.
+
+    >>> phi(0.0), round(phi(1.959963984540054), 3)
+    (0.5, 0.975)
+    """
+    return 0.5 * math.erfc(-z / math.sqrt(2.0))
+
+
+@dataclass(frozen=True)
+class SprtBounds:
+    """The two hypotheses (H0: elo = elo0, H1: elo = elo1) and the error rates wanted:
+    alpha, accepting H1 when H0 holds; beta, accepting H0 when H1 holds.
+
+    >>> b = SprtBounds(elo0=0, elo1=10)
+    >>> round(b.lower, 3), round(b.upper, 3)
+    (-2.944, 2.944)
+    >>> SprtBounds(elo0=5, elo1=5).check()
+    Traceback (most recent call last):
+    ...
+    ValueError: SPRT: elo0 (5) must be less than elo1 (5)
+    """
+
+    elo0: float
+    elo1: float
+    alpha: float = 0.05
+    beta: float = 0.05
+    # Keyword only: SprtBounds(*four numbers) stays the four numbers.
+    min_units: int = field(default=MIN_UNITS, kw_only=True)   # no decision (llr 0) before this many units
+
+    def check(self) -> None:
+        """Raise ValueError (one line) on hypotheses or error rates the test cannot use."""
+        for name, value in (("elo0", self.elo0), ("elo1", self.elo1)):
+            if not math.isfinite(value):
+                raise ValueError(f"SPRT: {name} must be a finite number, not {value}")
+        if self.elo0 >= self.elo1:
+            raise ValueError(f"SPRT: elo0 ({self.elo0:g}) must be less than elo1 ({self.elo1:g})")
+        for name, value in (("alpha", self.alpha), ("beta", self.beta)):
+            # Above 0.5 the bounds swap sides of zero and the test stops meaning anything.
+            if not 0.0 < value < 0.5:
+                raise ValueError(f"SPRT: {name} must be between 0 and 0.5 (exclusive), not {value:g}")
+        if self.min_units < 2:
+            raise ValueError(f"SPRT: min_units must be at least 2 (a variance needs two units), not {self.min_units}")
+
+    @property
+    def lower(self) -> float:
+        """Accept H0 at or below this LLR: log(beta / (1 - alpha))."""
+        return math.log(self.beta / (1.0 - self.alpha))
+
+    @property
+    def upper(self) -> float:
+        """Accept H1 at or above this LLR: log((1 - beta) / alpha)."""
+        return math.log((1.0 - self.beta) / self.alpha)
+
+    @property
+    def scores(self) -> tuple[float, float]:
+        """The expected units (s0, s1) under H0 and H1.
+
+        >>> SprtBounds(0, 400).scores[0]
+        0.5
+        """
+        return logistic(self.elo0), logistic(self.elo1)
+
+
+def game_score(places: Sequence[int], seat: int) -> float:
+    """The seat's share of opponents it finished ahead of, a shared place counting half: in [0, 1].
+
+    ``places`` by seat, 1 the best (shared places repeat).
+
+    >>> game_score([1, 2, 3, 4], 0), game_score([1, 2, 3, 4], 3)
+    (1.0, 0.0)
+    >>> game_score([2, 1, 2, 4], 0)    # ahead of seat 3, level with seat 2
+    0.5
+    """
+    if len(places) < 2:
+        raise ValueError(f"game_score: a game needs at least 2 seats, got {len(places)}")
+    if not 0 <= seat < len(places):
+        raise ValueError(f"game_score: seat {seat} is not one of 0..{len(places) - 1}")
+    mine = places[seat]
+    ahead = sum(1.0 if mine < other else 0.5 if mine == other else 0.0
+                for i, other in enumerate(places) if i != seat)
+    return ahead / (len(places) - 1)
+
+
+def set_unit(candidate_scores: Sequence[float], baseline_scores: Sequence[float]) -> float:
+    """One duplicate set's unit of evidence in [0, 1]: 0.5 + (mean candidate score - mean baseline score) / 2.
+
+    The scores are :func:`game_score` of the seat under test in each game of the set,
+    once with the candidate in it and once with the baseline.
+
+    >>> set_unit([1.0, 0.5, 0.5], [0.5, 0.5, 0.0])    # 0.5 + (2/3 - 1/3) / 2
+    0.6666666666666666
+    >>> set_unit([0.0], [1.0])
+    0.0
+    """
+    if not candidate_scores or not baseline_scores:
+        raise ValueError("set_unit: both the candidate's and the baseline's scores are needed")
+    for score in (*candidate_scores, *baseline_scores):
+        if not 0.0 <= score <= 1.0:
+            raise ValueError(f"set_unit: a game score must be in [0, 1], not {score}")
+    candidate = math.fsum(candidate_scores) / len(candidate_scores)
+    baseline = math.fsum(baseline_scores) / len(baseline_scores)
+    return 0.5 + (candidate - baseline) / 2.0
+
+
+@dataclass(frozen=True)
+class SprtStatus:
+    """Where a test stands after ``units`` duplicate sets."""
+
+    units: int
+    llr: float
+    lower: float
+    upper: float
+    elo: float          # Elo difference on the duplicate-set score (nan when undefined)
+    elo_low: float      # its 95% interval (nan when undefined)
+    elo_high: float
+    los: float          # likelihood of superiority, 0..1
+    decision: str | None   # "H0", "H1" or None (keep going)
+
+
+def llr_normal(n: int, mean: float, var: float, s0: float, s1: float, min_units: int = MIN_UNITS) -> float:
+    """The GSPRT's log-likelihood ratio in its normal approximation, from the units'
+    count, mean and variance (divided by n); 0 before ``min_units`` or without variance.
+
+    >>> round(llr_normal(100, 0.53, 0.01, 0.5, 0.52), 6)     # 100 * 0.02 * 0.04 / 0.02
+    4.0
+    """
+    if n < min_units or not var > 1e-12:
+        return 0.0
+    return n * (s1 - s0) * (2.0 * mean - s0 - s1) / (2.0 * var)
+
+
+def decide(llr: float, bounds: SprtBounds) -> str | None:
+    """ "H1" at or above the upper bound, "H0" at or below the lower one, else None.
+
+    >>> decide(3.0, SprtBounds(0, 10)), decide(-3.0, SprtBounds(0, 10)), decide(0.0, SprtBounds(0, 10))
+    ('H1', 'H0', None)
+    """
+    if llr >= bounds.upper:
+        return "H1"
+    if llr <= bounds.lower:
+        return "H0"
+    return None
+
+
+def sprt_status(units: Sequence[float], bounds: SprtBounds) -> SprtStatus:
+    """The test after these units (one per finished duplicate set, in [0, 1]).
+
+    >>> s = sprt_status([0.5, 0.6, 0.55, 0.45, 0.6, 0.5, 0.65, 0.4] * 5, SprtBounds(0, 20))
+    >>> s.decision, round(s.llr, 2), round(s.elo_low, 1), round(s.elo_high, 1), round(s.los, 3)
+    ('H1', 3.12, 4.7, 38.8, 0.994)
+    >>> sprt_status([], SprtBounds(0, 20)).decision is None
+    True
+    """
+    bounds.check()
+    values = np.asarray(units, dtype=float)
+    if values.ndim != 1 or np.any(~np.isfinite(values)) or np.any((values < 0) | (values > 1)):
+        raise ValueError("sprt_status: units must be numbers in [0, 1]")
+    n = len(values)
+    s0, s1 = bounds.scores
+    if n == 0:
+        return SprtStatus(0, 0.0, bounds.lower, bounds.upper, math.nan, math.nan, math.nan, 0.5, None)
+    mean = float(values.mean())
+    var = float(np.mean((values - mean) ** 2))
+    llr = llr_normal(n, mean, var, s0, s1, bounds.min_units)
+    if n < 2:
+        low = high = math.nan
+        los = 0.5     # one unit says nothing about its own spread
+    elif var > 1e-12:
+        se = math.sqrt(var / n)
+        low, high = elo_of(mean - Z95 * se), elo_of(mean + Z95 * se)
+        los = phi((mean - 0.5) / se)
+    else:
+        # Every unit equal: no spread to estimate, so no interval; the sign is all there is.
+        low = high = math.nan
+        los = 1.0 if mean > 0.5 else 0.0 if mean < 0.5 else 0.5
+    return SprtStatus(n, llr, bounds.lower, bounds.upper, elo_of(mean), low, high, los, decide(llr, bounds))
+
+
+def _mle_theta(values: np.ndarray, weights: np.ndarray, s: float) -> float:
+    """Solve sum w_i (a_i - s) / (1 + theta (a_i - s)) = 0 for theta (Van den Bergh,
+    "support_MLE_multinomial.pdf", Proposition 1.1); the function falls in theta, so bisect."""
+    d = values - s
+    low, high = -1.0 / d.max(), -1.0 / d.min()
+    for _ in range(200):
+        mid = 0.5 * (low + high)
+        if mid in (low, high):
+            break
+        if float(np.sum(weights * d / (1.0 + mid * d))) > 0.0:
+            low = mid
+        else:
+            high = mid
+    return 0.5 * (low + high)
+
+
+def llr_exact(units: Sequence[float], bounds: SprtBounds) -> float:
+    """The exact GSPRT log-likelihood ratio on the units' empirical distribution
+    (fishtest ``LLRcalc.LLR_logistic``, fastchess ``getLLR_logistic``), for comparison:
+    the most likely distribution on the observed values with mean s1, against the one
+    with mean s0 (empirical likelihood). 0 before ``bounds.min_units`` or without
+    variance, like :func:`sprt_status`.
+
+    >>> round(llr_exact([0.5, 0.6, 0.55, 0.45, 0.6, 0.5, 0.65, 0.4] * 5, SprtBounds(0, 20)), 2)
+    3.05
+    """
+    bounds.check()
+    values = np.asarray(units, dtype=float)
+    n = len(values)
+    if n < bounds.min_units or not float(values.var()) > 1e-12:
+        return 0.0
+    s0, s1 = bounds.scores
+    support, weights = values, np.ones(n)
+    low, high = float(values.min()), float(values.max())
+    if not (low < s0 < high and low < s1 < high):
+        # A mean outside the observed range has no likelihood on it: add fishtest's tiny
+        # weights at the ends of [0, 1], only then, as they would otherwise soak up the
+        # shift of the mean almost for free on tightly spread units.
+        support = np.concatenate([values, [0.0, 1.0]])
+        weights = np.concatenate([weights, [REGULARIZE, REGULARIZE]])
+    total = 0.0
+    for s, sign in zip(bounds.scores, (-1.0, 1.0)):
+        theta = _mle_theta(support, weights, s)
+        # log p_s(a_i) = log(phat_i) - log(1 + theta (a_i - s)); phat cancels in the ratio.
+        total += sign * -float(np.sum(weights * np.log1p(theta * (support - s))))
+    return total
