@@ -97,7 +97,8 @@ def whole(word: str, text: str) -> bool:
 # --------------------------------------------------------------------------- arena tournaments
 
 TOURNAMENT_KEYS = ["id", "created_at", "status", "variant", "players", "rounds", "length", "bidding",
-                   "plus_minus_one", "destroyer_penalty", "deals", "games", "stored", "bots", "seed", "server"]
+                   "plus_minus_one", "destroyer_penalty", "deals", "games", "stored", "bots", "seed", "server",
+                   "format", "test"]
 
 
 def test_tournaments_json_has_every_option_as_its_own_field(stored: Stored) -> None:
@@ -108,6 +109,7 @@ def test_tournaments_json_has_every_option_as_its_own_field(stored: Stored) -> N
     assert (hidden["players"], hidden["rounds"], hidden["length"], hidden["bidding"], hidden["plus_minus_one"],
             hidden["destroyer_penalty"]) == (4, 2, "standard", "hidden", False, None)
     assert (hidden["games"], hidden["stored"], hidden["seed"], hidden["bots"]) == (4, 4, 1, ["r0", "r1", "r2", "r3"])
+    assert (hidden["format"], hidden["test"]) == ("round-robin", None)   # arena sprt's are tested in test_sprt_run
     assert hidden["created_at"].startswith("20") and "T" in hidden["created_at"]     # ISO 8601
     extreme = listed[stored.extreme]
     assert (extreme["players"], extreme["rounds"], extreme["destroyer_penalty"], extreme["bidding"],

@@ -15,7 +15,7 @@ from typing import NoReturn
 
 import typer
 
-from arena.cli import bench, bots, browse, serve, tournament, web
+from arena.cli import bench, bots, browse, serve, sprt, tournament, web
 from arena.cli.common import CliError
 from arena.tournament.lineup import LineupError
 from arena.tournament.schedule import ScheduleError
@@ -51,6 +51,7 @@ def _options(version: bool = typer.Option(False, "--version", callback=_print_ve
 
 
 app.command()(tournament.tournament)
+app.command()(sprt.sprt)
 app.command()(browse.tournaments)
 app.command()(serve.serve)
 app.command()(bots.proto)

@@ -35,13 +35,14 @@ def print_listing(listing: Listing) -> None:
 
 def tournaments(format: str = ListFormatOption, db: str | None = DbOption) -> None:
     """List stored tournaments with every game option; a run whose process died shows as interrupted."""
-    from arena.results import browse
+    from arena.results import browse, sprt
     from arena.tournament.lock import shown_status
 
     check_choice(format, browse.LIST_FORMATS, "--format")
     store = open_store(db, must_exist=True)
     location = db_location(db)
-    lines = browse.tournament_lines(store, status_of=lambda info: shown_status(info, location))
+    lines = browse.tournament_lines(store, status_of=lambda info: shown_status(info, location),
+                                    test_of=lambda info: sprt.summary(store, info.id, info.settings))
     print_listing(browse.tournaments_listing(lines, format, console.width))
     if not lines:
         err_console.print("no tournaments stored yet")

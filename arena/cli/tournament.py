@@ -16,47 +16,78 @@ from engine import GameConfig
 GAME = GameConfig()    # the engine's default game options
 
 
+# The options `arena tournament` and `arena sprt` share.
+VARIANT_OPTION = typer.Option(
+    None, help=f"classic or extreme [default: {DEFAULTS.variant}]",
+    show_default=False)
+ROUNDS_OPTION = typer.Option(
+    None, help="Wizard rounds per game [default: the variant's standard length]",
+    show_default=False)
+PLAYERS_OPTION = typer.Option(
+    None, help=f"Table size: 3-6 classic, 3-5 extreme [default: "
+    f"{DEFAULTS.players}]", show_default=False)
+SEED_OPTION = typer.Option(
+    None, help="Master seed, the tournament's secret: the whole tournament "
+    "(every deal) reproduces from it; never publish it or pick a "
+    "guessable one with bots you do not trust [default: a fresh "
+    "63-bit random seed]", show_default=False)
+MOVE_TIME_OPTION = typer.Option(
+    None, help=f"Seconds per decision [default: {DEFAULTS.move_time}]",
+    show_default=False)
+TIME_BANK_OPTION = typer.Option(
+    None, help=f"Extra seconds per match [default: {DEFAULTS.time_bank}]",
+    show_default=False)
+MAX_FAULTS_OPTION = typer.Option(
+    None, help="Faults before a bot forfeits a match "
+    f"[default: {DEFAULTS.max_faults}]", show_default=False)
+CONCURRENCY_OPTION = typer.Option(
+    None, help="Matches at once (never two of the same deal) "
+    f"[default: {DEFAULTS.concurrency}]", show_default=False)
+BIDDING_OPTION = typer.Option(
+    None, help=f"classic: open, hidden or secret [default: {GAME.bidding}]",
+    show_default=False)
+PLUS_MINUS_ONE_OPTION = typer.Option(
+    None, "--plus-minus-one", help="classic: the last bidder may not "
+    "make the bids add up to the round", show_default=False)
+LENGTH_OPTION = typer.Option(
+    None, help=f"classic: standard or amigo [default: {GAME.length}]",
+    show_default=False)
+DESTROYER_PENALTY_OPTION = typer.Option(
+    None, help="extreme: the destroyer's base penalty "
+    f"[default: {GAME.destroyer_penalty}]", show_default=False)
+NO_SAMPLES_OPTION = typer.Option(
+    False, "--no-samples", help="Leave the sample bots out of the lineup.")
+RESUME_OPTION = typer.Option(
+    None, help="Finish the tournament with this ID", show_default=False)
+
+
 def tournament(
-    variant: str | None = typer.Option(None, help=f"classic or extreme [default: {DEFAULTS.variant}]",
-                                       show_default=False),
-    rounds: int | None = typer.Option(None, help="Wizard rounds per game [default: the variant's standard length]",
-                                      show_default=False),
-    players: int | None = typer.Option(None, help=f"Table size: 3-6 classic, 3-5 extreme [default: "
-                                       f"{DEFAULTS.players}]", show_default=False),
+    variant: str | None = VARIANT_OPTION,
+    rounds: int | None = ROUNDS_OPTION,
+    players: int | None = PLAYERS_OPTION,
     games: int | None = typer.Option(None, help="Games to play, rounded up to whole sets of seat rotations "
                                      f"[default: {DEFAULTS.games}]", show_default=False),
-    seed: int | None = typer.Option(None, help="Master seed, the tournament's secret: the whole tournament "
-                                    "(every deal) reproduces from it; never publish it or pick a "
-                                    "guessable one with bots you do not trust [default: a fresh "
-                                    "63-bit random seed]", show_default=False),
-    move_time: float | None = typer.Option(None, help=f"Seconds per decision [default: {DEFAULTS.move_time}]",
-                                           show_default=False),
-    time_bank: float | None = typer.Option(None, help=f"Extra seconds per match [default: {DEFAULTS.time_bank}]",
-                                           show_default=False),
-    max_faults: int | None = typer.Option(None, help="Faults before a bot forfeits a match "
-                                          f"[default: {DEFAULTS.max_faults}]", show_default=False),
-    concurrency: int | None = typer.Option(None, help="Matches at once (never two of the same deal) "
-                                           f"[default: {DEFAULTS.concurrency}]", show_default=False),
+    seed: int | None = SEED_OPTION,
+    move_time: float | None = MOVE_TIME_OPTION,
+    time_bank: float | None = TIME_BANK_OPTION,
+    max_faults: int | None = MAX_FAULTS_OPTION,
+    concurrency: int | None = CONCURRENCY_OPTION,
     deals: str | None = typer.Option(None, help="duplicate: every deal once per seat rotation (bots you "
                                      "trust); independent: a fresh deal every game (bots you do not) "
                                      f"[default: {DEFAULTS.deals}; independent with --server]", show_default=False),
-    bidding: str | None = typer.Option(None, help=f"classic: open, hidden or secret [default: {GAME.bidding}]",
-                                       show_default=False),
-    plus_minus_one: bool | None = typer.Option(None, "--plus-minus-one", help="classic: the last bidder may not "
-                                               "make the bids add up to the round", show_default=False),
-    length: str | None = typer.Option(None, help=f"classic: standard or amigo [default: {GAME.length}]",
-                                      show_default=False),
-    destroyer_penalty: int | None = typer.Option(None, help="extreme: the destroyer's base penalty "
-                                                 f"[default: {GAME.destroyer_penalty}]", show_default=False),
+    bidding: str | None = BIDDING_OPTION,
+    plus_minus_one: bool | None = PLUS_MINUS_ONE_OPTION,
+    length: str | None = LENGTH_OPTION,
+    destroyer_penalty: int | None = DESTROYER_PENALTY_OPTION,
     bot: list[str] = typer.Option([], "--bot", metavar="NAME=COMMAND",
                                   help="Add a local bot: NAME=COMMAND (repeatable); the arena "
                                   "appends --arena HOST:PORT --token T", show_default=False),
-    no_samples: bool = typer.Option(False, "--no-samples", help="Leave the sample bots out of the lineup."),
+    no_samples: bool = NO_SAMPLES_OPTION,
     server: str | None = typer.Option(None, help="HOST:PORT of a running `arena serve`: play its connected "
                                       "bots there", show_default=False),
     admin_token: str | None = typer.Option(None, envvar="ARENA_ADMIN_TOKEN", help="With --server: the "
                                            "admin token `arena serve` printed", show_default=False),
-    resume: str | None = typer.Option(None, help="Finish the tournament with this ID", show_default=False),
+    resume: str | None = RESUME_OPTION,
     db: str | None = DbOption,
 ) -> None:
     """Run a whole tournament: start a referee and the bots, play, store, print the leaderboard."""

@@ -252,6 +252,8 @@ class TournamentLine:
     bots: list[str] | None       # None: organised elsewhere
     seed: int | None             # the master seed (the organiser's secret); None when unknown
     server: str | None           # HOST:PORT of the arena that played it, for --server tournaments
+    format: str = "round-robin"  # or "sprt": an A/B test (arena sprt)
+    test: str | None = None      # an A/B test's result in one line (arena.results.sprt.summary)
 
     def to_json(self) -> dict[str, Any]:
         """Stable keys, full ids, ISO dates and numbers as numbers."""
@@ -259,23 +261,25 @@ class TournamentLine:
             "id": self.id, "created_at": _iso(self.created_at), "status": self.status, "variant": self.variant,
             **(self.options.fields() if self.options else NO_OPTIONS),
             "deals": self.deals, "games": self.games, "stored": self.stored, "bots": self.bots,
-            "seed": self.seed, "server": self.server,
+            "seed": self.seed, "server": self.server, "format": self.format, "test": self.test,
         }
 
 
 TOURNAMENT_FIELDS = ["id", "created_at", "status", "variant", *NO_OPTIONS, "deals", "games", "stored", "bots",
-                     "seed", "server"]
+                     "seed", "server", "format", "test"]
 
 
 def tournament_lines(store: Store,
-                     status_of: Callable[[TournamentInfo], str] = lambda info: info.status) -> list[TournamentLine]:
+                     status_of: Callable[[TournamentInfo], str] = lambda info: info.status,
+                     test_of: Callable[[TournamentInfo], str | None] = lambda info: None) -> list[TournamentLine]:
     """Every stored tournament, oldest first. ``status_of`` gives the status to show
     (the stored one unless told otherwise: whether a run stored as running is still
-    alive is the tournament room's to tell)."""
-    return [_tournament_line(t, status_of(t)) for t in store.list_tournaments()]
+    alive is the tournament room's to tell), ``test_of`` an A/B test's result (the
+    tournament room's too)."""
+    return [_tournament_line(t, status_of(t), test_of(t)) for t in store.list_tournaments()]
 
 
-def _tournament_line(t: TournamentInfo, status: str) -> TournamentLine:
+def _tournament_line(t: TournamentInfo, status: str, test: str | None = None) -> TournamentLine:
     settings = t.settings
     elsewhere = t.status == "remote" or bool(settings.get("organised_elsewhere"))
     game = settings.get("game") or {}
@@ -287,6 +291,7 @@ def _tournament_line(t: TournamentInfo, status: str) -> TournamentLine:
         games=settings.get("games"), stored=t.matches,
         bots=None if elsewhere else [b["name"] for b in settings.get("bots") or []],
         seed=None if elsewhere else t.master_seed, server=settings.get("server"),
+        format=str(settings.get("format") or "round-robin"), test=test,
     )
 
 
@@ -310,7 +315,7 @@ def tournaments_listing(lines: Sequence[TournamentLine], fmt: str, width: int) -
         options = line.options
         rows.append([
             line.id, _shown_time(line.created_at), line.status, line.variant,
-            "–" if options is None else options.compact(), line.deals or "",
+            "–" if options is None else options.compact(), f"sprt {line.test}" if line.test else line.deals or "",
             "elsewhere" if line.bots is None else ", ".join(line.bots), "" if line.games is None else str(line.games),
             str(line.stored), "" if line.seed is None else str(line.seed),
         ])

@@ -37,8 +37,9 @@ Pure: math and numpy, no I/O.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -295,3 +296,123 @@ def llr_exact(units: Sequence[float], bounds: SprtBounds) -> float:
         # log p_s(a_i) = log(phat_i) - log(1 + theta (a_i - s)); phat cancels in the ratio.
         total += sign * -float(np.sum(weights * np.log1p(theta * (support - s))))
     return total
+
+
+# -- the test over a stored A/B test's games (arena sprt) ----------------------------------
+
+
+def games_per_set(players: int) -> int:
+    """Every rotation once for each side."""
+    return 2 * players
+
+
+@dataclass
+class SprtMonitor:
+    """The test over the games stored so far: :meth:`add` each game as it ends;
+    :attr:`status` is the test on the complete sets, in order."""
+
+    candidate: str
+    baseline: str
+    players: int
+    bounds: SprtBounds
+    scores: dict[int, float] = field(default_factory=dict)   # game index -> the tested seat's score
+    status: SprtStatus | None = None
+    _tested_sets: int = 0          # the sets whose prefix was tested and left undecided
+
+    def add(self, index: int, bots: Sequence[str], places: Sequence[int]) -> None:
+        """Game ``index`` ended with ``places`` (by seat) for ``bots`` (by seat)."""
+        tested = self.candidate if index % 2 == 0 else self.baseline
+        if tested in bots:
+            self.scores[index] = game_score(places, list(bots).index(tested))
+        if self.status is not None and self.status.decision is None:
+            self.status = None     # a decided test stays where it was decided
+
+    def units(self) -> list[float]:
+        """One unit per set, for the sets from the first up to the first incomplete one."""
+        per_set = games_per_set(self.players)
+        units = []
+        k = 0
+        while all(k * per_set + i in self.scores for i in range(per_set)):
+            first = k * per_set
+            units.append(set_unit([self.scores[first + 2 * r] for r in range(self.players)],
+                                  [self.scores[first + 2 * r + 1] for r in range(self.players)]))
+            k += 1
+        return units
+
+    def current(self) -> SprtStatus:
+        """The test at the first set where it crossed a bound, else on every complete set.
+
+        Sets that ended after the deciding one (they were in flight) do not move it: the
+        decision is the one a run with any concurrency, or resumed, would reach."""
+        if self.status is None:
+            units = self.units()
+            for k in range(max(self._tested_sets, 1), len(units) + 1):
+                status = sprt_status(units[:k], self.bounds)
+                if status.decision is not None:
+                    self.status = status
+                    return status
+            self._tested_sets = len(units)
+            self.status = sprt_status(units, self.bounds)
+        return self.status
+
+    def decided(self) -> bool:
+        return self.current().decision is not None
+
+    def line(self) -> str:
+        """The progress line: LLR and bounds, sets, Elo with its interval, LOS."""
+        return status_line(self.current(), self.players)
+
+
+def status_line(status: SprtStatus, players: int) -> str:
+    """``LLR 1.23 [-2.94, 2.94] · 40 sets (240 games) · Elo +12.3 [-4.0, +28.9] · LOS 93.1%``."""
+    games = status.units * games_per_set(players)
+    elo = "Elo –" if status.elo != status.elo else (f"Elo {status.elo:+.1f} "
+                                                   f"[{status.elo_low:+.1f}, {status.elo_high:+.1f}]")
+    return (f"LLR {status.llr:.2f} [{status.lower:.2f}, {status.upper:.2f}] · {status.units} sets ({games} games)"
+            f" · {elo} · LOS {100 * status.los:.1f}%")
+
+
+def monitor_from(settings_sprt: dict[str, object], players: int,
+                 games: Iterable[tuple[int | None, Sequence[str], Sequence[int]]]) -> SprtMonitor:
+    """A monitor for a stored test: its ``sprt`` settings and its stored games
+    (game index, bots, places)."""
+    bounds = SprtBounds(float(settings_sprt["elo0"]), float(settings_sprt["elo1"]),  # type: ignore[arg-type]
+                        float(settings_sprt["alpha"]), float(settings_sprt["beta"]))  # type: ignore[arg-type]
+    monitor = SprtMonitor(str(settings_sprt["candidate"]), str(settings_sprt["baseline"]), players, bounds)
+    for index, bots, places in games:
+        if index is not None:
+            monitor.add(index, bots, places)
+    return monitor
+
+
+def verdict(status: SprtStatus, sprt: dict[str, object], finished: bool) -> str:
+    """The result in words, from the test's ``sprt`` settings.
+
+    >>> from arena.results.sprt import SprtStatus
+    >>> s = SprtStatus(9, 3.1, -2.94, 2.94, 60.0, 20.0, 100.0, 0.99, "H1")
+    >>> verdict(s, {"candidate": "new", "baseline": "old", "elo0": 0.0, "elo1": 10.0}, True)
+    'H1 accepted: new is stronger than old (Elo >= 10 is likelier than Elo <= 0)'
+    """
+    candidate, baseline, elo0, elo1 = sprt["candidate"], sprt["baseline"], sprt["elo0"], sprt["elo1"]
+    if status.decision == "H1":
+        return (f"H1 accepted: {candidate} is stronger than {baseline} "
+                f"(Elo >= {elo1:g} is likelier than Elo <= {elo0:g})")
+    if status.decision == "H0":
+        return (f"H0 accepted: {candidate} is not stronger than {baseline} by {elo1:g} "
+                f"(Elo <= {elo0:g} is likelier than Elo >= {elo1:g})")
+    return "undecided: " + ("the game limit was reached" if finished else "the test was stopped before the end")
+
+
+def summary(store: Any, tournament_id: str, settings: dict[str, Any]) -> str | None:
+    """An A/B test in one line for ``arena tournaments`` (None for any other tournament),
+    from its stored settings and games: ``new vs old: H1 · LLR 3.02 [...] · ...``."""
+    sprt = settings.get("sprt")
+    if not sprt:
+        return None
+    from engine import GameConfig
+
+    players = GameConfig.from_dict({**(settings.get("game") or {}), "seed": 0}).players
+    stored = store.list_matches(tournament_id=tournament_id, limit=int(settings.get("games") or 0) + 1)
+    status = monitor_from(sprt, players, ((m.game_index, m.bots, m.places) for m in stored)).current()
+    return (f"{sprt['candidate']} vs {sprt['baseline']}: {status.decision or 'undecided'} · "
+            + status_line(status, players))

@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 from rich.console import Console
 
 from arena.records import MatchRecord
+from arena.results.sprt import SprtMonitor, monitor_from, status_line, verdict
 from arena.tournament.lineup import BotStartError
 from arena.tournament.lock import hold_lock, log_dir_for
 from arena.tournament.progress import progress_bar, status_text
@@ -107,7 +108,7 @@ def run_tournament_command(req: TournamentRequest, console: Console, err_console
     except RuntimeError as exc:
         store.set_tournament_status(tournament_id, "interrupted")
         raise ConfigError(str(exc)) from None
-    if len(store.finished_game_indexes(tournament_id)) >= settings.games:
+    if is_complete(store, settings, tournament_id):
         store.set_tournament_status(tournament_id, "finished")
     show_board(store, settings, tournament_id, console)
     console.print(f"{summary.played} games played in {summary.seconds:.1f} s"
@@ -129,9 +130,10 @@ def resumed_run(req: TournamentRequest, notice: Callable[[str], None], console: 
         raise ConfigError(f"no arena database at {req.db} (pass the --db the tournament used)")
     store = Store(req.db)
     settings = TournamentSettings.from_dict(store.get_tournament(req.resume).settings)
-    if len(store.finished_game_indexes(req.resume)) >= settings.games:
+    if is_complete(store, settings, req.resume):
         # Nothing to play: no bot is started, no lock taken, the status is left alone.
-        notice(f"tournament {req.resume} is already complete; showing its leaderboard")
+        notice(f"tournament {req.resume} is already complete; showing its "
+               + ("result" if settings.sprt else "leaderboard"))
         show_board(store, settings, req.resume, console)
         return None
     return Run(store, settings, req.resume, log_dir_for(req.db, req.resume))
@@ -181,11 +183,30 @@ def discard(run: Run, db: str, keep_log: bool) -> None:
             Path(db + suffix).unlink(missing_ok=True)
 
 
+def sprt_monitor(store: Any, settings: TournamentSettings, tournament_id: str) -> SprtMonitor:
+    """An A/B test's monitor over its stored games."""
+    assert settings.sprt is not None
+    stored = store.list_matches(tournament_id=tournament_id, limit=settings.games + 1)
+    return monitor_from(settings.sprt, settings.players, ((m.game_index, m.bots, m.places) for m in stored))
+
+
+def is_complete(store: Any, settings: TournamentSettings, tournament_id: str) -> bool:
+    """Every game stored, or an A/B test decided."""
+    if len(store.finished_game_indexes(tournament_id)) >= settings.games:
+        return True
+    return settings.sprt is not None and sprt_monitor(store, settings, tournament_id).decided()
+
+
 def show_board(store: Any, settings: TournamentSettings, tournament_id: str, console: Console) -> None:
     from arena.results import leaderboard as lb
 
     rows = lb.leaderboard(store, settings.variant, tournament_id=tournament_id)
     console.print(lb.render(rows, "table", settings.variant))
+    if settings.sprt is not None:
+        status = sprt_monitor(store, settings, tournament_id).current()
+        finished = len(store.finished_game_indexes(tournament_id)) >= settings.games
+        console.print(f"[bold]{verdict(status, settings.sprt, finished)}[/]", highlight=False)
+        console.print(status_line(status, settings.players), highlight=False)
 
 
 # ---------------------------------------------------------------------- playing
@@ -218,13 +239,18 @@ async def play_with_progress(runner: MatchRunner, run: Run, console: Console) ->
         async with writer:  # one writer at a time, off the event loop
             await asyncio.to_thread(store.save_match, record)
 
+    monitor = sprt_monitor(store, settings, run.tournament_id) if settings.sprt is not None else None
     with progress_bar(console) as progress:
-        task = progress.add_task(settings.variant, total=settings.games, completed=len(done), status="")
+        task = progress.add_task(settings.variant, total=settings.games, completed=len(done),
+                                 status=monitor.line() if monitor else "")
 
         def on_game(record: MatchRecord, summary: RunSummary) -> None:
-            progress.update(task, advance=1, status=status_text(summary))
+            if monitor is not None and record.game_index is not None:
+                monitor.add(record.game_index, record.bots, record.places)
+            progress.update(task, advance=1, status=monitor.line() if monitor else status_text(summary))
 
-        return await play_games(runner, save, settings, run.tournament_id, done, on_game)
+        return await play_games(runner, save, settings, run.tournament_id, done, on_game,
+                                stop=monitor.decided if monitor else lambda: False)
 
 
 async def sigterm_as_ctrl_c(work: Awaitable[T]) -> T:

@@ -81,8 +81,11 @@ async def play_games(
     tournament_id: str,
     done_indexes: set[int],
     on_game: Callable[[MatchRecord, RunSummary], None] = lambda record, summary: None,
+    stop: Callable[[], bool] = lambda: False,
 ) -> RunSummary:
-    """Play every scheduled game not in ``done_indexes``, ``settings.concurrency`` at a time.
+    """Play every scheduled game not in ``done_indexes``, ``settings.concurrency`` at a time,
+    until ``stop()`` says so (an A/B test that is decided): then no game is started, and
+    the ones in flight end and are stored.
 
     At most one match of any deal is in flight at once: a free worker takes the first
     game (in index order) whose deal is not being played, and waits for a match to end
@@ -109,7 +112,7 @@ async def play_games(
         return None
 
     async def worker() -> None:
-        while pending:
+        while pending and not stop():
             game = take()
             if game is None:           # every pending deal is being played: wait for one to end
                 match_ended.clear()

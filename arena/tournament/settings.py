@@ -67,6 +67,11 @@ class TournamentSettings:
     server: str | None = None
     deals: str = DEAL_FORMATS[0]     # duplicate
     bots: list[dict[str, Any]] = field(default_factory=list)   # BotEntry fields, for local runs
+    # "round-robin", or "sprt": a duplicate A/B test (arena.tournament.sprt) whose
+    # ``sprt`` holds candidate, baseline, elo0, elo1, alpha and beta; the other bots are
+    # the opponents, and ``games`` is the limit (whole sets).
+    format: str = "round-robin"
+    sprt: dict[str, Any] | None = None
 
     @property
     def variant(self) -> str:
@@ -87,7 +92,17 @@ class TournamentSettings:
                          bool(b.get("extra_args")), dict(b.get("env") or {})) for b in self.bots]
 
     def schedule(self) -> list[ScheduledGame]:
+        if self.sprt is not None:
+            from arena.tournament.sprt import games_per_set, sprt_schedule
+
+            return sprt_schedule(self.sprt["candidate"], self.sprt["baseline"], self.opponents(), self.players,
+                                 self.games // games_per_set(self.players), self.seed)
         return make_schedule(self.bot_names(), self.players, self.games, self.seed, self.deals)
+
+    def opponents(self) -> list[str]:
+        """An A/B test's opponents: every bot but the candidate and the baseline."""
+        tested = (self.sprt["candidate"], self.sprt["baseline"]) if self.sprt else ()
+        return [name for name in self.bot_names() if name not in tested]
 
     def describe(self) -> str:
         """The tournament in words, for its start line.
@@ -95,6 +110,11 @@ class TournamentSettings:
         >>> TournamentSettings(games=8, deals="independent", bots=[{"name": "a"}, {"name": "b"}]).describe()
         'classic, 2 bots (a, b), 8 games, independent deals'
         """
+        if self.sprt is not None:
+            s = self.sprt
+            return (f"{self.variant}, SPRT {s['candidate']} against {s['baseline']}, elo0 {s['elo0']:g}, "
+                    f"elo1 {s['elo1']:g}, alpha {s['alpha']:g}, beta {s['beta']:g}, up to {self.games} games, "
+                    f"opponents {', '.join(self.opponents())}")
         return (f"{self.variant}, {len(self.bots)} bots ({', '.join(self.bot_names())}), "
                 f"{self.games} games, {self.deals} deals")
 
@@ -139,6 +159,14 @@ class TournamentRequest:
     server: str | None = None
     admin_token: str | None = None
     resume: str | None = None
+    # arena sprt: the two bots under test (NAME=COMMAND) and the test's bounds; the
+    # opponents are ``bots`` (or the sample bots).
+    candidate: str | None = None
+    baseline: str | None = None
+    elo0: float | None = None
+    elo1: float | None = None
+    alpha: float | None = None
+    beta: float | None = None
 
     def given_game_options(self) -> list[str]:
         """The options a ``--resume`` refuses (the stored tournament has its own).
@@ -146,13 +174,14 @@ class TournamentRequest:
         >>> TournamentRequest("arena.db", games=8, bots=["x=y"]).given_game_options()
         ['--games', '--bot']
         """
-        skip = {"db", "admin_token", "resume", "no_samples", "bots"}
+        skip = {"db", "admin_token", "resume", "no_samples", "bots", "candidate", "baseline"}
         named = [f"--{f.name.replace('_', '-')}" for f in fields(self)
                  if f.name not in skip and getattr(self, f.name) is not None]
         if self.bots:
             named.append("--bot")
         if self.no_samples:
             named.append("--no-samples")
+        named += [f"--{name}" for name in ("candidate", "baseline") if getattr(self, name) is not None]
         return named
 
 
@@ -211,6 +240,8 @@ def build_settings(req: TournamentRequest, notice: Callable[[str], None]) -> Tou
         deals=req.deals if req.deals is not None else ("independent" if req.server else DEFAULTS.deals),
         **{name: value for name, value in numbers.items() if value is not None},
     )
+    if req.candidate is not None or req.baseline is not None:
+        return _sprt_settings(req, settings, notice)
     if req.server is None:
         own = [parse_bot_option(text) for text in req.bots]  # check these before any npm install
         entries = ([] if req.no_samples else sample_lineup(notice)) + own
@@ -224,6 +255,50 @@ def build_settings(req: TournamentRequest, notice: Callable[[str], None]) -> Tou
     return settings
 
 
+# An A/B test stops when it is decided; this is its default limit.
+SPRT_MAX_GAMES = 2000
+
+
+def _sprt_settings(req: TournamentRequest, settings: TournamentSettings,
+                   notice: Callable[[str], None]) -> TournamentSettings:
+    """The settings of ``arena sprt``: the candidate, the baseline, the opponents (the
+    sample bots unless ``--opponent`` names some) and the bounds, all checked."""
+    from arena.results.sprt import SprtBounds
+
+    if req.candidate is None or req.baseline is None:
+        raise ConfigError("an A/B test needs both --candidate and --baseline (NAME=COMMAND)")
+    if req.server is not None:
+        raise ConfigError("arena sprt runs its bots itself; --server is not supported")
+    bounds = SprtBounds(*(value if value is not None else default for value, default in
+                          ((req.elo0, 0.0), (req.elo1, 10.0), (req.alpha, 0.05), (req.beta, 0.05))))
+    try:
+        bounds.check()
+    except ValueError as error:
+        raise ConfigError(str(error)) from None
+    candidate, baseline = parse_bot_option(req.candidate), parse_bot_option(req.baseline)
+    if candidate.command == baseline.command and candidate.cwd == baseline.cwd:
+        raise ConfigError(f"the candidate and the baseline run the same command ({' '.join(candidate.command)}): "
+                          "nothing to compare")
+    tested = {candidate.name, baseline.name}
+    if len(tested) < 2:
+        raise LineupError(f"the candidate and the baseline are both named {candidate.name!r}")
+    if req.bots:
+        opponents = [parse_bot_option(text) for text in req.bots]
+    elif req.no_samples:
+        opponents = []
+    else:   # the sample bots, but never one that shares a tested bot's name
+        opponents = [e for e in sample_lineup(notice) if e.name not in tested]
+    names = [e.name for e in (candidate, baseline, *opponents)]
+    duplicate = next((n for n in names if names.count(n) > 1), None)
+    if duplicate:
+        raise LineupError(f"two bots are named {duplicate!r}")
+    settings.bots = [TournamentSettings.entry_dict(e) for e in (candidate, baseline, *opponents)]
+    settings.format, settings.deals = "sprt", "duplicate"
+    settings.sprt = {"candidate": candidate.name, "baseline": baseline.name, "elo0": bounds.elo0,
+                     "elo1": bounds.elo1, "alpha": bounds.alpha, "beta": bounds.beta}
+    return settings
+
+
 def finalize_games(settings: TournamentSettings, requested: int | None, notice: Callable[[str], None]) -> None:
     """Set ``settings.games`` for its lineup: ``requested`` (or the default) rounded up to
     whole sets of seat rotations; a ScheduleError when the lineup cannot fill a table.
@@ -234,6 +309,9 @@ def finalize_games(settings: TournamentSettings, requested: int | None, notice: 
     >>> settings.games
     20
     """
+    if settings.sprt is not None:
+        _finalize_sprt_games(settings, requested, notice)
+        return
     wanted = requested if requested is not None else DEFAULTS.games
     bots = len(settings.bots)
     if bots < settings.players:
@@ -244,3 +322,20 @@ def finalize_games(settings: TournamentSettings, requested: int | None, notice: 
         notice(f"games rounded up from {wanted} to {settings.games} so that every bot plays every seat "
                f"equally often ({bots} bots, {settings.players} seats)")
     settings.schedule()  # raises ScheduleError for an impossible lineup
+
+
+def _finalize_sprt_games(settings: TournamentSettings, requested: int | None, notice: Callable[[str], None]) -> None:
+    """An A/B test's limit in whole sets (every rotation, both sides): at least one set."""
+    from arena.tournament.sprt import games_per_set
+
+    per_set = games_per_set(settings.players)
+    opponents = len(settings.opponents())
+    if opponents < settings.players - 1:
+        raise ScheduleError(f"{settings.players}-player tables need {settings.players - 1} opponents besides the "
+                            f"bot under test (there are {opponents})")
+    wanted = requested if requested is not None else SPRT_MAX_GAMES
+    settings.games = max(1, -(-wanted // per_set)) * per_set
+    if settings.games != wanted:
+        notice(f"the game limit is rounded up from {wanted} to {settings.games}: whole sets of {per_set} games "
+               f"(each of {settings.players} seats, once for each side)")
+    settings.schedule()

@@ -1,0 +1,82 @@
+"""``arena sprt``: a duplicate A/B test of two bots, handed to arena.tournament.command.
+
+The test runs as a tournament of format ``sprt`` (arena.tournament.sprt): it is stored,
+shown by ``arena tournaments``, resumed with ``--resume`` and reproduced from its seed
+like any other. The game options are those of ``arena tournament``.
+"""
+
+from __future__ import annotations
+
+import typer
+
+from arena.cli.common import DbOption, console, db_location, err_console
+from arena.cli.tournament import (
+    BIDDING_OPTION,
+    CONCURRENCY_OPTION,
+    DESTROYER_PENALTY_OPTION,
+    LENGTH_OPTION,
+    MAX_FAULTS_OPTION,
+    MOVE_TIME_OPTION,
+    NO_SAMPLES_OPTION,
+    PLAYERS_OPTION,
+    PLUS_MINUS_ONE_OPTION,
+    RESUME_OPTION,
+    ROUNDS_OPTION,
+    SEED_OPTION,
+    TIME_BANK_OPTION,
+    VARIANT_OPTION,
+)
+from arena.tournament.settings import SPRT_MAX_GAMES, TournamentRequest
+
+
+def sprt(
+    candidate: str | None = typer.Option(None, metavar="NAME=COMMAND", help="The bot under test (a new "
+                                         "version)", show_default=False),
+    baseline: str | None = typer.Option(None, metavar="NAME=COMMAND", help="The bot it is compared with "
+                                        "(the old version)", show_default=False),
+    opponent: list[str] = typer.Option([], "--opponent", metavar="NAME=COMMAND", help="An opponent at the "
+                                       "tables (repeatable) [default: the sample bots]", show_default=False),
+    elo0: float | None = typer.Option(None, help="H0: the candidate is at most this much stronger (Elo on the "
+                                      "duplicate-set score, docs/sprt.md) [default: 0]", show_default=False),
+    elo1: float | None = typer.Option(None, help="H1: the candidate is at least this much stronger "
+                                      "[default: 10]", show_default=False),
+    alpha: float | None = typer.Option(None, help="Chance of accepting H1 when H0 holds [default: 0.05]",
+                                       show_default=False),
+    beta: float | None = typer.Option(None, help="Chance of accepting H0 when H1 holds [default: 0.05]",
+                                      show_default=False),
+    max_games: int | None = typer.Option(None, help="Stop undecided after this many games, rounded up to whole "
+                                         f"sets [default: {SPRT_MAX_GAMES}]", show_default=False),
+    variant: str | None = VARIANT_OPTION,
+    rounds: int | None = ROUNDS_OPTION,
+    players: int | None = PLAYERS_OPTION,
+    seed: int | None = SEED_OPTION,
+    move_time: float | None = MOVE_TIME_OPTION,
+    time_bank: float | None = TIME_BANK_OPTION,
+    max_faults: int | None = MAX_FAULTS_OPTION,
+    concurrency: int | None = CONCURRENCY_OPTION,
+    bidding: str | None = BIDDING_OPTION,
+    plus_minus_one: bool | None = PLUS_MINUS_ONE_OPTION,
+    length: str | None = LENGTH_OPTION,
+    destroyer_penalty: int | None = DESTROYER_PENALTY_OPTION,
+    no_samples: bool = NO_SAMPLES_OPTION,
+    resume: str | None = RESUME_OPTION,
+    db: str | None = DbOption,
+) -> None:
+    """Is the candidate stronger than the baseline? A sequential test on duplicate sets.
+
+    Each set is one deal played in every seat rotation by the same opponents, once with
+    the candidate and once with the baseline in the seat under test; the test stops as
+    soon as the log-likelihood ratio crosses a bound (H0 or H1 accepted), or at --max-games.
+    """
+    from arena.tournament.command import run_tournament_command  # imported here: it brings grpc
+
+    if resume is None and (candidate is None or baseline is None):
+        raise typer.BadParameter("both are needed (NAME=COMMAND each)", param_hint="--candidate/--baseline")
+    request = TournamentRequest(
+        variant=variant, rounds=rounds, players=players, games=max_games, seed=seed, move_time=move_time,
+        time_bank=time_bank, max_faults=max_faults, concurrency=concurrency, bidding=bidding,
+        plus_minus_one=plus_minus_one, length=length, destroyer_penalty=destroyer_penalty, bots=opponent,
+        no_samples=no_samples, resume=resume, db=db_location(db), candidate=candidate, baseline=baseline,
+        elo0=elo0, elo1=elo1, alpha=alpha, beta=beta,
+    )
+    run_tournament_command(request, console, err_console)
