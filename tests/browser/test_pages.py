@@ -87,8 +87,9 @@ def test_the_last_step_shows_the_stored_totals(site: Site, page: Page, screensho
     screenshot(page, f"match-{kind}")
 
 
-def test_stepping_through_a_whole_match_one_decision_at_a_time(site: Site, page: Page) -> None:
-    match = site.matches["classic-hidden"]
+@pytest.mark.parametrize("kind", ["classic-hidden", "classic-secret"])
+def test_stepping_through_a_whole_match_one_decision_at_a_time(site: Site, page: Page, kind: str) -> None:
+    match = site.matches[kind]
     open_viewer(page, f"{site.url}/matches/{match.match_id}", match.decisions)
     page.locator("#first").click()
     assert step(page) == (0, match.decisions)
