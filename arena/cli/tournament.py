@@ -87,6 +87,9 @@ def tournament(
                                       "bots there", show_default=False),
     admin_token: str | None = typer.Option(None, envvar="ARENA_ADMIN_TOKEN", help="With --server: the "
                                            "admin token `arena serve` printed", show_default=False),
+    gauntlet: str | None = typer.Option(None, metavar="NAME", help="A gauntlet: every table has this bot of the "
+                                        "lineup and opponents from the rest; the result is its rating and its "
+                                        "record against each", show_default=False),
     resume: str | None = RESUME_OPTION,
     db: str | None = DbOption,
 ) -> None:
@@ -98,5 +101,6 @@ def tournament(
         time_bank=time_bank, max_faults=max_faults, concurrency=concurrency, deals=deals, bidding=bidding,
         plus_minus_one=plus_minus_one, length=length, destroyer_penalty=destroyer_penalty, bots=bot,
         no_samples=no_samples, server=server, admin_token=admin_token, resume=resume, db=db_location(db),
+        gauntlet=gauntlet,
     )
     run_tournament_command(request, console, err_console)

@@ -201,12 +201,38 @@ def show_board(store: Any, settings: TournamentSettings, tournament_id: str, con
     from arena.results import leaderboard as lb
 
     rows = lb.leaderboard(store, settings.variant, tournament_id=tournament_id)
+    if settings.gauntlet is not None:
+        show_gauntlet(store, settings, tournament_id, [r for r in rows if r.bot == settings.gauntlet], console)
+        return
     console.print(lb.render(rows, "table", settings.variant))
     if settings.sprt is not None:
         status = sprt_monitor(store, settings, tournament_id).current()
         finished = len(store.finished_game_indexes(tournament_id)) >= settings.games
         console.print(f"[bold]{verdict(status, settings.sprt, finished)}[/]", highlight=False)
         console.print(status_line(status, settings.players), highlight=False)
+
+
+def show_gauntlet(store: Any, settings: TournamentSettings, tournament_id: str, rows: list[Any],
+                  console: Console) -> None:
+    """A gauntlet's result: its bot's row of the board (rating and interval: the pool's
+    ratings only anchor it), then how it fared against each opponent."""
+    from rich.table import Table
+
+    from arena.results import crosstable as ct
+    from arena.results import leaderboard as lb
+
+    console.print(lb.render(rows, "table", settings.variant))
+    bot = settings.gauntlet
+    table = Table(title=f"{bot} against each opponent", title_style="bold")
+    for header in ("Opponent", "Games", "Ahead", "Behind", "Level", "Score", "Mean place diff"):
+        table.add_column(header, justify="left" if header == "Opponent" else "right")
+    pairs = ct.crosstable(store, settings.variant, tournament_id).pairs
+    for opponent in settings.opponents():
+        p = pairs.get((bot or "", opponent))
+        if p is not None:
+            table.add_row(opponent, str(p.games), str(p.ahead), str(p.behind), str(p.level), f"{100 * p.score:.1f}%",
+                          f"{p.avg_place_diff:+.2f}")
+    console.print(table)
 
 
 # ---------------------------------------------------------------------- playing

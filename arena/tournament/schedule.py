@@ -152,6 +152,12 @@ def make_schedule(bots: list[str], players: int, games: int, master_seed: int,
         raise ScheduleError(f"games must be a multiple of the table size {players} (got {games})")
     rng = random.Random(derive_seed(master_seed, "tables"))
     tables = draw_tables(list(bots), players, games // players, rng)
+    return _rotations(tables, players, master_seed, deals)
+
+
+def _rotations(tables: list[tuple[str, ...]], players: int, master_seed: int, deals: str) -> list[ScheduledGame]:
+    """Every table in every seat rotation, with its deal (one per table when duplicate,
+    one per game when independent) and the bots' seeds."""
     key = bot_seed_key(master_seed)
     schedule = []
     for number, table in enumerate(tables):
@@ -165,3 +171,35 @@ def make_schedule(bots: list[str], players: int, games: int, master_seed: int,
             bot_seeds = tuple(bot_seed(key, index, seat) for seat in range(players))
             schedule.append(ScheduledGame(index, deal, rotation, seated, seed, bot_seeds, number))
     return schedule
+
+
+def gauntlet_schedule(bot: str, opponents: list[str], players: int, games: int, master_seed: int,
+                      deals: str = "duplicate") -> list[ScheduledGame]:
+    """A gauntlet: every table is ``bot`` and ``players - 1`` of ``opponents``, drawn so
+    that each opponent plays and meets the others equally often; each table is played
+    in every rotation, as in :func:`make_schedule` (``games`` already rounded with
+    :func:`gauntlet_games`).
+
+    >>> games = gauntlet_schedule("me", ["a", "b", "c"], players=3, games=9, master_seed=1)
+    >>> all("me" in g.bots for g in games), sorted({g.bots.index("me") for g in games})
+    (True, [0, 1, 2])
+    """
+    if bot in opponents:
+        raise ScheduleError(f"the gauntlet's bot {bot!r} cannot be its own opponent")
+    if len(opponents) < players - 1:
+        raise ScheduleError(f"{players}-player tables need {players - 1} opponents besides {bot} "
+                            f"(the lineup has {len(opponents)})")
+    if games % players:
+        raise ScheduleError(f"games must be a multiple of the table size {players} (got {games})")
+    rng = random.Random(derive_seed(master_seed, "gauntlet tables"))
+    drawn = draw_tables(list(opponents), players - 1, games // players, rng)
+    # The bot's seat at each table is its own draw; the rotations then seat it everywhere.
+    tables = [table[:at] + (bot,) + table[at:] for table in drawn for at in [rng.randrange(players)]]
+    return _rotations(tables, players, master_seed, deals)
+
+
+def gauntlet_games(requested: int, opponents: int, players: int) -> int:
+    """``requested`` rounded up so that every opponent plays equally often (whole
+    rotations of enough tables); at least one such unit."""
+    unit = players * (opponents // math.gcd(opponents, players - 1))
+    return max(1, math.ceil(requested / unit)) * unit

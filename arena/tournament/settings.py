@@ -28,6 +28,8 @@ from arena.tournament.schedule import (
     DEAL_FORMATS,
     ScheduledGame,
     ScheduleError,
+    gauntlet_games,
+    gauntlet_schedule,
     make_schedule,
     new_master_seed,
     round_games,
@@ -67,11 +69,13 @@ class TournamentSettings:
     server: str | None = None
     deals: str = DEAL_FORMATS[0]     # duplicate
     bots: list[dict[str, Any]] = field(default_factory=list)   # BotEntry fields, for local runs
-    # "round-robin", or "sprt": a duplicate A/B test (arena.tournament.sprt) whose
-    # ``sprt`` holds candidate, baseline, elo0, elo1, alpha and beta; the other bots are
-    # the opponents, and ``games`` is the limit (whole sets).
+    # "round-robin"; "gauntlet": every table has the bot ``gauntlet`` and opponents from
+    # the rest; or "sprt": a duplicate A/B test (arena.tournament.sprt) whose ``sprt``
+    # holds candidate, baseline, elo0, elo1, alpha and beta, the other bots being the
+    # opponents and ``games`` the limit (whole sets).
     format: str = "round-robin"
     sprt: dict[str, Any] | None = None
+    gauntlet: str | None = None
 
     @property
     def variant(self) -> str:
@@ -97,11 +101,14 @@ class TournamentSettings:
 
             return sprt_schedule(self.sprt["candidate"], self.sprt["baseline"], self.opponents(), self.players,
                                  self.games // games_per_set(self.players), self.seed)
+        if self.gauntlet is not None:
+            return gauntlet_schedule(self.gauntlet, self.opponents(), self.players, self.games, self.seed, self.deals)
         return make_schedule(self.bot_names(), self.players, self.games, self.seed, self.deals)
 
     def opponents(self) -> list[str]:
-        """An A/B test's opponents: every bot but the candidate and the baseline."""
-        tested = (self.sprt["candidate"], self.sprt["baseline"]) if self.sprt else ()
+        """Every bot but the one(s) under test: an A/B test's candidate and baseline, a
+        gauntlet's bot (in a round robin, every bot)."""
+        tested = (self.sprt["candidate"], self.sprt["baseline"]) if self.sprt else (self.gauntlet,)
         return [name for name in self.bot_names() if name not in tested]
 
     def describe(self) -> str:
@@ -115,6 +122,9 @@ class TournamentSettings:
             return (f"{self.variant}, SPRT {s['candidate']} against {s['baseline']}, elo0 {s['elo0']:g}, "
                     f"elo1 {s['elo1']:g}, alpha {s['alpha']:g}, beta {s['beta']:g}, up to {self.games} games, "
                     f"opponents {', '.join(self.opponents())}")
+        if self.gauntlet is not None:
+            return (f"{self.variant}, gauntlet of {self.gauntlet} against {len(self.opponents())} bots "
+                    f"({', '.join(self.opponents())}), {self.games} games, {self.deals} deals")
         return (f"{self.variant}, {len(self.bots)} bots ({', '.join(self.bot_names())}), "
                 f"{self.games} games, {self.deals} deals")
 
@@ -167,6 +177,7 @@ class TournamentRequest:
     elo1: float | None = None
     alpha: float | None = None
     beta: float | None = None
+    gauntlet: str | None = None     # a bot of the lineup that plays every table
 
     def given_game_options(self) -> list[str]:
         """The options a ``--resume`` refuses (the stored tournament has its own).
@@ -250,9 +261,18 @@ def build_settings(req: TournamentRequest, notice: Callable[[str], None]) -> Tou
         if duplicate:
             raise LineupError(f"two bots are named {duplicate!r}")
         settings.bots = [TournamentSettings.entry_dict(e) for e in entries]
+        check_gauntlet(settings, req.gauntlet)
     elif req.bots or req.no_samples:
         raise LineupError("with --server the lineup is the bots connected to that server; drop --bot/--no-samples")
+    if req.gauntlet is not None:
+        settings.format, settings.gauntlet = "gauntlet", req.gauntlet
     return settings
+
+
+def check_gauntlet(settings: TournamentSettings, name: str | None) -> None:
+    """A gauntlet's bot must be one of the lineup (a LineupError otherwise)."""
+    if name is not None and name not in settings.bot_names():
+        raise LineupError(f"--gauntlet {name}: no bot of that name in the lineup ({', '.join(settings.bot_names())})")
 
 
 # An A/B test stops when it is decided; this is its default limit.
@@ -312,6 +332,9 @@ def finalize_games(settings: TournamentSettings, requested: int | None, notice: 
     if settings.sprt is not None:
         _finalize_sprt_games(settings, requested, notice)
         return
+    if settings.gauntlet is not None:
+        _finalize_gauntlet_games(settings, requested, notice)
+        return
     wanted = requested if requested is not None else DEFAULTS.games
     bots = len(settings.bots)
     if bots < settings.players:
@@ -338,4 +361,20 @@ def _finalize_sprt_games(settings: TournamentSettings, requested: int | None, no
     if settings.games != wanted:
         notice(f"the game limit is rounded up from {wanted} to {settings.games}: whole sets of {per_set} games "
                f"(each of {settings.players} seats, once for each side)")
+    settings.schedule()
+
+
+def _finalize_gauntlet_games(settings: TournamentSettings, requested: int | None,
+                             notice: Callable[[str], None]) -> None:
+    """A gauntlet's games, rounded up so that every opponent plays equally often."""
+    check_gauntlet(settings, settings.gauntlet)
+    opponents = len(settings.opponents())
+    if opponents < settings.players - 1:
+        raise ScheduleError(f"{settings.players}-player tables need {settings.players - 1} opponents besides "
+                            f"{settings.gauntlet} (the lineup has {opponents})")
+    wanted = requested if requested is not None else DEFAULTS.games
+    settings.games = gauntlet_games(wanted, opponents, settings.players)
+    if settings.games != wanted:
+        notice(f"games rounded up from {wanted} to {settings.games} so that every opponent meets "
+               f"{settings.gauntlet} equally often ({opponents} opponents, {settings.players} seats)")
     settings.schedule()
