@@ -9,6 +9,7 @@ import json
 import random
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -19,6 +20,7 @@ from test_store import played
 from arena.records import FaultRecord, MatchRecord
 from arena.results import Store
 from arena.results.leaderboard import FORMATS, LeaderboardRow, board, export, leaderboard, render, render_board
+from arena.results.ratings import pairwise_from_tables
 from arena.results.think_times import RESOLUTION
 
 
@@ -106,6 +108,10 @@ def test_the_same_matches_give_the_same_board_in_any_database(tmp_path: Path) ->
     bots = ["ann", "bob", "cy", "dee"]
     matches = [classic(f"m{i}", [(bot, 0, place, 0) for bot, place in zip(bots, rng.choice(orders))])
                for i in range(30)]
+    for i, record in enumerate(matches):
+        # Each its own deal: tournament matches sharing a seed would be one unit of the
+        # bootstrap (a duplicate deal), which is a difference the board must show.
+        record.seed = i
     with Store(str(tmp_path / "one.db")) as one, Store(str(tmp_path / "two.db")) as two:
         one.save_matches(matches)
         two.ensure_bot("zed")
@@ -183,7 +189,9 @@ def test_markdown(filled: Store) -> None:
     text = render(leaderboard(filled, "classic", samples=50), "md", "classic")
     lines = text.splitlines()
     assert lines[0].startswith("| # | Bot | Rating | ± | Elo |")
-    assert len(lines) == 2 + 4 and lines[2].startswith("| 1 | ann |")
+    assert len([line for line in lines if line.startswith("|")]) == 2 + 4 and lines[2].startswith("| 1 | ann |")
+    # dee played one match and lost it: its rating says only "at most this"
+    assert lines[-1].startswith("**Note:** ≤: dee never won a pairwise game")
 
 
 def test_csv(filled: Store) -> None:
@@ -436,3 +444,94 @@ def test_extreme_says_lower_scores_are_better_in_every_format(store: Store) -> N
     plain_md = str(render_board(plain, "md"))
     assert "| Avg score |" in plain_md and "higher scores are better" in plain_md
     assert "avg_score" in str(render_board(plain, "csv")).splitlines()[0].split(",")
+
+
+# --------------------------------------------------------------------------------------
+# Deals, shared places only, groups that never met, ratings that are only bounds
+# --------------------------------------------------------------------------------------
+
+
+def _render_all(result: Any) -> dict[str, str]:
+    """Every format of a board as text (the table as a wide terminal prints it)."""
+    console = Console(record=True, width=200)
+    render_board(result, "table", console=console)
+    texts = {fmt: str(render_board(result, fmt)) for fmt in ("md", "html", "json", "csv")}
+    return {**texts, "table": console.export_text()}
+
+
+def test_tournament_matches_reach_the_rating_with_their_deal(store: Store) -> None:
+    # Two deals of one tournament, each played in two rotations (one engine seed each),
+    # and a match outside any tournament: three units for the bootstrap, not five.
+    tid = store.create_tournament({"deals": "duplicate"}, master_seed=1)
+    for index, (seed, seats) in enumerate([(7, [("ann", 9, 1, 0), ("bob", 1, 2, 0)]),
+                                           (7, [("bob", 5, 1, 0), ("ann", 2, 2, 0)]),
+                                           (8, [("ann", 9, 1, 0), ("bob", 1, 2, 0)]),
+                                           (8, [("bob", 1, 2, 0), ("ann", 9, 1, 0)])]):
+        record = classic(f"t{index}", seats, tournament_id=tid, game_index=index)
+        record.seed = seed
+        store.save_match(record)
+    store.save_match(classic("alone", [("ann", 9, 1, 0), ("bob", 1, 2, 0)]))
+    inputs = store.leaderboard_inputs("classic")
+    [(bots, places, deal)] = inputs.deals
+    assert len(deal) == 4 and deal[0] == deal[1] != deal[2] == deal[3]
+    assert [inputs.bots[b] for b in bots[0]] == ["ann", "bob"] and places[0].tolist() == [1, 2]
+    assert sum(int(counts.sum()) for _, _, counts in inputs.tables) == 1     # the match outside
+    games = pairwise_from_tables(inputs.tables, len(inputs.bots), deals=inputs.deals)
+    assert (games.matches, games.unit_count) == (5, 3)
+    # One tournament's board reads only its own matches, with the same deals.
+    own = store.leaderboard_inputs("classic", tid)
+    assert own.tables == [] and len(own.deals[0][2]) == 4
+
+
+def test_a_match_of_shared_places_only_is_rated(store: Store) -> None:
+    # Every seat forfeited: all share the last place, and every pairwise result is a half.
+    store.save_match(played("all-out", "classic", ["ann", "bob", "cy", "dee"], seed=3, forfeited=[True] * 4))
+    rows = leaderboard(store, "classic", samples=20)
+    assert [row.rating for row in rows] == pytest.approx([1500.0] * 4)
+    assert {row.bound for row in rows} == {None}
+    assert "| 1500 |" in render(rows, "md", "classic")
+
+
+def test_groups_that_never_met_are_named_on_every_format(store: Store) -> None:
+    for i in range(6):
+        store.save_match(classic(f"a{i}", [("ann", 9, 1 + i % 2, 0), ("bob", 5, 2 - i % 2, 0)]))
+        store.save_match(classic(f"c{i}", [("cy", 9, 1 + (i % 3 == 0), 0), ("dee", 5, 2 - (i % 3 == 0), 0)]))
+    result = board(store, "classic", samples=50)
+    by_bot = {row.bot: row for row in result.rows}
+    assert {bot: row.group for bot, row in by_bot.items()} == {"ann": 1, "bob": 1, "cy": 2, "dee": 2}
+    # Each group is centred on its own: ann and bob are even, cy won 4 of 6 against dee.
+    assert by_bot["ann"].rating == pytest.approx(1500.0) and by_bot["bob"].rating == pytest.approx(1500.0)
+    assert by_bot["cy"].rating + by_bot["dee"].rating == pytest.approx(3000.0)
+    note = "The bots fall into 2 groups that never played each other"
+    texts = _render_all(result)
+    for fmt in ("md", "html", "table"):
+        assert note in texts[fmt].replace("\n", " ") or note in texts[fmt], fmt
+        assert "A: ann, bob; B: cy, dee" in texts[fmt], fmt
+    data = json.loads(texts["json"])
+    assert any(n.startswith(note) for n in data["notes"])
+    assert {r["bot"]: r["group"] for r in data["rows"]} == {"ann": 1, "bob": 1, "cy": 2, "dee": 2}
+    assert {p["bot"]: p["group"] for p in csv.DictReader(io.StringIO(texts["csv"]))}["dee"] == "2"
+    # A connected board has no groups and no note (one win each way: one would leave a
+    # group that never lost to the other, and its ratings only bounds).
+    store.save_match(classic("bridge", [("ann", 9, 1, 0), ("cy", 5, 2, 0)]))
+    store.save_match(classic("back", [("ann", 5, 2, 0), ("cy", 9, 1, 0)]))
+    joined = board(store, "classic", samples=20)
+    assert {row.group for row in joined.rows} == {None}
+    assert json.loads(str(render_board(joined, "json")))["notes"] == []
+
+
+def test_a_perfect_record_is_only_a_lower_bound(store: Store) -> None:
+    for i in range(5):
+        places = [1, 2 + i % 2, 3 - i % 2]
+        store.save_match(classic(f"m{i}", [("ace", 50, places[0], 0), ("bob", 20, places[1], 0),
+                                           ("cy", 10, places[2], 0)]))
+    result = board(store, "classic", samples=50)
+    ace = result.rows[0]
+    assert (ace.bot, ace.bound) == ("ace", "lower") and [r.bound for r in result.rows[1:]] == [None, None]
+    texts = _render_all(result)
+    shown = f"≥{ace.rating:.0f}"
+    for fmt in ("md", "html", "table"):
+        assert shown in texts[fmt] and "ace never lost a pairwise game" in texts[fmt].replace("\n", " "), fmt
+    data = json.loads(texts["json"])
+    assert data["rows"][0]["bound"] == "lower" and "only a lower bound" in data["notes"][0]
+    assert [p["bound"] for p in csv.DictReader(io.StringIO(texts["csv"]))] == ["lower", "", ""]

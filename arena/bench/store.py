@@ -7,13 +7,18 @@ transaction, full-size logs), and the leaderboard over 100,000 stored matches in
     >>> figures = bench_store(matches=20, leaderboard_matches=200)
     >>> figures["matches"], figures["leaderboard_matches"], figures["matches_per_s"] > 0
     (20, 200, True)
+    >>> figures["leaderboard_duplicate_seconds"] > 0
+    True
 
 The matches are real engine games of uniformly random legal decisions (``engine.new_game``
 with a seeded RNG): 4-player classic games of 15 rounds, 60 bids and 480 card plays
 (about 540 actions), with a latency for each decision and a timeout now and then. The
 leaderboard's matches are 1-round games (a leaderboard never reads logs) whose shared
 places are broken by the bots' strengths (see :func:`played_match`). Playing the games
-is not part of any timed figure.
+is not part of any timed figure. The leaderboard is timed twice: over matches outside
+any tournament (read as counted outcomes), and over as many matches of one duplicate
+tournament (read one by one with their deal, the bootstrap's unit: see
+``arena.store.queries.dealt_matches``).
 """
 
 from __future__ import annotations
@@ -120,6 +125,29 @@ def fill_leaderboard(store: Store, matches: int, rng: random.Random, pool: list[
     return fill_seconds
 
 
+def fill_duplicate_tournament(store: Store, matches: int, rng: random.Random, pool: list[str],
+                              strength: dict[str, float], batch: int = 5000) -> float:
+    """Store ``matches`` matches of one duplicate tournament (``dup-0``, ...): tables of 4 of
+    ``pool``, each deal played in the 4 rotations of its table (the same engine seed), as
+    :func:`fill_leaderboard`'s 1-round games with strict places. Return the seconds spent
+    saving. The leaderboard then reads every match with its deal (the bootstrap's unit)."""
+    tournament_id = store.create_tournament({"deals": "duplicate"}, master_seed=rng.getrandbits(62))
+    fill_seconds = 0.0
+    for first in range(0, matches, batch):
+        played = []
+        for index in range(first, min(first + batch, matches)):
+            if index % 4 == 0:
+                table, deal_seed = _table(rng, pool, 4), rng.getrandbits(62)
+            seated = table[index % 4:] + table[:index % 4]
+            record = played_match(rng, f"dup-{index}", seated, rounds=1, strength=strength, strict_places=True)
+            record.seed, record.tournament_id, record.game_index = deal_seed, tournament_id, index
+            played.append(record)
+        started = time.perf_counter()
+        store.save_matches(played)
+        fill_seconds += time.perf_counter() - started
+    return fill_seconds
+
+
 MATCHES = 2000                  # recorded one by one
 LEADERBOARD_MATCHES = 100_000   # stored in bulk for the leaderboard
 
@@ -139,6 +167,9 @@ def bench_store(
        bulk path (``save_matches`` in batches of 5,000; 1-round games, as the leaderboard
        never reads logs): ``leaderboard_fill_seconds``; then ``leaderboard(store,
        "classic")`` is timed, bootstrap included: ``leaderboard_seconds``.
+    3. A third fresh file gets as many matches of one duplicate tournament
+       (:func:`fill_duplicate_tournament`), and its leaderboard is timed the same way:
+       ``leaderboard_duplicate_seconds``.
 
     ``path`` is a directory for the two database files (default: a temporary one, removed
     afterwards). ``bots`` sit at random 4-player tables.
@@ -151,7 +182,8 @@ def bench_store(
         os.makedirs(directory, exist_ok=True)
         record_path = os.path.join(directory, "bench-record.db")
         board_path = os.path.join(directory, "bench-leaderboard.db")
-        for stale in (record_path, board_path):
+        duplicate_path = os.path.join(directory, "bench-duplicate.db")
+        for stale in (record_path, board_path, duplicate_path):
             for suffix in ("", "-wal", "-shm"):
                 if os.path.exists(stale + suffix):
                     os.remove(stale + suffix)
@@ -175,6 +207,13 @@ def bench_store(
         leaderboard_seconds = time.perf_counter() - started
         store.close()
 
+        store = Store(duplicate_path)
+        fill_duplicate_tournament(store, leaderboard_matches, rng, pool, strength)
+        started = time.perf_counter()
+        leaderboard(store, "classic")
+        duplicate_seconds = time.perf_counter() - started
+        store.close()
+
     return {
         "matches": matches,
         "matches_per_s": round(matches / record_seconds, 1),
@@ -187,6 +226,7 @@ def bench_store(
         "leaderboard_matches": leaderboard_matches,
         "leaderboard_fill_seconds": round(fill_seconds, 2),
         "leaderboard_seconds": round(leaderboard_seconds, 3),
+        "leaderboard_duplicate_seconds": round(duplicate_seconds, 3),
         "bots": len(rows),
     }
 

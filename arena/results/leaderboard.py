@@ -74,6 +74,14 @@ class LeaderboardRow:
     think_p50_ms: float | None = None
     think_p99_ms: float | None = None
     timeouts: int = 0                # faults of kind "timeout" (also counted in faults)
+    # "lower" when the rating is only a lower bound (the bot, or it and the bots level
+    # with it, never lost a pairwise game to the rest of its group), "upper" the other
+    # way round, "none" when it is neither; None: a rating like any other (see
+    # arena.results.ratings.rating_bounds).
+    bound: str | None = None
+    # The bot's comparison group, 1, 2, ..., when the board's bots fall into groups that
+    # never met (their ratings compare only within a group); None when they all did.
+    group: int | None = None
 
 
 @dataclass
@@ -190,9 +198,10 @@ def game_options(stored: dict[str, Any] | None, variant: str) -> dict[str, Any] 
 def _rows(inputs: LeaderboardInputs, variant: str, min_games: int, samples: int, seed: int) -> list[LeaderboardRow]:
     """The sorted, ranked rows of a board from what the store read."""
     index = {name: i for i, name in enumerate(inputs.bots)}
-    games = pairwise_from_tables(inputs.tables, n_bots=len(inputs.bots))
+    games = pairwise_from_tables(inputs.tables, n_bots=len(inputs.bots), deals=inputs.deals)
     fit = rate(games, samples=samples, seed=seed)
     elo = inputs.elo
+    grouped = len(set(fit.groups.tolist())) > 1
 
     rows = []
     for agg in inputs.aggregates:
@@ -206,7 +215,7 @@ def _rows(inputs: LeaderboardInputs, variant: str, min_games: int, samples: int,
             exact_bid_rate=((agg.exact_bids or 0) / agg.rounds) if variant == "classic" and agg.rounds else None,
             faults=agg.faults, forfeits=agg.forfeits,
             think_p50_ms=agg.think_times.percentile(50), think_p99_ms=agg.think_times.percentile(99),
-            timeouts=agg.timeouts,
+            timeouts=agg.timeouts, bound=fit.bounds[i], group=int(fit.groups[i]) + 1 if grouped else None,
         ))
     rows.sort(key=lambda r: (-r.rating, -r.games, r.bot))
     for rank, row in enumerate(rows, start=1):
@@ -243,7 +252,7 @@ def _ms(value: float | None) -> str:
 def _cells(row: LeaderboardRow, variant: str) -> list[str]:
     """One row as display strings (md, html, table)."""
     cells = [
-        str(row.rank), row.bot, f"{row.rating:.0f}", f"±{row.interval:.0f}",
+        str(row.rank), row.bot, _rating_text(row), "–" if row.bound else f"±{row.interval:.0f}",
         "–" if row.elo is None else f"{row.elo:.0f}", str(row.games), f"{row.avg_score:.1f}",
         f"{row.avg_place:.2f}",
     ]
@@ -251,6 +260,62 @@ def _cells(row: LeaderboardRow, variant: str) -> list[str]:
         cells.append("–" if row.exact_bid_rate is None else f"{100 * row.exact_bid_rate:.1f}%")
     cells += [_ms(row.think_p50_ms), _ms(row.think_p99_ms), str(row.faults), str(row.timeouts)]
     return cells
+
+
+_BOUND_SIGNS = {"lower": "≥", "upper": "≤", "none": "~"}
+
+
+def _group_name(group: int) -> str:
+    """A comparison group's name on a board: A, B, ... (then numbers)."""
+    return chr(ord("A") + group - 1) if group <= 26 else str(group)
+
+
+def _rating_text(row: LeaderboardRow) -> str:
+    """The rating as the board shows it: ``≥1834`` for a lower bound, ``1620 [B]`` in group B.
+
+    >>> row = LeaderboardRow(1, "a", 1834.4, 50.0, None, 3, 1.0, 1.0, None, 0, 0, bound="lower", group=2)
+    >>> _rating_text(row)
+    '≥1834 [B]'
+    """
+    text = _BOUND_SIGNS.get(row.bound or "", "") + f"{row.rating:.0f}"
+    return text + (f" [{_group_name(row.group)}]" if row.group is not None else "")
+
+
+def board_notes(rows: Sequence[LeaderboardRow]) -> list[str]:
+    """What a reader must know to read the ratings of these rows: the bots fall into groups
+    that never met, or some ratings are only bounds. Every format shows them.
+
+    >>> rows = [LeaderboardRow(1, "a", 1600.0, 9.0, None, 3, 1.0, 1.0, None, 0, 0, group=1),
+    ...         LeaderboardRow(2, "b", 1400.0, 9.0, None, 3, 1.0, 1.0, None, 0, 0, group=1, bound="upper"),
+    ...         LeaderboardRow(3, "c", 1500.0, 0.0, None, 1, 1.0, 1.0, None, 0, 0, group=2)]
+    >>> for note in board_notes(rows): print(note)
+    The bots fall into 2 groups that never played each other, not even through other bots: A: a, b; B: c. Ratings compare only within a group; each group averages 1500.
+    ≤: b never won a pairwise game, nor shared a place, against any other bot of its group, so its rating is only an upper bound.
+    """  # noqa: E501 (the notes are one line each)
+    notes = []
+    groups: dict[int, list[str]] = {}
+    for row in rows:
+        if row.group is not None:
+            groups.setdefault(row.group, []).append(row.bot)
+    if len(groups) > 1:
+        listed = "; ".join(f"{_group_name(g)}: {', '.join(bots)}" for g, bots in sorted(groups.items()))
+        notes.append(f"The bots fall into {len(groups)} groups that never played each other, not even through "
+                     f"other bots: {listed}. Ratings compare only within a group; each group averages 1500.")
+    for bound, text in (
+            ("lower", "never lost a pairwise game, nor shared a place, to {others}, so {whose} rating is only a "
+                      "lower bound"),
+            ("upper", "never won a pairwise game, nor shared a place, against {others}, so {whose} rating is "
+                      "only an upper bound"),
+            ("none", "won only against some of {whose} group and lost only to the others, so {whose} rating "
+                     "is not bounded either way")):
+        bots = [row.bot for row in rows if row.bound == bound]
+        if bots:
+            many = len(bots) > 1
+            words = text.format(whose="their" if many else "its",
+                                others="a bot of their group other than these" if many else
+                                "any other bot of its group")
+            notes.append(f"{_BOUND_SIGNS[bound]}: {', '.join(bots)} {words}.")
+    return notes
 
 
 def _headers(variant: str) -> list[str]:
@@ -289,6 +354,7 @@ def _as_json(rows: list[LeaderboardRow], variant: str, title: str | None = None,
     data: dict[str, Any] = {"variant": variant, "title": title or title_of(variant)}
     if metadata is not None:
         data["metadata"] = asdict(metadata)
+    data["notes"] = board_notes(rows)
     data["rows"] = [_row_json(r) for r in rows]
     return data
 
@@ -427,7 +493,8 @@ def render(
         # together (rich would drop whole columns).
         fold = console is None or sum(widths) + 2 * len(widths) > console.width
         folded = [_FOLDED.get(h, h.replace(" ", "\n")) if fold else h for h in headers]
-        table = Table(title=title, caption=_THINK_NOTE, box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True,
+        caption = "\n".join([*board_notes(rows), _THINK_NOTE])
+        table = Table(title=title, caption=caption, box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True,
                       padding=0 if fold else (0, 1), show_edge=not fold)
         for i, header in enumerate(folded):
             widest = max([len(row_cells[i]) for row_cells in cells] + [max(map(len, header.split("\n")))])
@@ -441,6 +508,9 @@ def render(
         lines = _markdown_header(title, metadata) if metadata is not None else []
         lines += ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
         lines += ["| " + " | ".join(c.replace("|", "\\|") for c in _cells(r, variant)) + " |" for r in rows]
+        notes = board_notes(rows)
+        if notes:
+            lines += [""] + [f"**Note:** {_md_text(note)}" for note in notes]
         if metadata is not None:
             lines += ["", _THINK_NOTE]
         if replays:
@@ -466,9 +536,10 @@ def render(
         body = "\n".join(
             "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in _cells(r, variant)) + "</tr>" for r in rows
         )
+        notes_html = "".join(f'<p class="note">{html.escape(note)}</p>\n' for note in board_notes(rows))
         page_body = _BOARD_BODY.format(head=head, body=body,
                                        metadata=_html_metadata(metadata) if metadata is not None else "",
-                                       think_note=html.escape(_THINK_NOTE))
+                                       think_note=html.escape(_THINK_NOTE), notes=notes_html)
         if elo_plot:
             page_body += f'<h2>Online Elo</h2>\n<div id="elo">{elo_plot}</div>\n'
         if replays:
@@ -519,7 +590,7 @@ _BOARD_BODY = """{metadata}<table>
 {body}
 </tbody>
 </table>
-<p>Rating: Bradley&ndash;Terry maximum likelihood on the Elo scale, 1500 = the average bot;
+{notes}<p>Rating: Bradley&ndash;Terry maximum likelihood on the Elo scale, 1500 = the average bot;
 &plusmn; is the 95% bootstrap interval. Elo: the online rating after the latest match.
 {think_note}</p>
 """
@@ -530,6 +601,7 @@ dl.metadata { display: grid; grid-template-columns: max-content auto; gap: 0.2em
 dl.metadata dt { font-weight: bold; }
 dl.metadata dd { margin: 0; }
 dl.metadata ul { margin: 0; padding-left: 1.2em; }
+p.note { font-weight: bold; }
 """
 
 

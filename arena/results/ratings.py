@@ -6,7 +6,8 @@ The other one, the online Elo kept after every match, is ``arena.results.elo``.
 *Bradley–Terry* is what the leaderboard sorts by: the maximum-likelihood rating for all
 pairwise results at once, so the order of matches does not matter. Every match with N
 seats is read as N·(N−1)/2 pairwise games (a better place wins, a shared place is half a
-win each). Its 95% interval comes from a bootstrap over whole matches::
+win each). Its 95% interval comes from a bootstrap over whole deals (the matches
+played with the same cards; a match outside a tournament is a deal of its own)::
 
     >>> games = pairwise_games(match_keys=[0, 0, 1, 1], bots=[0, 1, 0, 1], places=[1, 2, 2, 1], n_bots=2)
     >>> games.matches, games.wins().tolist()
@@ -49,6 +50,8 @@ class PairwiseGames:
     entry_a: np.ndarray             # (entries,)
     entry_b: np.ndarray             # (entries,)
     entry_score: np.ndarray         # (entries,)
+    # What the bootstrap redraws whole (see Units); None: every match is its own unit.
+    units: Units | None = None
     # A cache for wins(), built on first use: the cells and patterns of the decisive
     # games, then of the shared places.
     _cells: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = field(
@@ -57,6 +60,11 @@ class PairwiseGames:
     @property
     def matches(self) -> int:
         return int(self.pattern_counts.sum())
+
+    @property
+    def unit_count(self) -> int:
+        """How many units the bootstrap redraws: deals, and matches that are their own unit."""
+        return self.matches if self.units is None else int(self.units.counts.sum())
 
     def wins(self, pattern_weights: np.ndarray | None = None) -> np.ndarray:
         """The n×n matrix of (weighted) wins: ``W[i, j]`` = i's wins against j, halves for shares.
@@ -77,10 +85,38 @@ class PairwiseGames:
                            np.concatenate([(a * n + b)[shared], (b * n + a)[shared]]),
                            np.concatenate([self.entry_pattern[shared]] * 2))
         decisive_cells, decisive_pattern, shared_cells, shared_pattern = self._cells
-        wins = np.bincount(decisive_cells, weights[decisive_pattern], n * n)
+        # np.bincount of no values gives integers whatever the weights: a board whose every
+        # pairwise result is a shared place (every seat forfeited) would fail to add the halves.
+        wins = np.bincount(decisive_cells, weights[decisive_pattern], n * n).astype(float, copy=False)
         if len(shared_cells):
             np.add(wins, 0.5 * np.bincount(shared_cells, weights[shared_pattern], n * n), out=wins)
         return wins.reshape(n, n)
+
+
+@dataclass
+class Units:
+    """The units the bootstrap redraws whole, as *kinds* of unit with counts.
+
+    A unit is a deal: the matches a tournament played with the same cards (in the
+    duplicate format, one per rotation of the seats; see arena.tournament.schedule),
+    which share that deal's luck and so are not independent of each other. A match
+    outside a tournament, or in one whose every game has its own deal, is a unit alone.
+
+    ``counts[k]`` units are of kind k, and one unit of kind k holds ``entry_matches``
+    matches of outcome pattern ``entry_pattern`` for every entry with ``entry_kind == k``.
+    Units holding the same matches' outcomes are one kind (so drawing units can be a
+    multinomial over kinds, as drawing matches is over patterns).
+    """
+
+    counts: np.ndarray              # (kinds,)
+    entry_kind: np.ndarray          # (entries,)
+    entry_pattern: np.ndarray       # (entries,)
+    entry_matches: np.ndarray       # (entries,)
+
+    def pattern_weights(self, kind_weights: np.ndarray, patterns: int) -> np.ndarray:
+        """How many matches of each pattern ``kind_weights`` units of each kind hold."""
+        return np.bincount(self.entry_pattern, kind_weights[self.entry_kind] * self.entry_matches,
+                           patterns).astype(np.int64)
 
 
 # Seats are packed as bot * _PACK + place when matches are grouped into patterns.
@@ -117,7 +153,8 @@ def pairwise_games(
     for size in np.unique(sizes):
         rows = packed[starts[sizes == size][:, None] + np.arange(size)]
         # Sorting a row makes the pattern independent of who sat where.
-        groups.append(_unique_rows(np.sort(rows, axis=1), base=n_bots * _PACK))
+        unique, totals, _ = _unique_rows(np.sort(rows, axis=1), base=n_bots * _PACK)
+        groups.append((unique, totals))
     return _from_patterns(groups, n_bots)
 
 
@@ -144,29 +181,109 @@ def pairwise_from_outcomes(
 
 
 def pairwise_from_tables(
-    tables: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]], n_bots: int
+    tables: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]],
+    n_bots: int,
+    deals: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]] = (),
 ) -> PairwiseGames:
     """:class:`PairwiseGames` from counted outcomes as arrays, one entry per table size:
     ``(bots, places, counts)`` with ``bots`` and ``places`` of shape (outcomes, seats) and
     ``counts`` how many matches ended so. This is the fast path the leaderboard uses.
+    Each of these matches is a unit of the bootstrap on its own.
+
+    ``deals`` adds matches one by one, with the deal each was played with, one entry per
+    table size: ``(bots, places, deal)``, ``deal`` of shape (matches,). Matches with the
+    same ``deal`` number shared their cards and are redrawn together (see :class:`Units`).
 
     >>> bots, places = np.array([[0, 1], [0, 1]]), np.array([[1, 2], [2, 1]])
     >>> pairwise_from_tables([(bots, places, np.array([3, 1]))], n_bots=2).wins().tolist()
     [[0.0, 3.0], [1.0, 0.0]]
+    >>> dealt = pairwise_from_tables([], n_bots=2, deals=[(bots, places, np.array([7, 7]))])
+    >>> dealt.matches, dealt.unit_count, dealt.wins().tolist()
+    (2, 1, [[0.0, 1.0], [1.0, 0.0]])
     """
-    groups = []
+    rows_by_size: dict[int, tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]]] = {}
     for bots, places, counts in tables:
         keep = counts > 0
-        if not keep.any():
-            continue
-        if places.min() < 0 or places.max() >= _PACK:
-            raise ValueError("places must be between 0 and 63")
+        if keep.any():
+            _add_rows(rows_by_size, bots[keep], places[keep], 0, counts[keep])
+    for bots, places, deal in deals:
+        if len(deal):
+            _add_rows(rows_by_size, bots, places, 1, deal)
+    groups = []
+    counted = []        # per group: the counted matches of each of its patterns
+    dealt_deals, dealt_patterns = [], []
+    first_pattern = 0
+    for size in sorted(rows_by_size):
+        rows, counted_counts, deal_numbers = (np.concatenate(part) if part else np.zeros(0, np.int64)
+                                              for part in rows_by_size[size])
+        n_counted = len(counted_counts)
+        weights = np.concatenate([counted_counts, np.ones(len(deal_numbers), dtype=np.int64)])
         # Sorting a row makes the pattern independent of who sat where; merging equal rows
         # (in sorted order) makes the patterns independent of the order the rows came in,
         # so the seeded bootstrap draws the same for the same matches.
-        rows = np.sort(bots[keep] * _PACK + places[keep], axis=1)
-        groups.append(_unique_rows(rows, base=n_bots * _PACK, weights=counts[keep]))
-    return _from_patterns(groups, n_bots)
+        unique, totals, inverse = _unique_rows(rows.reshape(-1, size), base=n_bots * _PACK, weights=weights)
+        groups.append((unique, totals))
+        counted.append(np.bincount(inverse[:n_counted], weights=counted_counts, minlength=len(unique)))
+        dealt_deals.append(deal_numbers)
+        dealt_patterns.append(first_pattern + inverse[n_counted:])
+        first_pattern += len(unique)
+    games = _from_patterns(groups, n_bots)
+    if dealt_deals and sum(map(len, dealt_deals)):
+        games.units = _units(np.concatenate(counted).astype(np.int64), np.concatenate(dealt_deals),
+                             np.concatenate(dealt_patterns))
+    return games
+
+
+def _add_rows(by_size: dict[int, tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]]],
+              bots: np.ndarray, places: np.ndarray, part: int, values: np.ndarray) -> None:
+    """File packed, sorted seat rows under their table size, with their counts (``part``
+    0) or deal numbers (``part`` 1). Every counted row must be filed before any dealt one:
+    the rows of a size are read back counted first."""
+    if places.min() < 0 or places.max() >= _PACK:
+        raise ValueError("places must be between 0 and 63")
+    rows = np.sort(np.asarray(bots, dtype=np.int64) * _PACK + np.asarray(places, dtype=np.int64), axis=1)
+    entry = by_size.setdefault(rows.shape[1], ([], [], []))
+    entry[0].append(rows)
+    entry[1 + part].append(np.asarray(values, dtype=np.int64))
+
+
+def _units(counted: np.ndarray, deals: np.ndarray, patterns: np.ndarray) -> Units | None:
+    """The bootstrap's units: ``counted[p]`` matches of pattern p that are units alone, and
+    the dealt matches (deal number, pattern) grouped by deal. None when every unit is a
+    single match (the bootstrap then redraws matches, as without deals).
+
+    >>> u = _units(np.array([2, 0]), deals=np.array([5, 5, 9]), patterns=np.array([0, 1, 1]))
+    >>> u.counts.tolist(), u.entry_kind.tolist(), u.entry_pattern.tolist(), u.entry_matches.tolist()
+    ([2, 1, 1], [0, 1, 2, 2], [0, 1, 0, 1], [1, 1, 1, 1])
+    """
+    n_patterns = len(counted)
+    _, deal_index = np.unique(deals, return_inverse=True)
+    cells, per_cell = np.unique(deal_index.ravel() * n_patterns + patterns, return_counts=True)
+    deal_of, pattern_of = cells // n_patterns, cells % n_patterns
+    # One value per (pattern, matches of it in the unit): a unit's sorted values are its kind.
+    base = max(int(per_cell.max()), 1) + 1
+    values = pattern_of * base + per_cell
+    widths = np.bincount(deal_of)
+    starts = np.r_[0, np.cumsum(widths)[:-1]]
+    solo = np.flatnonzero(counted)
+    kinds: list[np.ndarray] = []
+    kind_counts: list[np.ndarray] = []
+    for width in np.unique(np.r_[widths, 1] if len(solo) else widths):
+        chosen = starts[widths == width]
+        rows = values[chosen[:, None] + np.arange(width)]
+        weights = np.ones(len(rows), dtype=np.int64)
+        if width == 1 and len(solo):
+            rows = np.concatenate([rows, (solo * base + 1)[:, None]])
+            weights = np.concatenate([weights, counted[solo]])
+        unique, inverse = np.unique(rows, axis=0, return_inverse=True)
+        kinds.append(unique)
+        kind_counts.append(np.bincount(inverse.ravel(), weights=weights, minlength=len(unique)).astype(np.int64))
+    if len(kinds) == 1 and kinds[0].shape[1] == 1 and np.all(kinds[0] % base == 1):
+        return None
+    entry_kind = np.concatenate([np.repeat(np.arange(len(k)), k.shape[1]) + offset for k, offset in
+                                 zip(kinds, np.r_[0, np.cumsum([len(k) for k in kinds])[:-1]])])
+    entry_values = np.concatenate([k.ravel() for k in kinds])
+    return Units(np.concatenate(kind_counts), entry_kind, entry_values // base, entry_values % base)
 
 
 def _from_patterns(groups: list[tuple[np.ndarray, np.ndarray]], n_bots: int) -> PairwiseGames:
@@ -197,10 +314,12 @@ def _from_patterns(groups: list[tuple[np.ndarray, np.ndarray]], n_bots: int) -> 
     )
 
 
-def _unique_rows(rows: np.ndarray, base: int, weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct rows, sorted, and how many times each occurs (with ``weights``: the sum
-    of the weights of its occurrences). ``np.unique(rows, axis=0, return_counts=True)``,
-    but faster when a row fits one int64."""
+def _unique_rows(rows: np.ndarray, base: int,
+                 weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct rows, sorted, how many times each occurs (with ``weights``: the sum
+    of the weights of its occurrences), and the distinct row of each row.
+    ``np.unique(rows, axis=0, return_counts=True, return_inverse=True)``, but faster when a
+    row fits one int64."""
     size = rows.shape[1]
     if base ** size >= 2**62:
         unique, inverse = np.unique(rows, axis=0, return_inverse=True)
@@ -210,7 +329,7 @@ def _unique_rows(rows: np.ndarray, base: int, weights: np.ndarray | None = None)
         _, first, inverse = np.unique(codes, return_index=True, return_inverse=True)
         unique = rows[first]
     totals = np.bincount(inverse.ravel(), weights=weights, minlength=len(unique))
-    return unique, totals.astype(np.int64)
+    return unique, totals.astype(np.int64), inverse.ravel()
 
 
 def _log_sigmoid(x: np.ndarray) -> np.ndarray:
@@ -322,12 +441,95 @@ def fit_bradley_terry(
 
 @dataclass
 class BradleyTerryRatings:
-    """Ratings relative to the mean (add 1500 for display) and the 95% interval half-widths."""
+    """Ratings relative to the mean (add 1500 for display) and the 95% interval half-widths.
+
+    ``groups`` numbers the bots' comparison groups (see :func:`comparison_groups`): when
+    there are several, each group's ratings are relative to that group's own mean.
+    ``bounds`` says which ratings are only bounds (see :func:`rating_bounds`).
+    """
 
     ratings: np.ndarray
     half_widths: np.ndarray
     matches: int
     samples: int
+    units: int = 0                  # what the bootstrap redrew: deals, and matches that are units alone
+    groups: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    bounds: list[str | None] = field(default_factory=list)
+
+
+def _reach(adjacent: np.ndarray) -> np.ndarray:
+    """``reach[i, j]``: j can be reached from i along ``adjacent`` edges (or is i)."""
+    step = adjacent.astype(np.float32)
+    reach = np.eye(len(adjacent), dtype=bool) | adjacent
+    while True:
+        # One more edge per pass: as many passes as the longest shortest path (a few).
+        wider = reach | ((reach.astype(np.float32) @ step) > 0)
+        if np.array_equal(wider, reach):
+            return reach
+        reach = wider
+
+
+def comparison_groups(wins: np.ndarray) -> np.ndarray:
+    """The connected groups of the comparison graph: bots that played each other, directly
+    or through others, share a number (0 for the group of bot 0, then in order of first
+    member). Ratings in different groups say nothing about each other.
+
+    >>> comparison_groups(np.array([[0, 1, 0], [2, 0, 0], [0, 0, 0]], dtype=float)).tolist()
+    [0, 0, 1]
+    """
+    if len(wins) == 0:
+        return np.zeros(0, dtype=np.int64)
+    played = (wins + wins.T) > 0
+    first = _reach(played).argmax(axis=1)       # each bot's lowest-numbered group mate
+    _, groups = np.unique(first, return_inverse=True)
+    return groups.ravel().astype(np.int64)
+
+
+def rating_bounds(wins: np.ndarray) -> list[str | None]:
+    """Per bot: ``"lower"`` when its rating is only a lower bound, ``"upper"`` when only an
+    upper bound, ``"none"`` when neither, else None.
+
+    A maximum-likelihood rating is infinite when a set of bots never lost a pairwise
+    game (nor shared a place) to the rest of its comparison group: a bot that won every
+    pairwise game, say. The prior keeps the shown numbers finite, but the games only say
+    that the set is "at least this much" above the rest, or equally the rest "at most
+    this much" below it. Of the two sides the smaller is flagged: the one bot with a
+    perfect record, not everyone else. A bot of the smaller side of two such splits,
+    one each way, is bounded neither way (``"none"``).
+
+    >>> rating_bounds(np.array([[0, 3, 2], [0, 0, 1], [0, 1, 0]], dtype=float))
+    ['lower', None, None]
+    >>> rating_bounds(np.array([[0, 1, 0], [0, 0, 1], [0, 0, 0]], dtype=float))
+    ['lower', None, 'upper']
+    >>> rating_bounds(np.array([[0, 3], [1, 0]], dtype=float))
+    [None, None]
+    """
+    scored = wins > 0                   # scored[i, j]: i won (or shared) at least once against j
+    groups = comparison_groups(wins)
+    size = np.bincount(groups)[groups] if len(groups) else groups
+    # above[i]: i and every bot that scored against it, and so on: the smallest set
+    # holding i that nobody else in the group ever scored against. below[i]: the same the
+    # other way round (i, those it scored against, ...).
+    above = _reach(scored.T)
+    below = above.T
+    bounds: list[str | None] = []
+    for i in range(len(wins)):
+        high, low = int(above[i].sum()), int(below[i].sum())
+        lower = high < size[i] and high <= size[i] - high
+        upper = low < size[i] and low <= size[i] - low
+        bounds.append("none" if lower and upper else "lower" if lower else "upper" if upper else None)
+    return bounds
+
+
+def _centre_groups(ratings: np.ndarray, groups: np.ndarray) -> np.ndarray:
+    """``ratings`` (one row per bootstrap draw, or one vector) relative to their group's mean."""
+    counts = np.bincount(groups)
+    if ratings.size == 0:
+        return ratings
+    if len(counts) <= 1:
+        return ratings - ratings.mean(axis=-1, keepdims=True)
+    sums = np.stack([np.bincount(groups, weights=r, minlength=len(counts)) for r in np.atleast_2d(ratings)])
+    return ratings - (sums / counts)[..., groups].reshape(ratings.shape)
 
 
 def rate(
@@ -337,40 +539,55 @@ def rate(
     prior_games: float = DEFAULT_PRIOR_GAMES,
     level: float = 0.95,
 ) -> BradleyTerryRatings:
-    """Fit the ratings and bootstrap their interval by resampling whole matches.
+    """Fit the ratings and bootstrap their interval by resampling whole units: deals (the
+    matches played with the same cards, see :class:`Units`), and matches that are their
+    own unit.
 
-    Each bootstrap sample draws as many matches as were played, with replacement (a
-    multinomial over outcome patterns), refits, and re-centres on the mean. The
+    Each bootstrap sample draws as many units as there are, with replacement (a
+    multinomial over kinds of units), refits, and re-centres on the mean. The
     half-width is 1.96 standard deviations of a bot's rating over the samples (the
     normal bootstrap interval at 95%). The draws are seeded, so the output is reproducible.
+
+    Bots in separate comparison groups (that never met, even through others) are
+    centred on their own group's mean: nothing relates one group's ratings to another's.
 
     >>> g = pairwise_games([0, 0, 1, 1, 2, 2], [0, 1, 0, 1, 0, 1], [1, 2, 1, 2, 2, 1], n_bots=2)
     >>> result = rate(g, samples=50)
     >>> bool(result.ratings[0] > 0 > result.ratings[1]), bool(result.half_widths[0] > 0)
     (True, True)
     """
-    ratings = fit_bradley_terry(games.wins(), prior_games)
+    wins = games.wins()
+    groups = comparison_groups(wins)
+    bounds = rating_bounds(wins)
+    ratings = _centre_groups(fit_bradley_terry(wins, prior_games), groups)
     total = games.matches
     if total == 0 or samples <= 0:
-        return BradleyTerryRatings(ratings, np.zeros_like(ratings), total, 0)
+        return BradleyTerryRatings(ratings, np.zeros_like(ratings), total, 0, games.unit_count, groups, bounds)
     rng = np.random.default_rng(seed)
-    # The pattern of every match; drawing matches uniformly with replacement is the
-    # bootstrap, and counting the drawn patterns gives the resampled weights.
-    pattern_of_match = np.repeat(np.arange(len(games.pattern_counts)), games.pattern_counts)
-    probabilities = games.pattern_counts / total
+    # Units are drawn as matches were before there were deals: the same draws for the
+    # same matches when every match is a unit alone.
+    kind_counts = games.pattern_counts if games.units is None else games.units.counts
+    units = int(kind_counts.sum())
+    # The kind of every unit; drawing units uniformly with replacement is the bootstrap,
+    # and counting the drawn kinds gives the resampled weights.
+    kind_of_unit = np.repeat(np.arange(len(kind_counts)), kind_counts)
+    probabilities = kind_counts / units
     draws = np.empty((samples, games.n_bots))
     for k in range(samples):
         # Two ways to draw the same thing, the cheaper for the data: a multinomial over
-        # few outcome patterns, or drawing matches uniformly and counting their patterns.
-        if len(games.pattern_counts) * 3 < total:
-            weights = rng.multinomial(total, probabilities)
+        # few kinds, or drawing units uniformly and counting their kinds.
+        if len(kind_counts) * 3 < units:
+            weights = rng.multinomial(units, probabilities)
         else:
-            drawn = pattern_of_match[rng.integers(0, total, size=total)]
-            weights = np.bincount(drawn, minlength=len(games.pattern_counts))
+            drawn = kind_of_unit[rng.integers(0, units, size=units)]
+            weights = np.bincount(drawn, minlength=len(kind_counts))
+        if games.units is not None:
+            weights = games.units.pattern_weights(weights, len(games.pattern_counts))
         # Warm-starting from the full fit makes each refit a couple of Newton steps.
         draws[k] = fit_bradley_terry(games.wins(weights), prior_games, start=ratings)
+    draws = _centre_groups(draws, groups)
     # The normal bootstrap interval: ±1.96 standard deviations of the refitted ratings
     # (for level 0.95). With 100 samples the standard deviation is known to about 7%,
     # better than the 2.5% and 97.5% quantiles would be from the same samples.
     z = statistics.NormalDist().inv_cdf(0.5 + level / 2.0)
-    return BradleyTerryRatings(ratings, z * draws.std(axis=0, ddof=1), total, samples)
+    return BradleyTerryRatings(ratings, z * draws.std(axis=0, ddof=1), total, samples, units, groups, bounds)
