@@ -79,8 +79,13 @@ def test_heuristic_against_random_accepts_h1_and_is_stored_shown_and_reproducibl
     # The same seed, another database, four games at once: the same decision at the same set.
     again = arena(*args[:-2], "--concurrency", "4", "--db", str(tmp_path / "b.db"), cwd=tmp_path)
     assert next(x for x in again.stdout.splitlines() if x.startswith("LLR ")) == line
-    # A decided test has nothing left: resume shows its result without starting a bot.
     tid = listed[0]["id"]
+    board = json.loads(arena("leaderboard", "--tournament", tid, "--format", "json", "--db", str(tmp_path / "a.db"),
+                             cwd=tmp_path).stdout)
+    (test,) = board["metadata"]["tests"]
+    assert (test["tournament"], test["candidate"], test["decision"]) == (tid, "strong", "H1")
+    assert test["summary"] == listed[0]["test"] and test["elo_low"] > 0
+    # A decided test has nothing left: resume shows its result without starting a bot.
     resumed = arena("tournament", "--resume", tid, "--db", str(tmp_path / "a.db"), cwd=tmp_path)
     assert resumed.returncode == 0 and "already complete" in resumed.stderr and line in resumed.stdout
 

@@ -107,6 +107,9 @@ class BoardMetadata:
     min_games: int                   # bots with fewer games are hidden (still rated)
     arena_version: str
     think_time_resolution: float = round(RESOLUTION, 4)    # relative; percentiles are nearest-rank
+    # The A/B tests (arena sprt) among the tournaments, each with its result
+    # (arena.results.sprt.test_result).
+    tests: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass
@@ -170,9 +173,22 @@ def board(
             score_order=SCORE_ORDER.get(variant, "higher_is_better"), tournaments=tournaments,
             games=sum(games.values()), games_outside_tournaments=games.get("", 0),
             option_sets=list(sets.values()), min_games=min_games, arena_version=__version__,
+            tests=_tests(store, tournaments),
         ),
         rows=rows,
     )
+
+
+def _tests(store: Store, tournaments: list[str]) -> list[dict[str, Any]]:
+    """The A/B tests among ``tournaments``, with their results."""
+    from arena.results.sprt import test_result
+
+    found = []
+    for tournament in tournaments:
+        settings = store.get_tournament(tournament).settings
+        if settings.get("sprt"):
+            found.append({"tournament": tournament, **test_result(store, tournament, settings)})
+    return found
 
 
 def game_options(stored: dict[str, Any] | None, variant: str) -> dict[str, Any] | None:
@@ -395,6 +411,8 @@ def _metadata_lines(metadata: BoardMetadata) -> list[tuple[str, str | list[str]]
         lines.append(("Game options (they differ between tournaments)", [
             f"{', '.join(s.tournaments)} ({s.games} games): {_options_text(s.options)}" for s in sets]))
     lines.append(("Games", str(metadata.games)))
+    if metadata.tests:
+        lines.append(("A/B tests", [f"{t['tournament']}: {t['summary']}" for t in metadata.tests]))
     if metadata.min_games:
         lines.append(("Shown", f"bots with at least {metadata.min_games} games (all are rated)"))
     return lines
@@ -431,6 +449,7 @@ def _csv_metadata(metadata: BoardMetadata) -> dict[str, Any]:
         "meta_option_sets": json.dumps([asdict(s) for s in metadata.option_sets], separators=(",", ":")),
         "meta_min_games": metadata.min_games, "meta_arena_version": metadata.arena_version,
         "meta_think_time_resolution": metadata.think_time_resolution,
+        "meta_tests": json.dumps(metadata.tests, separators=(",", ":")),
     }
 
 

@@ -403,16 +403,28 @@ def verdict(status: SprtStatus, sprt: dict[str, object], finished: bool) -> str:
     return "undecided: " + ("the game limit was reached" if finished else "the test was stopped before the end")
 
 
-def summary(store: Any, tournament_id: str, settings: dict[str, Any]) -> str | None:
-    """An A/B test in one line for ``arena tournaments`` (None for any other tournament),
-    from its stored settings and games: ``new vs old: H1 · LLR 3.02 [...] · ...``."""
-    sprt = settings.get("sprt")
-    if not sprt:
-        return None
+def test_result(store: Any, tournament_id: str, settings: dict[str, Any]) -> dict[str, Any]:
+    """A stored A/B test's result as data (the leaderboards' metadata carries it): the
+    bots, the bounds, the decision and the figures at it, and ``summary`` in words."""
+    sprt = settings["sprt"]
     from engine import GameConfig
 
     players = GameConfig.from_dict({**(settings.get("game") or {}), "seed": 0}).players
     stored = store.list_matches(tournament_id=tournament_id, limit=int(settings.get("games") or 0) + 1)
     status = monitor_from(sprt, players, ((m.game_index, m.bots, m.places) for m in stored)).current()
-    return (f"{sprt['candidate']} vs {sprt['baseline']}: {status.decision or 'undecided'} · "
-            + status_line(status, players))
+
+    def number(x: float) -> float | None:
+        return None if x != x else round(x, 4)     # nan (undefined) as null
+
+    return {**{k: sprt[k] for k in ("candidate", "baseline", "elo0", "elo1", "alpha", "beta")},
+            "decision": status.decision, "sets": status.units, "games": status.units * games_per_set(players),
+            "llr": number(status.llr), "elo": number(status.elo), "elo_low": number(status.elo_low),
+            "elo_high": number(status.elo_high), "los": number(status.los),
+            "summary": f"{sprt['candidate']} vs {sprt['baseline']}: {status.decision or 'undecided'} · "
+                       + status_line(status, players)}
+
+
+def summary(store: Any, tournament_id: str, settings: dict[str, Any]) -> str | None:
+    """An A/B test in one line for ``arena tournaments`` (None for any other tournament):
+    ``new vs old: H1 · LLR 3.02 [...] · ...``."""
+    return str(test_result(store, tournament_id, settings)["summary"]) if settings.get("sprt") else None
