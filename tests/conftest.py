@@ -1,11 +1,17 @@
 """Shared fixtures. Import-light on purpose: the engine's tests need neither the store
 (SQLAlchemy) nor grpc, so every arena import happens inside the fixture that needs it.
 
-``store``: an empty store. The store tests run on a fresh SQLite file, and also on
-PostgreSQL when ``ARENA_TEST_POSTGRES_URL`` names an empty database the tests may fill
-and wipe, e.g.
-``ARENA_TEST_POSTGRES_URL=postgresql://arena@127.0.0.1:55432/arena_test pytest tests/test_store.py``
-(needs ``pip install "psycopg[binary]"``; see README, "PostgreSQL").
+``store``: an empty store, once on a fresh SQLite file and once on PostgreSQL
+(``postgres_url``, wiped before each test).
+
+``postgres_url`` (one per test session): a PostgreSQL database the tests may fill and
+wipe. ``ARENA_TEST_POSTGRES_URL`` names one, e.g.
+``ARENA_TEST_POSTGRES_URL=postgresql://arena@127.0.0.1:55432/arena_test pytest tests/test_store.py``;
+without it, when PostgreSQL's ``initdb`` and ``pg_ctl`` are found (on the PATH or in
+Debian's ``/usr/lib/postgresql/VERSION/bin``), a throwaway cluster is started for the
+session (a temporary folder, a free port on 127.0.0.1, trust authentication) and stopped
+at its end. Without either, the PostgreSQL cases skip, or fail when ``CI`` is set. The
+driver comes with the test extras (``psycopg[binary]``; see README, "PostgreSQL").
 
 ``arena_server`` (one test) and ``module_arena_server`` (one test module): start a real
 :class:`arena.referee.server.ArenaServer` on 127.0.0.1, port 0, on its own event loop
@@ -20,7 +26,13 @@ end of the test or module::
 
 from __future__ import annotations
 
+import glob
+import importlib.util
 import os
+import shutil
+import socket
+import subprocess
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -45,15 +57,107 @@ def _wipe_postgres(url: str) -> None:
     engine.dispose()
 
 
-@pytest.fixture(params=["sqlite"] + (["postgresql"] if POSTGRES_URL else []))
+def _postgres_bin() -> Path | None:
+    """The folder holding ``initdb`` and ``pg_ctl``: the PATH's, else Debian's newest
+    ``/usr/lib/postgresql/VERSION/bin`` (the package does not put them on the PATH)."""
+    found = shutil.which("initdb")
+    if found and shutil.which("pg_ctl"):
+        folder = Path(os.path.realpath(found)).parent
+        if (folder / "pg_ctl").exists():
+            return folder
+    versions = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"),
+                      key=lambda path: [int(part) for part in Path(path).parts[-3].split(".") if part.isdigit()])
+    return Path(versions[-1]).parent if versions else None
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _throwaway_postgres(folder: Path, bin_dir: Path) -> Iterator[str]:
+    """A PostgreSQL cluster in ``folder`` for the session, and one empty database in it."""
+    command_prefix: list[str] = []
+    if os.geteuid() == 0:
+        # initdb refuses to run as root: run the cluster as Debian's postgres user.
+        import pwd
+
+        try:
+            owner = pwd.getpwnam("postgres")
+        except KeyError:
+            pytest.fail("running as root, and there is no 'postgres' user to run a test PostgreSQL as")
+        os.chown(folder, owner.pw_uid, owner.pw_gid)
+        command_prefix = ["runuser", "-u", "postgres", "--"]
+    data, port = folder / "data", _free_port()
+
+    def run(*args: str) -> None:
+        done = subprocess.run([*command_prefix, *args], capture_output=True, text=True, timeout=120)
+        if done.returncode:
+            log = folder / "postgres.log"
+            pytest.fail(f"{' '.join(args[:2])} failed: {done.stderr.strip() or done.stdout.strip()}"
+                        + (f"\n{log.read_text()[-2000:]}" if log.exists() else ""))
+
+    run(str(bin_dir / "initdb"), "-D", str(data), "-U", "arena", "--auth=trust", "-E", "UTF8", "--no-sync")
+    # fsync off: a throwaway cluster need not survive a crash, and the tests run faster.
+    options = f"-p {port} -k {folder} -c listen_addresses=127.0.0.1 -F"
+    run(str(bin_dir / "pg_ctl"), "-D", str(data), "-l", str(folder / "postgres.log"), "-o", options, "-w", "start")
+    try:
+        run(str(bin_dir / "createdb"), "-h", "127.0.0.1", "-p", str(port), "-U", "arena", "arena_test")
+        yield f"postgresql://arena@127.0.0.1:{port}/arena_test"
+    finally:
+        subprocess.run([*command_prefix, str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "immediate", "-w", "stop"],
+                       capture_output=True, timeout=120)
+
+
+def _postgres_missing() -> str | None:
+    """What the PostgreSQL cases lack on this machine, or None."""
+    if importlib.util.find_spec("psycopg") is None:
+        return "the psycopg driver (pip install -e '.[test]')"
+    if POSTGRES_URL is None and _postgres_bin() is None:
+        return "PostgreSQL (initdb, pg_ctl)"
+    return None
+
+
+# Outside CI, a machine without PostgreSQL runs the store tests on SQLite alone and says
+# so in one line at the end (pytest_terminal_summary); in CI the cases run, and fail.
+POSTGRES_MISSING = _postgres_missing()
+SKIP_POSTGRES = POSTGRES_MISSING is not None and not os.environ.get("CI")
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    if SKIP_POSTGRES:
+        terminalreporter.write_line(f"{POSTGRES_MISSING} not found: the PostgreSQL cases were skipped")
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    """A PostgreSQL database for the tests: ``ARENA_TEST_POSTGRES_URL``, or a throwaway
+    cluster (see the module docstring); skips without PostgreSQL, fails so in CI."""
+    if POSTGRES_MISSING:
+        if os.environ.get("CI"):
+            pytest.fail(f"{POSTGRES_MISSING} not found: the PostgreSQL cases cannot run (CI is set)")
+        pytest.skip(f"{POSTGRES_MISSING} not found: the PostgreSQL cases skip")
+    if POSTGRES_URL:
+        yield POSTGRES_URL
+        return
+    bin_dir = _postgres_bin()
+    assert bin_dir is not None
+    folder = Path(tempfile.mkdtemp(prefix="arena-pg-"))
+    try:
+        yield from _throwaway_postgres(folder, bin_dir)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(params=["sqlite"] + ([] if SKIP_POSTGRES else ["postgresql"]))
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
     """An empty store: a SQLite file in a temp dir, or the PostgreSQL test database wiped."""
     from arena.results import Store  # the store with the results' save-path summaries
 
     if request.param == "postgresql":
-        assert POSTGRES_URL is not None
-        _wipe_postgres(POSTGRES_URL)
-        url = POSTGRES_URL
+        url = request.getfixturevalue("postgres_url")
+        _wipe_postgres(url)
     else:
         url = str(tmp_path / "arena.db")
     with Store(url) as opened:

@@ -212,9 +212,13 @@ def test_a_match_of_a_tournament_organised_elsewhere_gets_a_stub_tournament(stor
 def test_one_tournament_slot_holds_one_match(store: Store) -> None:
     tid = store.create_tournament({}, master_seed=1)
     assert store.save_match(record("first", ["a", "b"], [1, 2], tournament_id=tid, game_index=0))
-    with pytest.raises(StoreError, match="could not save match"):
-        store.save_match(record("second", ["a", "b"], [2, 1], tournament_id=tid, game_index=0))
-    assert [m.match_id for m in store.list_matches()] == ["first"]
+    # A game two workers both played is stored once: the second record changes nothing.
+    assert not store.save_match(record("second", ["a", "b"], [2, 1], tournament_id=tid, game_index=0))
+    assert store.save_matches([record("third", ["a", "b"], [2, 1], tournament_id=tid, game_index=0),
+                               record("fourth", ["a", "b"], [2, 1], tournament_id=tid, game_index=1),
+                               record("fifth", ["a", "b"], [1, 2], tournament_id=tid, game_index=1)]) == 1
+    assert [m.match_id for m in store.list_matches()] == ["fourth", "first"]
+    assert store.current_elo("classic")["a"][1] == 2
 
 
 # --------------------------------------------------------------------------------------
@@ -549,7 +553,26 @@ V2_COLUMNS = {
 }
 
 
+def as_schema_3(store: Store) -> str:
+    """Turn a store into what the arena before schema 4 would have written (no schedule
+    or lease tables, no Elo cursor) and close it; return its URL to open it again."""
+    url = store.engine.url.render_as_string(hide_password=False)
+    _drop_schema_4(store)
+    with store.engine.begin() as conn:
+        conn.exec_driver_sql("UPDATE arena_meta SET value = '3' WHERE key = 'schema_version'")
+    store.close()
+    return url
+
+
+def _drop_schema_4(store: Store) -> None:
+    with store.engine.begin() as conn:
+        conn.exec_driver_sql("DROP TABLE work_units")
+        conn.exec_driver_sql("DROP TABLE scheduled_games")
+        conn.exec_driver_sql("ALTER TABLE tournaments DROP COLUMN elo_next")
+
+
 def _drop_schema_3_columns(store: Store) -> None:
+    _drop_schema_4(store)
     with store.engine.begin() as conn:
         for table, column in (("matches", "time_bank_ms"), ("match_seats", "think_max_ms"),
                               ("match_seats", "bank_used_ms")):

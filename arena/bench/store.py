@@ -7,8 +7,8 @@ transaction, full-size logs), and the leaderboard over 100,000 stored matches in
     >>> figures = bench_store(matches=20, leaderboard_matches=200)
     >>> figures["matches"], figures["leaderboard_matches"], figures["matches_per_s"] > 0
     (20, 200, True)
-    >>> figures["leaderboard_duplicate_seconds"] > 0
-    True
+    >>> figures["leaderboard_duplicate_seconds"] > 0, figures["worker_sqlite_games"]
+    (True, 24)
 
 The matches are real engine games of uniformly random legal decisions (``engine.new_game``
 with a seeded RNG): 4-player classic games of 15 rounds, 60 bids and 480 card plays
@@ -19,6 +19,14 @@ is not part of any timed figure. The leaderboard is timed twice: over matches ou
 any tournament (read as counted outcomes), and over as many matches of one duplicate
 tournament (read one by one with their deal, the bootstrap's unit: see
 ``arena.store.queries.dealt_matches``).
+
+The workers' path (``arena worker``: see ``arena.store.leases``) is timed too, as the
+database time it adds per game: one tournament's full-size games saved one by one as the
+local runner saves them (``save_ms_per_game``), and the same games of a second
+tournament played as workers do: claim a deal, renew the lease before each game, save
+it, release the deal (``worker_ms_per_game``; the lease calls alone:
+``lease_ms_per_game``). Target: under 5 ms per game for claiming and saving, on SQLite
+and on PostgreSQL (``worker_db``: a ``postgresql://`` URL of a scratch database).
 """
 
 from __future__ import annotations
@@ -28,6 +36,7 @@ import random
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -35,6 +44,7 @@ from arena.records import FaultRecord, MatchRecord
 from arena.results import Store
 from arena.results.leaderboard import leaderboard
 from arena.store import encode_log
+from arena.tournament.schedule import make_schedule, round_games
 from engine import GameConfig, new_game
 
 BANK_MS = 10000.0       # the referee's default time bank (arena.referee.limits), in ms
@@ -148,7 +158,64 @@ def fill_duplicate_tournament(store: Store, matches: int, rng: random.Random, po
     return fill_seconds
 
 
+WORKER_TARGET_MS = 5.0          # database time a worker's claim and save may add per game
+
+
+def bench_workers(location: str, games: int, rng: random.Random, pool: list[str],
+                  strength: dict[str, float]) -> dict[str, Any]:
+    """Time the workers' path against plain saving on the database at ``location`` (a
+    SQLite path or a URL; two new tournaments are added to it): ``games`` full-size games
+    (rounded up to whole rotations of ``pool``'s 4-player tables) saved one by one, then
+    the same games of a second tournament claimed, renewed, saved and released as a
+    worker does. Returns the figures per game, in ms."""
+    count = round_games(games, len(pool), 4)
+    schedule = make_schedule(pool, players=4, games=count, master_seed=rng.getrandbits(62))
+    played = {g.index: played_match(rng, f"g{g.index}", list(g.bots), strength=strength) for g in schedule}
+    with Store(location) as store:
+        alone = store.create_tournament({"bench": "save alone"}, master_seed=1)
+        records = [replace(played[g.index], match_id=f"{alone}-{g.index}", tournament_id=alone, game_index=g.index)
+                   for g in schedule]
+        started = time.perf_counter()
+        for record in records:
+            store.save_match(record)
+        save_seconds = time.perf_counter() - started
+
+        worked = store.create_tournament({"bench": "workers"}, master_seed=2)
+        store.put_schedule(worked, schedule)
+        lease_seconds, saved = 0.0, 0
+        started = time.perf_counter()
+        while True:
+            lease_started = time.perf_counter()
+            unit = store.claim_unit("bench-worker", 60.0, tournament_id=worked)
+            lease_seconds += time.perf_counter() - lease_started
+            if unit is None:
+                break
+            for index in unit.game_indexes:
+                lease_started = time.perf_counter()
+                renewed = store.renew_lease(unit, "bench-worker", 60.0)
+                lease_seconds += time.perf_counter() - lease_started
+                assert renewed is not None
+                saved += store.save_match(replace(played[index], match_id=f"{worked}-{index}",
+                                                  tournament_id=worked, game_index=index))
+            lease_started = time.perf_counter()
+            store.release_unit(unit, "bench-worker")
+            lease_seconds += time.perf_counter() - lease_started
+        worker_seconds = time.perf_counter() - started
+        assert saved == count, (saved, count)
+        backend = "sqlite" if store.is_sqlite else store.engine.dialect.name
+    return {
+        "database": backend,
+        "games": count,
+        "save_ms_per_game": round(1000 * save_seconds / count, 3),
+        "worker_ms_per_game": round(1000 * worker_seconds / count, 3),
+        "lease_ms_per_game": round(1000 * lease_seconds / count, 3),
+        "added_ms_per_game": round(1000 * (worker_seconds - save_seconds) / count, 3),
+        "target_ms_per_game": WORKER_TARGET_MS,
+    }
+
+
 MATCHES = 2000                  # recorded one by one
+WORKER_GAMES = 480              # played through the workers' path
 LEADERBOARD_MATCHES = 100_000   # stored in bulk for the leaderboard
 
 
@@ -158,6 +225,7 @@ def bench_store(
     path: str | None = None,
     bots: int = 12,
     seed: int = 1,
+    worker_db: str | None = None,
 ) -> dict[str, Any]:
     """Measure recording and leaderboard speed; return the figures as a dict.
 
@@ -171,7 +239,12 @@ def bench_store(
        (:func:`fill_duplicate_tournament`), and its leaderboard is timed the same way:
        ``leaderboard_duplicate_seconds``.
 
-    ``path`` is a directory for the two database files (default: a temporary one, removed
+    4. The workers' path (:func:`bench_workers`, ``min(matches, 480)`` games) on a fourth
+       fresh SQLite file: ``worker_sqlite_*``, and on ``worker_db`` if given (a
+       ``postgresql://`` URL of a scratch database: two tournaments are added to it):
+       ``worker_postgresql_*``.
+
+    ``path`` is a directory for the database files (default: a temporary one, removed
     afterwards). ``bots`` sit at random 4-player tables.
     """
     rng = random.Random(seed)
@@ -183,7 +256,8 @@ def bench_store(
         record_path = os.path.join(directory, "bench-record.db")
         board_path = os.path.join(directory, "bench-leaderboard.db")
         duplicate_path = os.path.join(directory, "bench-duplicate.db")
-        for stale in (record_path, board_path, duplicate_path):
+        worker_path = os.path.join(directory, "bench-workers.db")
+        for stale in (record_path, board_path, duplicate_path, worker_path):
             for suffix in ("", "-wal", "-shm"):
                 if os.path.exists(stale + suffix):
                     os.remove(stale + suffix)
@@ -214,6 +288,14 @@ def bench_store(
         duplicate_seconds = time.perf_counter() - started
         store.close()
 
+        worker_games = min(matches, WORKER_GAMES)
+        workers = {f"worker_sqlite_{k}": v for k, v in
+                   bench_workers(worker_path, worker_games, rng, pool, strength).items() if k != "database"}
+        if worker_db is not None:
+            workers.update({f"worker_{figures['database']}_{k}": v for figures in
+                            [bench_workers(worker_db, worker_games, rng, pool, strength)]
+                            for k, v in figures.items() if k != "database"})
+
     return {
         "matches": matches,
         "matches_per_s": round(matches / record_seconds, 1),
@@ -228,16 +310,17 @@ def bench_store(
         "leaderboard_seconds": round(leaderboard_seconds, 3),
         "leaderboard_duplicate_seconds": round(duplicate_seconds, 3),
         "bots": len(rows),
+        **workers,
     }
 
 
 def main(argv: list[str] | None = None) -> None:
-    """``python -m arena.bench.store [matches] [leaderboard_matches]``: print the figures."""
+    """``python -m arena.bench.store [matches] [leaderboard_matches] [worker_db]``: print the figures."""
     args = sys.argv[1:] if argv is None else argv
     sizes = [int(a) for a in args[:2]] + [MATCHES, LEADERBOARD_MATCHES][len(args[:2]):]
-    figures = bench_store(matches=sizes[0], leaderboard_matches=sizes[1])
+    figures = bench_store(matches=sizes[0], leaderboard_matches=sizes[1], worker_db=args[2] if len(args) > 2 else None)
     for key, value in figures.items():
-        print(f"{key:26} {value}")
+        print(f"{key:34} {value}")
 
 
 if __name__ == "__main__":

@@ -103,6 +103,9 @@ def bench_hostile(
 def bench_store(
     matches: int = typer.Option(2000, help="Matches to record one transaction at a time."),
     leaderboard_matches: int = typer.Option(100_000, help="Stored matches for the leaderboard timing."),
+    worker_db: str | None = typer.Option(None, "--worker-db", help="Also time the workers' path (claim, renew, "
+                                         "save) on this database, e.g. a scratch postgresql:// URL (two tournaments "
+                                         "are added to it) [default: SQLite only]", show_default=False),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
     """Recording speed and leaderboard time over many stored matches."""
@@ -110,7 +113,7 @@ def bench_store(
 
     if matches < 1 or leaderboard_matches < 1:
         raise typer.BadParameter("must be at least 1", param_hint="--matches/--leaderboard-matches")
-    print_figures(run(matches=matches, leaderboard_matches=leaderboard_matches), as_json)
+    print_figures(run(matches=matches, leaderboard_matches=leaderboard_matches, worker_db=worker_db), as_json)
 
 
 def bench_web(

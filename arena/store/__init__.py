@@ -32,6 +32,10 @@ tournaments   ``create_tournament(settings, master_seed) -> id``, ``get_tourname
 matches       ``save_match(record) -> bool`` (one transaction, idempotent),
               ``save_matches(records) -> int`` (the same, many at once),
               ``load_match(match_id) -> MatchRecord``, ``list_matches(...)``, ``match_count(...)``
+workers       ``put_schedule(tournament_id, games)``, ``scheduled_games(tournament_id)``,
+              ``claim_unit(worker, lease_seconds, tournament_id=None) -> WorkUnit | None``,
+              ``renew_lease(unit, worker, lease_seconds)``, ``release_unit(unit, worker)``,
+              ``unit_progress(tournament_id)`` (see ``leases.py``)
 ratings       ``current_elo(variant)``, ``rating_history(bot, variant)``,
               ``leaderboard_inputs(variant, tournament_id)`` (outcome counts, per-bot sums
               and Elo in one snapshot: what arena.results.leaderboard reads)
@@ -41,13 +45,17 @@ The room, module by module:
 ``schema.py``     the tables, the schema version, opening checks and upgrades
 ``codec.py``      the stored forms of a decision log and of times
 ``registry.py``   bots and tournaments
-``save.py``       the save path of matches (in the driver's own SQL: the fast path)
+``save.py``       the save path of matches (in the driver's own SQL: the fast path), one
+                  match per tournament slot, Elo in schedule order
+``leases.py``     stored schedules and the leases workers hold on their deals
 ``derived.py``    what the results layer computes for the save path: the ``Summarizer``
 ``queries.py``    reads: matches, ratings, leaderboard inputs
 ``errors.py``     ``StoreError``
 
 Every write holds the database's write lock from its first statement (see
 ``Store._write``), so read-modify-write steps such as the Elo update never interleave.
+Claiming and renewing leases is the exception on PostgreSQL: row locks serialise those,
+so that a worker's claim never waits for another worker's save (see ``leases.py``).
 """
 
 from __future__ import annotations
@@ -63,10 +71,11 @@ from sqlalchemy.engine import Connection, Engine, make_url
 from sqlmodel import Session, create_engine
 
 from arena.records import MatchRecord
-from arena.store import queries, registry
+from arena.store import leases, queries, registry
 from arena.store.codec import LOG_FORMAT, decode_log, encode_log
 from arena.store.derived import Summarizer
 from arena.store.errors import StoreError
+from arena.store.leases import ScheduledGameLike, WorkUnit
 from arena.store.queries import LeaderboardInputs, MatchSummary, RatingChange, SeatAggregate, outcome_tables
 from arena.store.registry import BotInfo, TournamentInfo, hash_token
 from arena.store.save import MatchSaver
@@ -74,8 +83,8 @@ from arena.store.schema import SCHEMA_VERSION, TAKE_WRITE_LOCK, open_schema, out
 
 __all__ = [
     "LOG_FORMAT", "SCHEMA_VERSION", "BotInfo", "LeaderboardInputs", "MatchSummary", "RatingChange", "SeatAggregate",
-    "Store", "StoreError", "Summarizer", "TournamentInfo", "decode_log", "encode_log", "hash_token", "outcome_key",
-    "outcome_tables", "parse_outcome",
+    "ScheduledGameLike", "Store", "StoreError", "Summarizer", "TournamentInfo", "WorkUnit", "decode_log",
+    "encode_log", "hash_token", "outcome_key", "outcome_tables", "parse_outcome",
 ]
 
 
@@ -169,6 +178,15 @@ class Store:
                     conn.execute(TAKE_WRITE_LOCK)
                 yield conn
 
+    @contextmanager
+    def _lease_write(self) -> Iterator[Connection]:
+        """A writing transaction for leases: SQLite's write lock (``BEGIN IMMEDIATE``), but on
+        PostgreSQL no store-wide lock, only the row locks the statements take (see leases.py)."""
+        with self.engine.connect() as conn:
+            conn.execution_options(arena_write=True)
+            with conn.begin():
+                yield conn
+
     # -- bots ---------------------------------------------------------------------------
 
     def register_bot(self, name: str, rotate: bool = False) -> str:
@@ -221,8 +239,14 @@ class Store:
             return registry.list_tournaments(session)
 
     def set_tournament_status(self, tournament_id: str, status: str) -> None:
+        """Set a tournament's status. Once it is not ``running``, its stored matches still
+        waiting for online Elo (behind a slot whose game was never stored) count, in
+        schedule order (see save.py, "Elo in schedule order")."""
         with self._write() as session:
             registry.set_tournament_status(session, tournament_id, status, self.name)
+            if status != "running":
+                session.flush()
+                self._saver.count_waiting_elo(session.connection(), tournament_id)
 
     def update_tournament_settings(self, tournament_id: str, settings: dict[str, Any]) -> None:
         """Replace a tournament's settings: only before its first match (a sample bot that
@@ -249,31 +273,80 @@ class Store:
         with self._read() as session:
             return registry.tournament_game_options(session, tournament_ids)
 
+    # -- workers (leases.py) ----------------------------------------------------------------
+
+    def put_schedule(self, tournament_id: str, games: Sequence[ScheduledGameLike]) -> None:
+        """Store a tournament's schedule (one row per game) and its deals as units of work.
+        Idempotent: rows already stored stay as they are; a game stored with other values
+        is refused (``StoreError``)."""
+        with self._lease_write() as conn:
+            leases.put_schedule(conn, tournament_id, games, self.name)
+
+    def replace_schedule(self, tournament_id: str, games: Sequence[ScheduledGameLike]) -> None:
+        """A new schedule in place of the stored one; only before any game is stored
+        (``StoreError`` after)."""
+        with self._lease_write() as conn:
+            leases.replace_schedule(conn, tournament_id, games, self.name)
+
+    def scheduled_games(self, tournament_id: str) -> list[dict[str, Any]]:
+        """The stored schedule in game order, one dict per game: ``tournament_id``,
+        ``game_index``, ``deal``, ``rotation``, ``bots``, ``seed``, ``bot_seeds``, ``table``."""
+        with self.engine.connect() as conn:
+            return leases.scheduled_games(conn, tournament_id)
+
+    def claim_unit(self, worker: str, lease_seconds: float, tournament_id: str | None = None) -> WorkUnit | None:
+        """Lease the lowest deal with a game not stored and no live lease, of ``tournament_id``
+        or (None) of any running tournament, to ``worker`` for ``lease_seconds``; None: no work."""
+        with self._lease_write() as conn:
+            return leases.claim_unit(conn, worker, lease_seconds, tournament_id)
+
+    def renew_lease(self, unit: WorkUnit, worker: str, lease_seconds: float) -> WorkUnit | None:
+        """The unit with its lease extended to ``lease_seconds`` from now; None when the lease
+        was lost (it ran out and the deal was claimed again): stop playing it."""
+        with self._lease_write() as conn:
+            return leases.renew_lease(conn, unit, worker, lease_seconds)
+
+    def release_unit(self, unit: WorkUnit, worker: str) -> None:
+        """Give a claimed unit back now (a worker stopping, or lacking a bot command)."""
+        with self._lease_write() as conn:
+            leases.release_unit(conn, unit, worker)
+
+    def unit_progress(self, tournament_id: str) -> dict[str, Any]:
+        """``deals``, ``deals_done``, ``deals_leased``, ``deals_pending``, ``games_scheduled``,
+        ``games_stored`` and ``workers`` (the names holding live leases)."""
+        with self.engine.connect() as conn:
+            return leases.unit_progress(conn, tournament_id)
+
     # -- matches ------------------------------------------------------------------------
 
     def save_match(self, record: MatchRecord) -> bool:
         """Store a finished match, its seats, log and faults, and update online Elo — all in
-        one transaction. Saving a match id that is already stored does nothing (returns False).
+        one transaction. Saving a match id that is already stored, or into a tournament slot
+        (``tournament_id``, ``game_index``) that already holds a match, does nothing
+        (returns False), also when two processes save at once.
         """
         return self.save_matches([record]) == 1
 
     def save_matches(self, records: Sequence[MatchRecord]) -> int:
         """Store many matches in one transaction, exactly as ``save_match`` one after the other
-        would (Elo is updated in list order); returns how many were new.
+        would (Elo counts them in list order, a tournament's in schedule order: see save.py);
+        returns how many were new.
         """
         try:
             with self._write_core() as conn:
                 return self._saver.save(conn, records)
         except (sa_exc.IntegrityError, self.engine.dialect.loaded_dbapi.IntegrityError) as error:
-            # Only a clash the checks could not see gets here: a tournament slot already
-            # taken by another match id, or a concurrent writer on PostgreSQL.
-            if len(records) == 1 and self._has_match(records[0].match_id):
+            # A single match gets here when its id or its tournament slot is already stored
+            # (it skips the checks a batch makes), or on a concurrent writer's clash.
+            if len(records) == 1 and self._has_match_or_slot(records[0]):
                 return 0
             raise StoreError(f"could not save match: {getattr(error, 'orig', error)}") from None
 
-    def _has_match(self, match_id: str) -> bool:
+    def _has_match_or_slot(self, record: MatchRecord) -> bool:
         with self._read() as session:
-            return queries.has_match(session, match_id)
+            return queries.has_match(session, record.match_id) or (
+                record.tournament_id is not None and record.game_index is not None
+                and queries.has_slot(session, record.tournament_id, record.game_index))
 
     def load_match(self, match_id: str) -> MatchRecord:
         """The stored match as the MatchRecord that was saved (times come back in UTC)."""

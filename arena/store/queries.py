@@ -147,6 +147,11 @@ def has_match(session: Session, match_id: str) -> bool:
     return session.exec(select(MatchRow.id).where(MatchRow.match_id == match_id)).first() is not None
 
 
+def has_slot(session: Session, tournament_id: str, game_index: int) -> bool:
+    return session.exec(select(MatchRow.id).where(MatchRow.tournament_id == tournament_id,
+                                                  MatchRow.game_index == game_index)).first() is not None
+
+
 def list_matches(session: Session, variant: str | None, tournament_id: str | None, bot: str | None,
                  limit: int) -> list[MatchSummary]:
     query = select(MatchRow)

@@ -9,6 +9,24 @@ this path reads in the same transaction, under the store's write lock (see
 
 The rows go through the database driver's own cursor in plain SQL (:class:`_DriverSQL`),
 not through SQLAlchemy: that is the measured fast path (``arena bench store``).
+
+A tournament's schedule slot (``tournament_id``, ``game_index``) holds one match: a
+record for a slot already stored, under any match id, is skipped (``Store.save_match``
+returns False), so that a game two workers both played is stored once.
+
+Elo in schedule order. Online Elo depends on the order it counts matches in. A
+tournament played by several workers (or several matches at once) stores its games in
+whatever order they finish, so its matches count in schedule order instead: each
+tournament has a cursor (``tournaments.elo_next``), and a saved match at the cursor's
+slot counts, with every stored match after it while the slots are contiguous; one past a
+gap waits for the gap's game. The same tournament thus gives the same ratings however
+its games were spread and finished (as long as no other match counts in between). A
+tournament whose status is not ``running`` (finished, interrupted, organised elsewhere)
+has no game coming for sure, so its stored matches count at once, in slot order, gaps
+or not: :meth:`MatchSaver.count_waiting_elo` (also run when a tournament stops
+running). Whatever the cursor has passed counts when it is saved. Matches outside
+tournaments count when they are saved. ``rating_history`` rows are written in the
+order they count, which is the order every reader (history, the Elo plot) follows.
 """
 
 from __future__ import annotations
@@ -51,6 +69,9 @@ class _SQL:
     _matches, _bots = MatchRow.__table__, BotRow.__table__
     _keys: BindParameter[list[str]] = bindparam("keys", expanding=True)   # an IN (...) list given at execution
     stored_match_ids = select(_matches.c.match_id).where(_matches.c.match_id.in_(_keys))
+    _slots: BindParameter[list[int]] = bindparam("slots", expanding=True)
+    stored_slots = select(_matches.c.game_index).where(_matches.c.tournament_id == bindparam("tournament"),
+                                                       _matches.c.game_index.in_(_slots))
     known_tournaments = select(TournamentRow.__table__.c.id).where(TournamentRow.__table__.c.id.in_(_keys))
     bot_ids = select(_bots.c.name, _bots.c.id).where(_bots.c.name.in_(_keys))
     insert_bots = insert(_bots)
@@ -99,6 +120,26 @@ class _DriverSQL:
         self.add_outcomes = self._adding_upsert(OutcomeCountRow.__table__, ["matches"])
         self.add_totals = self._adding_upsert(BotTotalsRow.__table__, [f.name for f in fields(BotSums)],
                                               replaced=["think_histogram"])
+        m, t = self.mark, TournamentRow.__tablename__
+        # The rows a cursor advance reads and writes (see the module docstring). The
+        # tournament row is locked on PostgreSQL so that two advances never interleave
+        # (the save's write lock already orders them; the row lock states it where it
+        # matters). NO KEY: inserting a row that refers to the tournament stays free.
+        self.lock = "" if dialect.name == "sqlite" else " FOR NO KEY UPDATE"
+        self.set_cursor = f"UPDATE {t} SET elo_next = {m} WHERE id = {m}"
+        self.slots_from = (f"SELECT game_index, id FROM {MatchRow.__tablename__} WHERE tournament_id = {m} "
+                           f"AND game_index >= {m} ORDER BY game_index LIMIT {m}")
+
+    def cursors_of(self, count: int) -> str:
+        marks = ", ".join([self.mark] * count)
+        return f"SELECT id, status, elo_next FROM {TournamentRow.__tablename__} WHERE id IN ({marks}){self.lock}"
+
+    def rated_facts(self, count: int) -> str:
+        """What rating a stored match needs: its status and variant, and each seat's bot and place."""
+        marks = ", ".join([self.mark] * count)
+        return (f"SELECT m.id, m.status, m.variant, s.bot_id, s.place FROM {MatchRow.__tablename__} m "
+                f"JOIN {MatchSeatRow.__tablename__} s ON s.match_pk = m.id WHERE m.id IN ({marks}) "
+                f"ORDER BY m.id, s.seat")
 
     def elo_of_bots(self, count: int) -> str:
         marks = ", ".join([self.mark] * count)
@@ -180,10 +221,18 @@ class MatchSaver:
             # unique index, and Store.save_matches turns that into "already stored".
             for chunk in chunks([r.match_id for r in records]):
                 stored.update(conn.execute(_SQL.stored_match_ids, {"keys": list(chunk)}).scalars())
+        taken: set[tuple[str, int]] = set()
+        if len(records) > 1:
+            # Likewise a single match skips this: a stored slot violates the unique index.
+            taken = self._stored_slots(conn, records)
         fresh: list[MatchRecord] = []
         for record in records:
-            if record.match_id not in stored:
-                stored.add(record.match_id)     # a repeated id within the batch counts once too
+            tournament_id, index = record.tournament_id, record.game_index
+            slot = (tournament_id, index) if tournament_id is not None and index is not None else None
+            if record.match_id not in stored and (slot is None or slot not in taken):
+                stored.add(record.match_id)     # a repeated id or slot within the batch counts once too
+                if slot is not None:
+                    taken.add(slot)
                 fresh.append(record)
         if not fresh:
             return 0
@@ -207,6 +256,19 @@ class MatchSaver:
         bot_ids = self.bot_ids(conn, [name for r in fresh for name in r.bots + [f.bot for f in r.faults]])
         with closing(conn.connection.cursor()) as cursor:   # the rows go through the driver (see _DriverSQL)
             return self._insert_rows(cursor, fresh, bot_ids)
+
+    def _stored_slots(self, conn: Connection, records: Sequence[MatchRecord]) -> set[tuple[str, int]]:
+        """The tournament slots of ``records`` that already hold a stored match."""
+        wanted: dict[str, list[int]] = {}
+        for record in records:
+            if record.tournament_id is not None and record.game_index is not None:
+                wanted.setdefault(record.tournament_id, []).append(record.game_index)
+        taken: set[tuple[str, int]] = set()
+        for tournament_id, indexes in wanted.items():
+            for chunk in chunks(sorted(set(indexes))):
+                taken.update((tournament_id, index) for index in conn.execute(
+                    _SQL.stored_slots, {"tournament": tournament_id, "slots": list(chunk)}).scalars())
+        return taken
 
     def _insert_rows(self, cursor: Any, fresh: list[MatchRecord], bot_ids: dict[str, int]) -> int:
         """Every row of the new matches: match, seats, log, faults, summaries, Elo."""
@@ -253,8 +315,84 @@ class MatchSaver:
         _run(cursor, sql.insert_logs, log_rows)
         _run(cursor, sql.insert_faults, fault_rows)
         self._add_to_summaries(cursor, summary)
-        self._update_elo(cursor, matches)
+        self._update_elo(cursor, self._in_elo_order(cursor, matches))
         return len(fresh)
+
+    def count_waiting_elo(self, conn: Connection, tournament_id: str) -> None:
+        """Count for Elo every stored match of a tournament still waiting for a gap's game,
+        in slot order (the tournament stops running: no game is sure to come)."""
+        with closing(conn.connection.cursor()) as cursor:
+            cursor.execute(self._sql.cursors_of(1), [tournament_id])
+            row = cursor.fetchone()
+            if row is not None:
+                self._update_elo(cursor, self._advance(cursor, tournament_id, row[2], contiguous=False, new={}))
+
+    def _in_elo_order(self, cursor: Any, matches: list[NewMatch]) -> list[NewMatch]:
+        """The matches that count for Elo now, in the order they count: the new ones outside
+        tournaments or below their tournament's cursor, in the order given, then for each
+        tournament the stored ones the cursor passes (see the module docstring)."""
+        slotted = sorted({m.record.tournament_id for m in matches
+                          if m.record.tournament_id is not None and m.record.game_index is not None})
+        if not slotted:
+            return matches
+        state: dict[str, tuple[str, int]] = {}
+        for chunk in chunks(slotted):
+            cursor.execute(self._sql.cursors_of(len(chunk)), list(chunk))
+            state.update((tournament_id, (status, elo_next)) for tournament_id, status, elo_next in cursor.fetchall())
+        ordered: list[NewMatch] = []
+        waiting: dict[str, dict[int, NewMatch]] = {}
+        for match in matches:
+            tournament_id, index = match.record.tournament_id, match.record.game_index
+            if tournament_id is None or index is None or index < state[tournament_id][1]:
+                ordered.append(match)
+            else:
+                waiting.setdefault(tournament_id, {})[index] = match
+        for tournament_id, new in waiting.items():
+            status, elo_next = state[tournament_id]
+            ordered += self._advance(cursor, tournament_id, elo_next, contiguous=status == "running", new=new)
+        return ordered
+
+    def _advance(self, cursor: Any, tournament_id: str, elo_next: int, contiguous: bool,
+                 new: dict[int, NewMatch]) -> list[NewMatch]:
+        """Move a tournament's Elo cursor from ``elo_next`` over the stored slots, while they
+        are contiguous (or over all of them) and return their matches in slot order: those
+        in ``new`` (by slot) as given, the others read back."""
+        passed: list[tuple[int, int]] = []       # (slot, matches.id)
+        page = 500
+        while True:
+            start = passed[-1][0] + 1 if passed else elo_next
+            cursor.execute(self._sql.slots_from, [tournament_id, start, page])
+            rows = cursor.fetchall()
+            for index, pk in rows:
+                if contiguous and index != (passed[-1][0] + 1 if passed else elo_next):
+                    break
+                passed.append((index, pk))
+            else:
+                if len(rows) == page:
+                    continue
+            break
+        if not passed:
+            return []
+        cursor.execute(self._sql.set_cursor, [passed[-1][0] + 1, tournament_id])
+        stored = self._stored_for_elo(cursor, [pk for index, pk in passed if index not in new])
+        return [new[index] if index in new else stored[pk] for index, pk in passed]
+
+    def _stored_for_elo(self, cursor: Any, pks: list[int]) -> dict[int, NewMatch]:
+        """Stored matches as rating reads them (``Summarizer.rate`` reads a record's status,
+        variant, bots and places): the rest of each record is left empty, and the bots are
+        named by id, which tells the same bots apart."""
+        facts: dict[int, tuple[str, str, list[int], list[int]]] = {}
+        for chunk in chunks(pks):
+            cursor.execute(self._sql.rated_facts(len(chunk)), list(chunk))
+            for pk, status, variant, bot_id, place in cursor.fetchall():
+                _, _, bots, places = facts.setdefault(pk, (status, variant, [], []))
+                bots.append(bot_id)
+                places.append(place)
+        empty = np.zeros(0)
+        return {pk: NewMatch(pk, MatchRecord(
+            match_id="", variant=variant, config={}, seed=0, bots=[f"#{b}" for b in bots], bot_versions=[],
+            totals=[], places=places, forfeited=[], result={}, actions=[], latencies_ms=[], status=status,
+        ), bots, empty, empty.astype(np.int64)) for pk, (status, variant, bots, places) in facts.items()}
 
     def _add_to_summaries(self, cursor: Any, summary: Summary) -> None:
         """Add the new outcome counts and per-bot sums (one upsert per key) and merge the

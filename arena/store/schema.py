@@ -1,11 +1,12 @@
 """The tables, the schema version, and what opening a database checks and upgrades.
 
-Tables (``SCHEMA_VERSION`` 3; an older database is upgraded when opened, see
-:func:`_upgrade_from_1` and :func:`_upgrade_from_2`):
+Tables (``SCHEMA_VERSION`` 4; an older database is upgraded when opened, see
+:func:`_upgrade_from_1`, :func:`_upgrade_from_2` and :func:`_upgrade_from_3`):
 
 ``arena_meta``       key/value; ``schema_version`` marks the file as ours
 ``bots``             name, sha256 of the token (never the token), created
-``tournaments``      short id, settings JSON, master seed, status
+``tournaments``      short id, settings JSON, master seed, status, the Elo cursor (the
+                     first schedule slot whose match has not counted for online Elo yet)
 ``matches``          one row per match: variant, config, seed, status, times, result JSON,
                      decision latency figures, the seats' time bank; ``match_id`` is the referee's id
 ``match_seats``      one row per seat: bot, version, total, place, forfeit, faults, timeouts,
@@ -18,6 +19,10 @@ Tables (``SCHEMA_VERSION`` 3; an older database is upgraded when opened, see
 ``outcome_counts``   how many completed matches ended in each outcome (bots and places)
 ``bot_totals``       per bot, variant and tournament: running sums for the leaderboard, and a
                      histogram of the bot's think times (arena.results.think_times)
+``scheduled_games``  a tournament's schedule for workers without its settings: one row per
+                     game (deal, rotation, bots, seeds, table)
+``work_units``       one row per deal of a scheduled tournament: the worker holding its
+                     lease and until when (``leases.py``)
 """
 
 from __future__ import annotations
@@ -31,7 +36,18 @@ from typing import Any, ClassVar
 
 import numpy as np
 import sqlalchemy as sa
-from sqlalchemy import BigInteger, DateTime, LargeBinary, Table, Text, UniqueConstraint, bindparam, func, inspect
+from sqlalchemy import (
+    BigInteger,
+    DateTime,
+    Index,
+    LargeBinary,
+    Table,
+    Text,
+    UniqueConstraint,
+    bindparam,
+    func,
+    inspect,
+)
 from sqlalchemy.engine import Connection
 from sqlalchemy.schema import CreateColumn
 from sqlmodel import Field, SQLModel, insert, select, update
@@ -42,8 +58,9 @@ from arena.store.errors import StoreError
 from arena.wire.jsonc import loads
 
 # 2: timeouts and think-time histograms (see _upgrade_from_1);
-# 3: per-seat max think time and time-bank use (see _upgrade_from_2).
-SCHEMA_VERSION = 3
+# 3: per-seat max think time and time-bank use (see _upgrade_from_2);
+# 4: schedules and leases for workers, the tournaments' Elo cursor (see _upgrade_from_3).
+SCHEMA_VERSION = 4
 log = logging.getLogger(__name__)
 
 
@@ -80,6 +97,10 @@ class TournamentRow(_Table, table=True):
     settings_json: str = Field(sa_type=Text)
     master_seed: int = Field(sa_type=BigInteger)
     status: str
+    # Online Elo counts a tournament's matches in schedule order (see save.py, "Elo in
+    # schedule order"): the slots below this one have counted, a stored match at or above
+    # it waits for the slots before it. Schema 4.
+    elo_next: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
 
 
 class MatchRow(_Table, table=True):
@@ -211,6 +232,44 @@ class BotTotalsRow(_Table, table=True):
     think_histogram: bytes | None = Field(default=None, sa_type=LargeBinary)
 
 
+class ScheduledGameRow(_Table, table=True):
+    """One game of a tournament's schedule, as ``Store.put_schedule`` stored it."""
+
+    __tablename__ = "scheduled_games"
+    __table_args__ = {"sqlite_with_rowid": False}
+    tournament_id: str = Field(foreign_key="tournaments.id", primary_key=True)
+    game_index: int = Field(primary_key=True)
+    deal: int
+    rotation: int
+    bots_json: str = Field(sa_type=Text)            # names by seat, a JSON list
+    seed: int = Field(sa_type=BigInteger)
+    bot_seeds_json: str = Field(sa_type=Text)       # by seat, a JSON list
+    table_number: int                               # "table" is a reserved word in SQL
+
+
+class WorkUnitRow(_Table, table=True):
+    """One deal of a scheduled tournament as a unit of work: who holds its lease, until when.
+
+    ``lease_id`` counts the claims, so that a worker whose lease expired and was claimed
+    again (by anyone, itself included) cannot renew it. ``done`` is set once every game
+    of the deal is stored, by the claim or release that finds it so (it only saves the
+    next claims from looking at the deal again).
+    """
+
+    __tablename__ = "work_units"
+    # Claims look for the lowest open deal: the open ones alone are indexed, so that a
+    # claim late in a long tournament does not walk past every finished deal.
+    __table_args__ = (Index("work_units_open", "deal", "tournament_id", sqlite_where=sa.text("NOT done"),
+                            postgresql_where=sa.text("NOT done")),
+                      {"sqlite_with_rowid": False})
+    tournament_id: str = Field(foreign_key="tournaments.id", primary_key=True)
+    deal: int = Field(primary_key=True)
+    worker: str | None = None
+    lease_expires_at: datetime | None = _utc_column(nullable=True)
+    lease_id: int = 0
+    done: bool = False
+
+
 def outcome_key(bot_ids: Sequence[int], places: Sequence[int]) -> str:
     """The stored form of a match outcome, independent of who sat where.
 
@@ -245,6 +304,7 @@ TABLES = [
     MetaRow.__table__, BotRow.__table__, TournamentRow.__table__, MatchRow.__table__,
     MatchSeatRow.__table__, MatchLogRow.__table__, FaultRow.__table__, EloRow.__table__,
     RatingHistoryRow.__table__, OutcomeCountRow.__table__, BotTotalsRow.__table__,
+    ScheduledGameRow.__table__, WorkUnitRow.__table__,
 ]
 
 # Updating the schema-version row to itself: how a writer on PostgreSQL takes the store's
@@ -254,7 +314,7 @@ TAKE_WRITE_LOCK = (update(MetaRow.__table__).where(MetaRow.__table__.c.key == "s
 
 
 def open_schema(conn: Connection, name: str, summarizer: Summarizer) -> None:
-    """Create the schema in a new or empty database, upgrade a version-1 or -2 one, and refuse
+    """Create the schema in a new or empty database, upgrade a version-1, -2 or -3 one, and refuse
     (``StoreError``) another schema version or a database with someone else's tables.
 
     ``conn`` must be in a writing transaction from its start: two processes opening a new
@@ -270,16 +330,18 @@ def open_schema(conn: Connection, name: str, summarizer: Summarizer) -> None:
     version = conn.execute(select(MetaRow.value).where(MetaRow.key == "schema_version")).scalar()
     if version is None:
         raise StoreError(f"{name} is not an arena database (no schema version)")
-    if version in ("1", "2") and conn.dialect.name != "sqlite":
+    if version in ("1", "2", "3") and conn.dialect.name != "sqlite":
         # SQLite's BEGIN IMMEDIATE already excludes other writers; on PostgreSQL two
         # processes must not both upgrade: lock, then look again.
         conn.execute(TAKE_WRITE_LOCK)
         version = conn.execute(select(MetaRow.value).where(MetaRow.key == "schema_version")).scalar()
-    if version in ("1", "2"):
+    if version in ("1", "2", "3"):
         # One step at a time, each from what the one before left.
         if version == "1":
             _upgrade_from_1(conn, name, summarizer)
-        _upgrade_from_2(conn, name)
+        if version in ("1", "2"):
+            _upgrade_from_2(conn, name)
+        _upgrade_from_3(conn, name)
         conn.execute(update(MetaRow.__table__).where(MetaRow.__table__.c.key == "schema_version")
                      .values(value=str(SCHEMA_VERSION)))
     elif version != str(SCHEMA_VERSION):
@@ -443,3 +505,23 @@ def _upgrade_from_2(conn: Connection, name: str) -> None:
              "for %d tournament matches) in %.1f s", name, decoded, estimated, time.perf_counter() - started)
     if unreadable:
         log.warning("%s: %d match logs could not be read; their seats' think maxima are not known", name, unreadable)
+
+
+def _upgrade_from_3(conn: Connection, name: str) -> None:
+    """Schema 3 to 4: create the schedule and lease tables (empty: no tournament of an
+    older arena had workers), and add the tournaments' Elo cursor, in the caller's
+    transaction.
+
+    Every stored match of an older database has already counted for online Elo (in the
+    order it was saved), so each tournament's cursor starts past its highest stored
+    slot: a match stored later into a lower slot (a resumed tournament's gap) counts
+    when it is saved, as before, and one past it waits for its turn.
+    """
+    SQLModel.metadata.create_all(conn, tables=[ScheduledGameRow.__table__, WorkUnitRow.__table__])
+    tournaments, matches = TournamentRow.__table__, MatchRow.__table__
+    definition = CreateColumn(tournaments.c.elo_next).compile(dialect=conn.dialect)
+    conn.exec_driver_sql(f"ALTER TABLE {tournaments.name} ADD COLUMN {definition}")
+    highest = (sa.select(func.max(matches.c.game_index) + 1).where(matches.c.tournament_id == tournaments.c.id)
+               .scalar_subquery())
+    conn.execute(update(tournaments).values(elo_next=func.coalesce(highest, 0)))
+    log.info("%s: upgraded to schema version 4 (worker schedules and leases)", name)
