@@ -68,12 +68,14 @@ from engine.core import (
 )
 from engine.extreme import ExtremeGame
 from engine.game import Game
+from engine.worlds import Deal, sample_deal, sample_world, void_suits
 
 __all__ = [
     "BID", "PLAY", "TRUMP", "PREDICT", "PAY", "DECISION_KINDS", "VARIANTS",
     "Action", "ConfigError", "Decision", "EngineError", "GameConfig", "GameResult",
     "IllegalAction", "Prediction", "SeatRound", "action_to_json", "places_from_totals",
     "ClassicGame", "ExtremeGame", "Game", "new_game", "replay",
+    "Deal", "sample_deal", "sample_world", "void_suits",
 ]
 
 

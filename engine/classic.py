@@ -257,6 +257,44 @@ class ClassicGame(Game):
         self._tricks_done = 0
         self._start_round()
 
+    @classmethod
+    def from_deal(cls, config: GameConfig, hands: Sequence[Sequence[str]], *, round: int = 1,
+                  trump_card: str | None = None, undealt: Sequence[str] = (),
+                  totals: Sequence[int] | None = None,
+                  history: Sequence[tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]] = ()) -> ClassicGame:
+        """A game that starts at round ``round`` (1-based) with the given hands (card codes, by
+        seat, as dealt) and turned-up card; the rounds before it are skipped, their ``totals``
+        and ``history`` (``(bids, tricks, points)`` per round) taken as given. ``undealt``
+        orders the rest of the deck (unlisted cards follow in card order). Later rounds
+        are shuffled from the seed. Meant for tests, puzzles and search
+        (:func:`engine.worlds.sample_world`); :func:`engine.replay` cannot rebuild such a game.
+
+        >>> cfg = GameConfig(players=3, rounds=2)
+        >>> game = ClassicGame.from_deal(cfg, [["b1", "b2"], ["W1", "J1"], ["r5", "g7"]], round=2,
+        ...                              trump_card="y9", totals=[20, -10, 30])
+        >>> game.observe(0)["hand"], game.observe(0)["trump"], game.to_act(), game.observe(0)["scores"]
+        (['b1', 'b2'], 'yellow', (2,), [20, -10, 30])
+        """
+        game = cls(config)
+        p = game.players
+        if not 1 <= round <= len(game.hand_sizes):
+            raise EngineError(f"from_deal: round must be 1..{len(game.hand_sizes)} (got {round})")
+        size = game.hand_sizes[round - 1]
+        if len(hands) != p or any(len(h) != size for h in hands):
+            raise EngineError(f"from_deal needs {p} hands of {size} cards for round {round}")
+        dealer = (round - 1) % p
+        if (trump_card is None) != (p * size == NUM_CARDS):
+            raise EngineError("from_deal: a trump card is turned up exactly when cards are left after the deal")
+        order = [code for k in range(p) for code in hands[(dealer + 1 + k) % p]]
+        order += ([trump_card] if trump_card is not None else []) + list(undealt)
+        game._log.clear()
+        game._totals = list(totals) if totals is not None else [0] * p
+        game._history = [tuple(tuple(x) for x in h) for h in history]  # type: ignore[misc]
+        game._round = round - 1
+        game._decks[round] = _stacked_deck(order)
+        game._start_round()
+        return game
+
     # ------------------------------------------------------------------
     # The interface (engine.game.Game)
 

@@ -214,6 +214,61 @@ class ExtremeGame(Game):
         game._start_round(dealer=dealer, hands=masks)
         return game
 
+    @classmethod
+    def from_observation(cls, config: GameConfig, obs: dict[str, Any], hands: list[int]) -> ExtremeGame:
+        """The game at the decision point a seat's observation ``obs`` describes, with every
+        seat's current hand given as a bit mask (``hands``; the observer's must match its
+        observation). Tokens, supply, destroyer, tricks, the trick in progress and the
+        scores are taken from ``obs``. For search (:func:`engine.worlds.sample_world`):
+        the event log and ``actions`` begin here, and later rounds are shuffled from the seed.
+
+        >>> game = ExtremeGame(GameConfig(variant="extreme", players=3, seed=1, rounds=1))
+        >>> game.apply(1, {"tokens": {"red": 1}})
+        >>> obs = game.observe(2)
+        >>> copy = ExtremeGame.from_observation(game.config, obs, [sum(1 << INDEX[c] for c in h)
+        ...     for h in game.snapshot()["hands"]])
+        >>> copy.observe(2) == obs
+        True
+        """
+        game = cls(config)
+        p = game.players
+        if len(hands) != p or [h.bit_count() for h in hands] != list(obs["hand_sizes"]):
+            raise EngineError("from_observation: the hands must have the observed sizes")
+        if obs["phase"] == OVER:
+            raise EngineError("from_observation: the game is over")
+        game._round = obs["round"] - 1
+        game._totals = list(obs["scores"])
+        game._history = [
+            tuple(SeatRound(score=score, destroyer=seat == r["destroyer"], tokens=dict(r["tokens"][seat]))
+                  for seat, score in enumerate(r["scores"]))
+            for r in obs["round_history"]
+        ]
+        game._log.clear()
+        game._start_round(dealer=obs["dealer"], hands=list(hands))
+        game._supply = [obs["supply"][c] for c in TOKEN_COLOURS]
+        game._tokens = [[held[c] for c in TOKEN_COLOURS] for held in obs["tokens"]]
+        game._destroyer = obs["destroyer"]
+        game._predicted = list(obs["predicted"])
+        game._black_taken = obs["black_taken"]
+        game._tricks_won = list(obs["tricks_won"])
+        game._played = [INDEX[c] for c in obs["played"]]
+        game._tricks_done = (len(game._played) - len(obs["trick"])) // p
+        game._trick = [(e["seat"], INDEX[e["card"]]) for e in obs["trick"]]
+        if obs["last_trick"] is not None:
+            last = obs["last_trick"]
+            game._last_trick = (tuple((e["seat"], INDEX[e["card"]]) for e in last["cards"]), last["winner"])
+        game._leader = obs["leader"]
+        game._lead = None if obs["lead_suit"] is None else COLOURS.index(obs["lead_suit"])
+        game._follow = 0 if game._lead is None else COLOUR_MASKS[game._lead]
+        game._phase = obs["phase"]
+        game._current = current = obs["to_act"][0]
+        if game._phase == PAY:
+            game._pay_options = tuple(obs["pay"]["options"])
+            game._legal = legal_plays(game._hands[current], 0)
+        elif game._phase == PLAY:
+            game._legal = legal_plays(game._hands[current], game._follow)
+        return game
+
     def _start_round(self, dealer: int, hands: list[int] | None) -> None:
         p = self.players
         deck = list(self._deck)
