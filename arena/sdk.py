@@ -289,6 +289,10 @@ class Bot:
     name: str = "bot"
     version: str = "0.1"
     variants: tuple[str, ...] = ("classic", "extreme")
+    # The current request's limits, set before each decision (0 when unknown, e.g. in-process):
+    # the per-decision limit and what is left of the match's time bank, in ms.
+    deadline_ms: int = 0
+    time_bank_ms: int = 0
 
     def __init__(self) -> None:
         self.rng: random.Random = random.Random(0)
@@ -718,6 +722,7 @@ class BotClient:
         seat = self._seat_for(request.match_id, request.seat)
         bot = seat.bot
         bot.rng, bot.match = seat.rng, seat.info
+        bot.deadline_ms, bot.time_bank_ms = request.deadline_ms, request.time_bank_ms
         kind = protocol.kind_from_wire(request.kind)
         try:
             obs = protocol.observation_from_wire(request)

@@ -1,0 +1,599 @@
+"""A search bot: determinized Monte Carlo (perfect-information Monte Carlo) for both games.
+
+For every decision with more than one option it repeats, until its time budget is used:
+sample a world consistent with what the seat has seen (:func:`engine.sample_deal`:
+the hidden hands, respecting the voids players have shown), then for *each* option
+play the rest of the round out in that world with a fast greedy policy, and score the
+result for its own seat. The option with the best average over the worlds wins (every
+option is tried in the same worlds, so the comparison is paired and less noisy).
+
+* classic ``play``: each legal card, then the round to its end; the value is the round's
+  score, 20 + 10 x tricks for an exact bid, -10 per trick off.
+* classic ``bid``: each bid, the whole round played out with the bot aiming at that bid
+  (bidders after it get the heuristic's estimate on their sampled hands).
+* classic ``trump``: each suit with the three bids around the estimate; a suit is worth
+  its best bid.
+* extreme ``play``/``pay``: each card / token, then the round; the value is minus the
+  seat's penalty.
+* extreme ``predict``: the heuristic's tokens, every single-token change of them, no
+  tokens, and the destroyer when free; later predictors predict as the heuristic does.
+
+The playout policy is the heuristic bot's idea in a few integer operations: while a
+seat still wants tricks (classic: tricks < bid; Extreme: it can pay a token for this
+trick) it plays its surest winner (the cheapest one when it plays last), otherwise it
+ducks with its most dangerous losing card; the Extreme destroyer always ducks.
+
+Time: a decision takes at most ``--budget-ms`` (default 100), and never more than about
+40 % of the arena's per-decision limit (``deadline_ms`` of the request) plus a sliver of
+the time bank. Before searching it computes the heuristic's answer, which it sends if
+no world could be searched in time (and whenever there is only one option)::
+
+    python -m sample_bots.search_bot --token T --budget-ms 50
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from arena.sdk import Bot, run
+from engine import classic_cards as cc
+from engine import extreme_cards as xc
+from engine import sample_deal
+from sample_bots import strategy
+
+DEFAULT_BUDGET_MS = 100.0
+DEADLINE_SHARE = 0.4      # of the arena's per-decision limit: the rest is transport and load
+BANK_SHARE = 1 / 200      # of the remaining time bank, added per decision
+MAX_WORLDS = 400          # enough: past this the averages hardly move
+
+# ---------------------------------------------------------------- classic tables
+
+_C_WIZ, _C_JES = cc.WIZARD, cc.JESTER
+_C_SUIT = cc.SUIT_OF
+_C_RANK = cc.RANK_OF
+_C_SUIT_MASKS = cc.SUIT_MASKS
+_C_SPECIAL = cc.SPECIAL_MASK
+
+
+def _classic_danger(trump: int) -> tuple[int, ...]:
+    """How likely each card is to win later: the order to keep or shed cards in."""
+    out = []
+    for c in range(cc.NUM_CARDS):
+        suit = _C_SUIT[c]
+        out.append(100 if suit == _C_WIZ else 0 if suit == _C_JES else (50 if suit == trump else 0) + _C_RANK[c])
+    return tuple(out)
+
+
+_C_DANGER = {t: _classic_danger(t) for t in range(-1, 4)}
+
+
+def _bits(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def classic_playout(hands: list[int], trump: int, bids: Sequence[int], tricks: Sequence[int], leader: int,
+                    trick: Sequence[int], players: int) -> list[int]:
+    """Play the round to its end with the greedy policy; returns the tricks won per seat.
+
+    ``trick``: the cards of the trick in progress, led by ``leader``. ``hands`` is copied.
+
+    >>> I = cc.INDEX
+    >>> classic_playout([1 << I["W1"], 1 << I["b2"], 1 << I["b9"]], 2, [1, 0, 0], [0, 0, 0], 0, [], 3)
+    [1, 0, 0]
+    """
+    hands = list(hands)
+    tricks = list(tricks)
+    danger = _C_DANGER[trump]
+    cards = list(trick)
+    # The trick in progress so far: lead suit (-1: none yet), freed by a Wizard, best strength.
+    lead, freed, best, best_pos = -1, False, -1, 0
+    for i, c in enumerate(cards):
+        lead, freed, best, best_pos = _classic_step(c, i, lead, freed, best, best_pos, trump)
+    seat = (leader + len(cards)) % players
+    while hands[seat]:
+        hand = hands[seat]
+        follow = hand & _C_SUIT_MASKS[lead] if lead >= 0 else 0
+        legal = follow | (hand & _C_SPECIAL) if follow else hand
+        want = bids[seat] > tricks[seat]
+        last = len(cards) == players - 1
+        pick = -1
+        if not cards:
+            # Leading: the surest card while tricks are wanted, else the most harmless.
+            pick = max(_bits(legal), key=danger.__getitem__) if want else min(_bits(legal), key=danger.__getitem__)
+        else:
+            win_best, win_c, lose_best, lose_c, low_c, low_d = -1, -1, -1, -1, -1, 1000
+            for c in _bits(legal):
+                suit = _C_SUIT[c]
+                if freed:
+                    s = -1
+                elif suit == _C_WIZ:
+                    s = 300
+                elif suit == _C_JES:
+                    s = 0
+                else:
+                    lead_now = lead if lead >= 0 else suit
+                    s = 200 + _C_RANK[c] if suit == trump else 100 + _C_RANK[c] if suit == lead_now else 0
+                d = danger[c]
+                if s > best:
+                    # A winner: while wanting, the surest (last to play: the cheapest).
+                    key = -d if last else d
+                    if key > win_best:
+                        win_best, win_c = key, c
+                elif d > lose_best:
+                    lose_best, lose_c = d, c
+                if d < low_d:
+                    low_d, low_c = d, c
+            if want:
+                pick = win_c if win_c >= 0 else low_c
+            elif lose_c >= 0:
+                pick = lose_c
+            else:  # every card wins: the last player sheds its biggest, others their smallest
+                pick = max(_bits(legal), key=danger.__getitem__) if last else low_c
+        hands[seat] = hand ^ (1 << pick)
+        lead, freed, best, best_pos = _classic_step(pick, len(cards), lead, freed, best, best_pos, trump)
+        cards.append(pick)
+        if len(cards) == players:
+            leader = (leader + best_pos) % players
+            tricks[leader] += 1
+            cards = []
+            lead, freed, best, best_pos = -1, False, -1, 0
+            seat = leader
+        else:
+            seat = (seat + 1) % players
+    return tricks
+
+
+def _classic_step(c: int, pos: int, lead: int, freed: bool, best: int, best_pos: int,
+                  trump: int) -> tuple[int, bool, int, int]:
+    """The trick state after card ``c`` is played at position ``pos``."""
+    suit = _C_SUIT[c]
+    if freed:
+        return lead, freed, best, best_pos
+    if suit == _C_WIZ:
+        return lead, lead < 0, 300, pos  # a Wizard before any numbered card frees the trick
+    if suit == _C_JES:
+        s = 0
+    else:
+        if lead < 0:
+            lead = suit
+        s = 200 + _C_RANK[c] if suit == trump else 100 + _C_RANK[c] if suit == lead else 0
+    if s > best:
+        return lead, freed, s, pos
+    return lead, freed, best, best_pos
+
+
+def _classic_score(bid: int, tricks: int) -> int:
+    return 20 + 10 * tricks if bid == tricks else -10 * abs(bid - tricks)
+
+
+def _guess_classic_bid(hand: int, trump: int, players: int) -> int:
+    """What a sensible opponent bids with this hand: the rounded sum of the heuristic's chances."""
+    trump_name = cc.SUITS[trump] if trump >= 0 else None
+    cards = [strategy.card(cc.CODES[c]) for c in _bits(hand)]
+    held = sum(1 for x in cards if trump_name and x.suit == trump_name)
+    return round(sum(strategy.classic_card_chance(x, trump_name, players, len(cards), held) for x in cards))
+
+
+# ---------------------------------------------------------------- extreme
+
+_X_COLOUR = xc.COLOUR_OF
+_X_MASKS = xc.COLOUR_MASKS
+_WHITE, _BLACK, _RED = xc.WHITE, xc.BLACK, xc.RED
+_X_PENALTY = xc.TOKEN_PENALTY
+
+
+def extreme_playout(hands: list[int], tokens: list[list[int]], supply: list[int], destroyer: int | None,
+                    black_taken: int, leader: int, trick: Sequence[int], players: int, base: int,
+                    me: int) -> int:
+    """Play the round to its end with the greedy policy; returns ``me``'s penalty.
+
+    ``trick``: the cards of the trick in progress, led by ``leader``. Nothing passed in is changed.
+
+    >>> I = xc.INDEX
+    >>> none = [0] * 7
+    >>> extreme_playout([1 << I["r9"], 1 << I["b2"], 1 << I["b9"]], [[1, 0, 0, 0, 0, 0, 0], none[:], none[:]],
+    ...                 [4, 3, 3, 3, 3, 4, 6], None, 0, 0, [], 3, 4, 0)
+    0
+    """
+    hands = list(hands)
+    tokens = [list(t) for t in tokens]
+    supply = list(supply)
+    cards = list(trick)
+    seat = (leader + len(cards)) % players
+    while hands[seat]:
+        hand = hands[seat]
+        lead = _X_COLOUR[cards[0]] if cards else -1
+        legal = (hand & _X_MASKS[lead]) or hand if lead >= 0 else hand
+        held = tokens[seat]
+        if not cards:
+            pick = _extreme_lead(legal, held, seat == destroyer)
+        else:
+            best_key = max(1000 + c if _X_COLOUR[c] == _RED else c if _X_COLOUR[c] == lead else -1 for c in cards)
+            last = len(cards) == players - 1
+            win_c, win_k, lose_c, lose_k, low_c, low_k = -1, -1, -1, -1, -1, 10_000
+            for c in _bits(legal):
+                colour = _X_COLOUR[c]
+                key = 1000 + c if colour == _RED else c if colour == lead else -1
+                if key > best_key:
+                    payable = seat != destroyer and (held[lead] or held[_WHITE] or (colour == _RED and held[_RED]))
+                    if payable:
+                        k = -key if last else key
+                        if k > win_k:
+                            win_k, win_c = k, c
+                    if key < low_k:
+                        low_k, low_c = key, c
+                else:
+                    # Shed high cards while ducking (reds last: they win later tricks).
+                    k = c % 15 + (20 if colour == _RED else 0)
+                    if k > lose_k:
+                        lose_k, lose_c = k, c
+            pick = win_c if win_c >= 0 else lose_c if lose_c >= 0 else low_c
+        hands[seat] = hand ^ (1 << pick)
+        cards.append(pick)
+        if len(cards) < players:
+            seat = (seat + 1) % players
+            continue
+        lead = _X_COLOUR[cards[0]]
+        keys = [1000 + c if _X_COLOUR[c] == _RED else c if _X_COLOUR[c] == lead else -1 for c in cards]
+        pos = keys.index(max(keys))
+        winner = (leader + pos) % players
+        if winner != destroyer:
+            held = tokens[winner]
+            won_red = _X_COLOUR[cards[pos]] == _RED
+            if held[_WHITE]:  # a white one costs 4 when kept: return it first
+                colour = _WHITE
+            elif held[lead]:
+                colour = lead
+            elif won_red and held[_RED]:
+                colour = _RED
+            else:
+                colour = -1
+            if colour >= 0:
+                held[colour] -= 1
+                supply[colour] += 1
+            elif supply[_BLACK]:
+                supply[_BLACK] -= 1
+                held[_BLACK] += 1
+                black_taken += 1
+        leader = seat = winner
+        cards = []
+    if me == destroyer:
+        return max(0, base - black_taken)
+    return sum(n * _X_PENALTY[c] for c, n in enumerate(tokens[me]))
+
+
+def _extreme_lead(legal: int, held: list[int], is_destroyer: bool) -> int:
+    """Lead the top card of a colour we hold tokens for; otherwise our lowest card."""
+    best_c, best_k = -1, -1
+    low_c, low_k = -1, 10_000
+    for c in _bits(legal):
+        colour = _X_COLOUR[c]
+        rank = c % 15
+        if not is_destroyer and held[colour] and rank + 100 * held[colour] > best_k:
+            best_c, best_k = c, rank + 100 * held[colour]
+        k = rank + (20 if colour == _RED else 0)
+        if k < low_k:
+            low_c, low_k = c, k
+    return best_c if best_c >= 0 else low_c
+
+
+# ---------------------------------------------------------------- the search loop
+
+
+class World:
+    """One sampled world: every seat's hand (bit masks), and a memo for what several
+    candidates evaluated in it share (the opponents' guessed bids, say)."""
+
+    __slots__ = ("hands", "memo")
+
+    def __init__(self, hands: Sequence[int]) -> None:
+        self.hands = hands
+        self.memo: dict[Any, Any] = {}
+
+
+def search(candidates: Sequence[Any], sample: Callable[[], Any], value: Callable[[Any, Any], float],
+           deadline: float, max_worlds: int = MAX_WORLDS) -> tuple[list[float], int]:
+    """Average ``value(world, candidate)`` over worlds from ``sample()`` until ``deadline``
+    (a ``time.perf_counter()`` value). Every candidate is tried in each world. Returns the
+    averages and the number of worlds (0: no world fitted in the time; averages all 0).
+
+    >>> means, n = search([1, 2], lambda: 10, lambda w, c: w * c, time.perf_counter() + 1, max_worlds=3)
+    >>> means, n
+    ([10.0, 20.0], 3)
+    """
+    totals = [0.0] * len(candidates)
+    worlds = 0
+    started = time.perf_counter()
+    while worlds < max_worlds:
+        now = time.perf_counter()
+        # Stop when one more world would probably overrun the deadline.
+        if worlds and now + (now - started) / worlds > deadline:
+            break
+        if now > deadline:
+            break
+        world = sample()
+        values = []
+        for candidate in candidates:
+            values.append(value(world, candidate))
+            if worlds and time.perf_counter() > deadline:
+                break  # out of time mid-world: this world is left out, the others stand
+        else:
+            for i, v in enumerate(values):
+                totals[i] += v
+            worlds += 1
+            continue
+        break
+    return [t / max(1, worlds) for t in totals], worlds
+
+
+def _argmax(candidates: Sequence[Any], means: list[float]) -> Any:
+    return candidates[max(range(len(candidates)), key=means.__getitem__)]
+
+
+# ---------------------------------------------------------------- the bot
+
+
+class SearchBot(Bot):
+    """Determinized Monte Carlo search over sampled worlds (see the module docstring)."""
+
+    name = "search"
+    version = "1.0"
+    budget_ms: float = DEFAULT_BUDGET_MS
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.last_worlds = 0  # worlds searched for the last decision (for tests and tuning)
+
+    # -- time
+
+    def _deadline(self) -> float:
+        """When to stop searching: the budget, capped by the arena's deadline and time bank."""
+        budget = self.budget_ms
+        limit = self.deadline_ms or (self.match.move_time_ms if self.match else 0)
+        if limit:
+            bank = self.time_bank_ms or (self.match.time_bank_ms if self.match else 0)
+            budget = min(budget, DEADLINE_SHARE * limit + BANK_SHARE * bank)
+        return time.perf_counter() + max(0.0, budget) / 1000
+
+    def _deal(self, obs: dict[str, Any]) -> Callable[[], World]:
+        rng = self.rng
+        return lambda: World(sample_deal(obs, rng).hands)
+
+    # -- classic
+
+    def bid(self, obs: dict[str, Any], options: list[int]) -> int:
+        fallback = strategy.classic_bid(obs, options)
+        if len(options) == 1:
+            return fallback
+        deadline = self._deadline()
+        trump = cc.SUITS.index(obs["trump"]) if obs["trump"] else -1
+        means, self.last_worlds = search(options, self._deal(obs), self._bid_value(obs, trump), deadline)
+        return _argmax(options, means) if self.last_worlds else fallback
+
+    def _bid_value(self, obs: dict[str, Any], trump: int) -> Callable[[Any, Any], float]:
+        """The value of bidding ``bid`` in a world: the round played out aiming at it."""
+        me, players = obs["seat"], obs["players"]
+        leader = (obs["dealer"] + 1) % players
+        known = obs["bids"]
+        zeros = [0] * players
+
+        def value(world: World, bid: int) -> float:
+            hands = world.hands
+            guessed = world.memo.get(trump)
+            if guessed is None:  # the other bids depend on the world only
+                guessed = world.memo[trump] = [
+                    known[s] if known[s] is not None else _guess_classic_bid(hands[s], trump, players)
+                    for s in range(players)]
+            bids = list(guessed)
+            bids[me] = bid
+            tricks = classic_playout(list(hands), trump, bids, zeros, leader, [], players)
+            return _classic_score(bid, tricks[me])
+
+        return value
+
+    def trump(self, obs: dict[str, Any], options: list[str]) -> str:
+        fallback = strategy.classic_trump(obs, options)
+        deadline = self._deadline()
+        players = obs["players"]
+        hand = sum(1 << cc.INDEX[c] for c in obs["hand"])
+        candidates = []
+        for suit in options:
+            t = cc.SUITS.index(suit)
+            guess = _guess_classic_bid(hand, t, players)
+            candidates += [(t, b) for b in range(max(0, guess - 1), min(obs["hand_size"], guess + 1) + 1)]
+        values: dict[int, Callable[[Any, Any], float]] = {}
+        for t in {t for t, _ in candidates}:
+            values[t] = self._bid_value({**obs, "bids": [None] * players}, t)
+        means, self.last_worlds = search(candidates, self._deal(obs), lambda w, c: values[c[0]](w, c[1]), deadline)
+        if not self.last_worlds:
+            return fallback
+        best: dict[int, float] = {}
+        for (t, _), m in zip(candidates, means):
+            best[t] = max(best.get(t, -1e9), m)
+        return cc.SUITS[max(best, key=best.__getitem__)]
+
+    def play(self, obs: dict[str, Any], options: list[str]) -> str:
+        if obs["variant"] == "classic":
+            fallback = strategy.classic_play(obs, options)
+        else:
+            fallback = strategy.extreme_play(obs, options)
+        if len(options) == 1:
+            return fallback
+        deadline = self._deadline()
+        value = self._classic_play_value(obs) if obs["variant"] == "classic" else self._extreme_play_value(obs)
+        means, self.last_worlds = search(options, self._deal(obs), value, deadline)
+        return _argmax(options, means) if self.last_worlds else fallback
+
+    def _classic_play_value(self, obs: dict[str, Any]) -> Callable[[Any, Any], float]:
+        me, players = obs["seat"], obs["players"]
+        trump = cc.SUITS.index(obs["trump"]) if obs["trump"] else -1
+        leader = obs["leader"]
+        trick = [cc.INDEX[e["card"]] for e in obs["trick"]]
+        tricks = obs["tricks_won"]
+        known = obs["bids"]
+        bid = known[me]
+
+        def value(world: World, code: str) -> float:
+            hands = world.hands
+            bids = world.memo.get("bids")
+            if bids is None:
+                # Unseen (secret) bids: what the seat has won plus what its hand still promises.
+                bids = world.memo["bids"] = [
+                    known[s] if known[s] is not None else tricks[s] + _guess_classic_bid(hands[s], trump, players)
+                    for s in range(players)]
+            card = cc.INDEX[code]
+            hs = list(hands)
+            hs[me] ^= 1 << card
+            won = classic_playout(hs, trump, bids, tricks, leader, trick + [card], players)
+            return _classic_score(bid, won[me])
+
+        return value
+
+    # -- extreme
+
+    def _extreme_state(self, obs: dict[str, Any]) -> tuple[list[list[int]], list[int]]:
+        tokens = [[held[c] for c in xc.TOKEN_COLOURS] for held in obs["tokens"]]
+        supply = [obs["supply"][c] for c in xc.TOKEN_COLOURS]
+        return tokens, supply
+
+    def _extreme_play_value(self, obs: dict[str, Any]) -> Callable[[Any, Any], float]:
+        me, players = obs["seat"], obs["players"]
+        tokens, supply = self._extreme_state(obs)
+        trick = [xc.INDEX[e["card"]] for e in obs["trick"]]
+        base = obs.get("destroyer_penalty", 4)
+
+        def value(world: World, code: str) -> float:
+            card = xc.INDEX[code]
+            hs = list(world.hands)
+            hs[me] ^= 1 << card
+            return -extreme_playout(hs, tokens, supply, obs["destroyer"], obs["black_taken"], obs["leader"],
+                                    trick + [card], players, base, me)
+
+        return value
+
+    def pay(self, obs: dict[str, Any], options: list[str]) -> str:
+        fallback = strategy.extreme_pay(obs, options)
+        if len(options) == 1:
+            return fallback
+        deadline = self._deadline()
+        me, players = obs["seat"], obs["players"]
+        tokens, supply = self._extreme_state(obs)
+        base = obs.get("destroyer_penalty", 4)
+
+        def value(world: World, colour: str) -> float:
+            hands = world.hands
+            c = xc.TOKEN_INDEX[colour]
+            held = [list(t) for t in tokens]
+            held[me][c] -= 1
+            sup = list(supply)
+            sup[c] += 1
+            return -extreme_playout(list(hands), held, sup, obs["destroyer"], obs["black_taken"], me, [],
+                                    players, base, me)
+
+        means, self.last_worlds = search(options, self._deal(obs), value, deadline)
+        return _argmax(options, means) if self.last_worlds else fallback
+
+    def predict(self, obs: dict[str, Any]) -> dict[str, Any]:
+        fallback = strategy.extreme_predict(obs)
+        deadline = self._deadline()
+        candidates = _prediction_candidates(obs)
+        me, players = obs["seat"], obs["players"]
+        tokens, supply = self._extreme_state(obs)
+        base = obs.get("destroyer_penalty", 4)
+        dealer = obs["dealer"]
+        # Everybody yet to predict comes after us, clockwise, up to the dealer.
+        later = [(me + k) % players for k in range(1, players) if not obs["predicted"][(me + k) % players]]
+
+        def value(world: World, prediction: dict[str, Any]) -> float:
+            hands = world.hands
+            held = [list(t) for t in tokens]
+            sup = list(supply)
+            destroyer = obs["destroyer"]
+            if prediction.get("destroyer"):
+                destroyer = me
+            else:
+                for colour, n in prediction.get("tokens", {}).items():
+                    c = xc.TOKEN_INDEX[colour]
+                    held[me][c] += n
+                    sup[c] -= n
+            for s in later:  # the later predictors, as the heuristic would predict
+                key = (s, destroyer is None, tuple(sup))
+                guess = world.memo.get(key)
+                if guess is None:
+                    guess = world.memo[key] = strategy.extreme_predict({
+                        "hand": list(xc.codes_of(hands[s])), "players": players, "seat": s,
+                        "supply": dict(zip(xc.TOKEN_COLOURS, sup)), "destroyer_free": destroyer is None,
+                        "destroyer_penalty": base,
+                    })
+                if guess.get("destroyer"):
+                    destroyer = s
+                else:
+                    for colour, n in guess["tokens"].items():
+                        c = xc.TOKEN_INDEX[colour]
+                        held[s][c] += n
+                        sup[c] -= n
+            leader = (dealer + 1) % players
+            return -extreme_playout(list(hands), held, sup, destroyer, 0, leader, [], players, base, me)
+
+        means, self.last_worlds = search(candidates, self._deal(obs), value, deadline)
+        return _argmax(candidates, means) if self.last_worlds else fallback
+
+
+def _prediction_candidates(obs: dict[str, Any]) -> list[dict[str, Any]]:
+    """The heuristic's tokens, each one-token change of them, no tokens, and the destroyer
+    when free; tokens only from the supply, so every candidate is legal.
+
+    >>> obs = {"hand": ["r9", "r8", "b1"], "players": 3, "supply": dict(zip(xc.TOKEN_COLOURS, [5, 3, 3, 3, 3, 4, 6])),
+    ...        "destroyer_free": True, "destroyer_penalty": 4}
+    >>> cands = _prediction_candidates(obs)
+    >>> {"destroyer": True} in cands, {"tokens": {}} in cands
+    (True, True)
+    """
+    plan = strategy.plan_tokens(obs).tokens
+    supply = obs["supply"]
+    seen: list[dict[str, Any]] = []
+
+    def add(tokens: dict[str, int]) -> None:
+        candidate = {"tokens": {c: n for c, n in tokens.items() if n}}
+        if candidate not in seen:
+            seen.append(candidate)
+
+    add(plan)
+    add({})
+    for colour in xc.COLOURS:
+        for delta in (-1, 1):
+            n = plan.get(colour, 0) + delta
+            if 0 <= n <= supply.get(colour, 0):
+                add({**plan, colour: n})
+    if obs.get("destroyer_free"):
+        seen.append({"destroyer": True})
+    return seen
+
+
+def bot_class(budget_ms: float, name: str = "search") -> type[SearchBot]:
+    """A :class:`SearchBot` subclass with its own budget (each seat gets a fresh instance)."""
+    return type("SearchBot", (SearchBot,), {"budget_ms": budget_ms, "name": name})
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--budget-ms", type=float, default=DEFAULT_BUDGET_MS,
+                        help=f"search time per decision in ms (default {DEFAULT_BUDGET_MS:g}; "
+                             "the arena's deadline may lower it)")
+    args, rest = parser.parse_known_args(sys.argv[1:] if argv is None else argv)
+    if "-h" in rest or "--help" in rest:
+        parser.print_help()
+    run(bot_class(args.budget_ms), rest)
+
+
+if __name__ == "__main__":
+    main()
