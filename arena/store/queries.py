@@ -392,9 +392,11 @@ def _elo_after(session: Session, variant: str, tournament_id: str) -> dict[str, 
     rows = session.exec(
         select(BotRow.name, h.elo_after, h.games).join(MatchRow, col(MatchRow.id) == col(h.match_pk))
         .join(BotRow, col(BotRow.id) == col(h.bot_id))
-        .where(MatchRow.tournament_id == tournament_id, h.variant == variant).order_by(col(h.match_pk))
+        .where(MatchRow.tournament_id == tournament_id, h.variant == variant).order_by(col(h.id))
     ).all()
-    return {name: (elo, games) for name, elo, games in rows}     # later matches overwrite earlier ones
+    # In the order the games counted (a tournament's: its slots'), not the order they were
+    # stored: later ones overwrite earlier ones.
+    return {name: (elo, games) for name, elo, games in rows}
 
 
 # -- head to head ----------------------------------------------------------------------
