@@ -15,7 +15,7 @@ from typing import NoReturn
 
 import typer
 
-from arena.cli import bench, bots, browse, serve, sprt, tournament, web
+from arena.cli import bench, bots, browse, serve, sprt, tournament, web, worker
 from arena.cli.common import CliError
 from arena.tournament.lineup import LineupError
 from arena.tournament.schedule import ScheduleError
@@ -52,6 +52,7 @@ def _options(version: bool = typer.Option(False, "--version", callback=_print_ve
 
 app.command()(tournament.tournament)
 app.command()(sprt.sprt)
+app.command()(worker.worker)
 app.command()(browse.tournaments)
 app.command()(serve.serve)
 app.command()(bots.proto)
@@ -75,6 +76,7 @@ bench_app.command("store")(bench.bench_store)
 bench_app.command("web")(bench.bench_web)
 bench_app.command("fuzz")(bench.bench_fuzz)
 bench_app.command("sprt")(bench.bench_sprt)
+bench_app.command("workers")(bench.bench_workers)
 
 
 # --------------------------------------------------------------------------- entry point

@@ -182,3 +182,15 @@ def bench_sprt(
     figures = run(tests=tests, seed=seed, players=players, elo0=elo0, elo1=elo1, luck=luck, noise=noise)
     shown = {k: f"{v:.4g}" if isinstance(v, float) else v for k, v in figures.items()}
     print_figures(figures if as_json else shown, as_json)
+
+
+def bench_workers(
+    games: int = typer.Option(240, help="Games of the tournament each run plays."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+) -> None:
+    """One tournament played by one worker, then by two (real processes): games/s and the ratio."""
+    from arena.bench.workers import bench_workers as run
+
+    if games < 3:
+        raise typer.BadParameter("must be at least 3 (one deal)", param_hint="--games")
+    print_figures(run(games=games), as_json)

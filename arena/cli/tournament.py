@@ -90,6 +90,9 @@ def tournament(
     gauntlet: str | None = typer.Option(None, metavar="NAME", help="A gauntlet: every table has this bot of the "
                                         "lineup and opponents from the rest; the result is its rating and its "
                                         "record against each", show_default=False),
+    workers: int | None = typer.Option(None, help="1: play here; 0: only create the schedule and show progress "
+                                       "while `arena worker` processes play it (docs/scaling.md) [default: 1]",
+                                       show_default=False),
     resume: str | None = RESUME_OPTION,
     db: str | None = DbOption,
 ) -> None:
@@ -101,6 +104,6 @@ def tournament(
         time_bank=time_bank, max_faults=max_faults, concurrency=concurrency, deals=deals, bidding=bidding,
         plus_minus_one=plus_minus_one, length=length, destroyer_penalty=destroyer_penalty, bots=bot,
         no_samples=no_samples, server=server, admin_token=admin_token, resume=resume, db=db_location(db),
-        gauntlet=gauntlet,
+        gauntlet=gauntlet, workers=workers,
     )
     run_tournament_command(request, console, err_console)

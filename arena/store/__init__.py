@@ -282,6 +282,11 @@ class Store:
         with self._lease_write() as conn:
             leases.put_schedule(conn, tournament_id, games, self.name)
 
+    def release_worker(self, tournament_id: str, worker: str) -> int:
+        """Give back every lease a worker that is known to be gone holds in the tournament."""
+        with self._lease_write() as conn:
+            return leases.release_worker(conn, tournament_id, worker)
+
     def replace_schedule(self, tournament_id: str, games: Sequence[ScheduledGameLike]) -> None:
         """A new schedule in place of the stored one; only before any game is stored
         (``StoreError`` after)."""

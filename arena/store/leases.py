@@ -215,6 +215,14 @@ def release_unit(conn: Connection, unit: WorkUnit, worker: str) -> None:
         conn.execute(sa.update(_UNITS).where(_unit_key(unit.tournament_id, unit.deal)).values(done=True))
 
 
+def release_worker(conn: Connection, tournament_id: str, worker: str) -> int:
+    """Give back every lease ``worker`` holds in the tournament (a worker known to be gone:
+    its process no longer exists); how many."""
+    return int(conn.execute(sa.update(_UNITS).where(_UNITS.c.tournament_id == tournament_id,
+                                                   _UNITS.c.worker == worker)
+                            .values(worker=None, lease_expires_at=None)).rowcount)
+
+
 def unit_progress(conn: Connection, tournament_id: str) -> dict[str, Any]:
     """How far the workers are: deals done (every game stored), leased (a live lease, not
     done) and pending (the rest), games stored and scheduled, and the workers holding

@@ -13,6 +13,7 @@ import os
 import shlex
 import shutil
 import signal
+from collections import defaultdict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,14 +21,14 @@ from typing import Any, TypeVar
 
 from rich.console import Console
 
-from arena.records import MatchRecord
 from arena.results.sprt import SprtMonitor, monitor_from, status_line, verdict
 from arena.tournament.lineup import BotStartError
 from arena.tournament.lock import hold_lock, log_dir_for
 from arena.tournament.progress import progress_bar, status_text
-from arena.tournament.runner import LocalArena, MatchRunner, RemoteArena, RunSummary, play_games
+from arena.tournament.runner import LocalArena, MatchRunner, RemoteArena, RunSummary, Standing
 from arena.tournament.schedule import ScheduleError
 from arena.tournament.settings import DEFAULT_DB, TournamentRequest, TournamentSettings, build_settings, finalize_games
+from arena.tournament.worker import decided, is_complete, play_claimed, saver
 from engine import ConfigError
 
 T = TypeVar("T")
@@ -44,6 +45,7 @@ class Run:
     requested_games: int | None = None       # new runs: --games as given, to re-round after a drop
     optional: frozenset[str] = frozenset()   # new runs: sample bots that may be left out
     created_db: bool = False                 # new runs: this command made the database file
+    workers: int = 1                         # 0: only show progress while `arena worker`s play
 
 
 def resume_command(tournament_id: str, db: str, remote: bool = False) -> str:
@@ -70,9 +72,13 @@ def run_tournament_command(req: TournamentRequest, console: Console, err_console
     def notice(message: str) -> None:
         err_console.print(f"[yellow]note:[/] {message}", highlight=False, soft_wrap=True)  # one line, paths whole
 
+    if req.workers not in (None, 0, 1):
+        raise ConfigError(f"--workers is 1 (play here) or 0 (only show progress; start `arena worker`s to play) "
+                          f"(got {req.workers})")
     run = resumed_run(req, notice, console) if req.resume is not None else new_run(req, notice)
     if run is None:
         return
+    run.workers = 1 if req.workers is None else req.workers
     store, settings, tournament_id = run.store, run.settings, run.tournament_id
     lock = hold_lock(run.log_dir, tournament_id)  # noqa: F841 (held until this process ends)
 
@@ -111,6 +117,10 @@ def run_tournament_command(req: TournamentRequest, console: Console, err_console
     if is_complete(store, settings, tournament_id):
         store.set_tournament_status(tournament_id, "finished")
     show_board(store, settings, tournament_id, console)
+    if run.workers == 0:
+        console.print(f"{len(store.finished_game_indexes(tournament_id))} games stored by workers. "
+                      f"Stored in {req.db}.", highlight=False)
+        return
     console.print(f"{summary.played} games played in {summary.seconds:.1f} s"
                   + (f" ({summary.skipped} already stored)" if summary.skipped else "")
                   + f", {summary.faults} fault{'' if summary.faults == 1 else 's'}. Stored in {req.db}.",
@@ -159,6 +169,7 @@ def new_run(req: TournamentRequest, notice: Callable[[str], None]) -> Run:
     finalize_games(settings, req.games, notice)
     store = Store(req.db)
     tournament_id = store.create_tournament(settings.to_dict(), settings.seed)
+    store.put_schedule(tournament_id, settings.schedule())     # the rows workers claim from
     run = Run(store, settings, tournament_id, log_dir_for(req.db, tournament_id), created_db=created_db)
     if not settings.server:
         run.requested_games = req.games
@@ -188,13 +199,6 @@ def sprt_monitor(store: Any, settings: TournamentSettings, tournament_id: str) -
     assert settings.sprt is not None
     stored = store.list_matches(tournament_id=tournament_id, limit=settings.games + 1)
     return monitor_from(settings.sprt, settings.players, ((m.game_index, m.bots, m.places) for m in stored))
-
-
-def is_complete(store: Any, settings: TournamentSettings, tournament_id: str) -> bool:
-    """Every game stored, or an A/B test decided."""
-    if len(store.finished_game_indexes(tournament_id)) >= settings.games:
-        return True
-    return settings.sprt is not None and sprt_monitor(store, settings, tournament_id).decided()
 
 
 def show_board(store: Any, settings: TournamentSettings, tournament_id: str, console: Console) -> None:
@@ -247,36 +251,67 @@ async def run_local_or_remote(run: Run, admin_token: str | None, console: Consol
         async with RemoteArena(settings.server, admin_token or "") as remote:
             on_ready()
             return await play_with_progress(remote, run, console)
+    if run.workers == 0:       # other processes (arena worker) play; this one shows progress
+        on_ready()
+        return await play_with_progress(None, run, console)
     async with LocalArena(settings, run.log_dir, optional=run.optional, notice=notice) as local:
         if local.dropped:
             settings.bots = [b for b in settings.bots if b["name"] not in local.dropped]
             finalize_games(settings, run.requested_games, notice)
             run.store.update_tournament_settings(run.tournament_id, settings.to_dict())
+            run.store.replace_schedule(run.tournament_id, settings.schedule())
         on_ready()
         return await play_with_progress(local, run, console)
 
 
-async def play_with_progress(runner: MatchRunner, run: Run, console: Console) -> RunSummary:
-    store, settings = run.store, run.settings
-    done = store.finished_game_indexes(run.tournament_id)
-    writer = asyncio.Lock()
-
-    async def save(record: MatchRecord) -> None:
-        async with writer:  # one writer at a time, off the event loop
-            await asyncio.to_thread(store.save_match, record)
-
-    monitor = sprt_monitor(store, settings, run.tournament_id) if settings.sprt is not None else None
+async def play_with_progress(runner: MatchRunner | None, run: Run, console: Console) -> RunSummary:
+    """Play as one worker (``runner``; None: only watch other workers play) with a progress
+    line that counts every stored game, whoever played it."""
+    store, settings, tid = run.store, run.settings, run.tournament_id
+    done = store.finished_game_indexes(tid)
+    store.put_schedule(tid, settings.schedule())     # tournaments stored before schedules were rows
     with progress_bar(console) as progress:
-        task = progress.add_task(settings.variant, total=settings.games, completed=len(done),
-                                 status=monitor.line() if monitor else "")
+        task = progress.add_task(settings.variant, total=settings.games, completed=len(done), status="")
 
-        def on_game(record: MatchRecord, summary: RunSummary) -> None:
-            if monitor is not None and record.game_index is not None:
-                monitor.add(record.game_index, record.bots, record.places)
-            progress.update(task, advance=1, status=monitor.line() if monitor else status_text(summary))
+        def redraw(stored: list[Any]) -> None:
+            status = status_text(standings_of(stored))
+            if settings.sprt is not None:
+                status = monitor_from(settings.sprt, settings.players,
+                                      ((m.game_index, m.bots, m.places) for m in stored)).line()
+            progress.update(task, completed=len(stored), status=status)
 
-        return await play_games(runner, save, settings, run.tournament_id, done, on_game,
-                                stop=monitor.decided if monitor else lambda: False)
+        async def watch() -> None:
+            # Games other workers store show up too: the count is read from the store.
+            while True:
+                stored = await asyncio.to_thread(store.list_matches, tournament_id=tid, limit=settings.games + 1)
+                redraw(stored)
+                if await asyncio.to_thread(is_complete, store, settings, tid):
+                    return
+                await asyncio.sleep(1.0)
+
+        watcher = asyncio.create_task(watch())
+        try:
+            if runner is None:
+                await watcher
+                return standings_of([])
+            played = await play_claimed(runner, store, settings, tid, saver(store), stop=decided(store, settings, tid))
+            played.skipped = len(done)
+            watcher.cancel()
+            await asyncio.gather(watcher, return_exceptions=True)
+            redraw(await asyncio.to_thread(store.list_matches, tournament_id=tid, limit=settings.games + 1))
+            return played
+        finally:
+            watcher.cancel()
+
+
+def standings_of(stored: list[Any]) -> RunSummary:
+    """The progress line's tally (games, places, faults) of stored matches, whoever played them."""
+    summary = RunSummary(0, 0, sum(m.faults for m in stored), 0.0, defaultdict(Standing))
+    for match in stored:
+        for name, place in zip(match.bots, match.places):
+            summary.standings[name].games += 1
+            summary.standings[name].place_sum += place
+    return summary
 
 
 async def sigterm_as_ctrl_c(work: Awaitable[T]) -> T:

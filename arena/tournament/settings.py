@@ -38,6 +38,9 @@ from engine import ConfigError, GameConfig
 
 # Where the arena keeps its database unless --db (or ARENA_DB) says otherwise.
 DEFAULT_DB = "arena.db"
+# A worker's lease on a deal lasts this long unless renewed (every third of it), so a
+# worker that stops (killed, its machine gone) gives its deal back within this time.
+LEASE_SECONDS = 30.0
 # The shortest decision limit: the wire counts milliseconds, and 0 there means "the
 # server's default".
 MIN_MOVE_TIME = 0.001
@@ -178,6 +181,7 @@ class TournamentRequest:
     alpha: float | None = None
     beta: float | None = None
     gauntlet: str | None = None     # a bot of the lineup that plays every table
+    workers: int | None = None      # local workers: 1 (None) plays here; 0 only shows progress (arena worker plays)
 
     def given_game_options(self) -> list[str]:
         """The options a ``--resume`` refuses (the stored tournament has its own).
@@ -185,7 +189,7 @@ class TournamentRequest:
         >>> TournamentRequest("arena.db", games=8, bots=["x=y"]).given_game_options()
         ['--games', '--bot']
         """
-        skip = {"db", "admin_token", "resume", "no_samples", "bots", "candidate", "baseline"}
+        skip = {"db", "admin_token", "resume", "no_samples", "bots", "candidate", "baseline", "workers"}
         named = [f"--{f.name.replace('_', '-')}" for f in fields(self)
                  if f.name not in skip and getattr(self, f.name) is not None]
         if self.bots:

@@ -1,0 +1,264 @@
+"""Workers: many processes, on one machine or many, play one tournament through its database.
+
+A tournament's schedule is rows in the database (``Store.put_schedule``); its work units
+are its deals (every rotation of one deal, played one after another by one worker, so
+no two games of a deal are ever in flight). A worker claims a unit under a lease
+(``Store.claim_unit``: ``FOR UPDATE SKIP LOCKED`` on PostgreSQL, one write transaction
+on SQLite), renews the lease while it plays, and saves each game; a slot is saved once
+whoever plays it (a second save of the same slot changes nothing). A worker that dies
+stops renewing: its lease expires and another worker plays the unit's missing games.
+
+``arena tournament`` is one worker plus a progress display (:func:`play_claimed`);
+``arena worker`` (:func:`run_worker`) is a worker alone, with its own referee and its
+own bot processes, started from the lineup's commands on its machine.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import time
+from collections import defaultdict
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from arena.records import MatchRecord
+from arena.tournament.runner import MatchRunner, RunSummary, Standing, match_spec
+from arena.tournament.settings import LEASE_SECONDS, TournamentSettings
+
+# How often a worker with nothing to claim looks again (others hold the last units).
+IDLE_SECONDS = 1.0
+
+
+def worker_name() -> str:
+    """This worker's name in the leases: host and process, so an organiser can tell them apart."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def release_dead_local_workers(store: Any, tournament_id: str) -> int:
+    """Give back the leases of workers of this machine whose process is gone (a run killed
+    with -9 just before ``--resume``): their deals need not wait for the leases to end."""
+    host = socket.gethostname()
+    released = 0
+    for name in store.unit_progress(tournament_id)["workers"]:
+        worker_host, _, pid = name.rpartition(":")
+        if worker_host != host or not pid.isdigit():
+            continue
+        try:
+            os.kill(int(pid), 0)        # signal 0: only asks whether the process exists
+        except ProcessLookupError:
+            released += store.release_worker(tournament_id, name)
+        except PermissionError:
+            pass                        # it exists, under another user
+    return released
+
+
+@dataclass
+class Lease:
+    """A claimed unit and whether its lease still holds."""
+
+    unit: Any
+    lost: bool = False
+
+
+async def keep_lease(store: Any, lease: Lease, worker: str, lease_seconds: float) -> None:
+    """Renew ``lease`` every third of its length until cancelled; mark it lost when the
+    store says another worker has it now (it expired first)."""
+    while True:
+        await asyncio.sleep(lease_seconds / 3)
+        renewed = await asyncio.to_thread(store.renew_lease, lease.unit, worker, lease_seconds)
+        if renewed is None:
+            lease.lost = True
+            return
+        lease.unit = renewed
+
+
+async def play_claimed(
+    runner: MatchRunner,
+    store: Any,
+    settings: TournamentSettings,
+    tournament_id: str,
+    save: Callable[[MatchRecord], Awaitable[bool]],
+    on_game: Callable[[MatchRecord, RunSummary], None] = lambda record, summary: None,
+    stop: Callable[[], bool] = lambda: False,
+    worker: str | None = None,
+    lease_seconds: float = LEASE_SECONDS,
+    wait_for_others: bool = True,
+) -> RunSummary:
+    """Claim the tournament's units and play their missing games, ``settings.concurrency``
+    units at a time, until none is left (or ``stop()``). With ``wait_for_others`` a slot
+    that finds nothing to claim while other workers still hold units waits and looks
+    again (their leases may expire); without, it ends.
+
+    ``save`` returns whether the record was new; a game another worker saved first is
+    not counted here.
+    """
+    worker = worker or worker_name()
+    await asyncio.to_thread(release_dead_local_workers, store, tournament_id)
+    schedule = {game.index: game for game in settings.schedule()}
+    summary = RunSummary(0, 0, 0, 0.0, defaultdict(Standing))
+    for name in settings.bot_names():
+        summary.standings[name]
+    started = time.monotonic()
+
+    async def play_unit(lease: Lease) -> None:
+        stored = await asyncio.to_thread(store.finished_game_indexes, tournament_id)
+        for index in lease.unit.game_indexes:
+            if lease.lost or stop():
+                return
+            if index in stored:
+                summary.skipped += 1
+                continue
+            record = await runner.run_match(match_spec(settings, tournament_id, schedule[index]))
+            if not await save(record):
+                continue
+            summary.played += 1
+            summary.faults += len(record.faults)
+            for name, place in zip(record.bots, record.places):
+                summary.standings[name].games += 1
+                summary.standings[name].place_sum += place
+            summary.seconds = time.monotonic() - started
+            on_game(record, summary)
+
+    async def slot() -> None:
+        while not stop():
+            unit = await asyncio.to_thread(store.claim_unit, worker, lease_seconds, tournament_id)
+            if unit is None:
+                progress = await asyncio.to_thread(store.unit_progress, tournament_id)
+                if not wait_for_others or not progress["deals_leased"]:
+                    return
+                await asyncio.sleep(IDLE_SECONDS)
+                continue
+            lease = Lease(unit)
+            renewing = asyncio.create_task(keep_lease(store, lease, worker, lease_seconds))
+            try:
+                await play_unit(lease)
+            finally:
+                renewing.cancel()
+                await asyncio.gather(renewing, return_exceptions=True)
+                if not lease.lost:
+                    await asyncio.to_thread(store.release_unit, lease.unit, worker)
+
+    slots = [asyncio.create_task(slot()) for _ in range(max(1, settings.concurrency))]
+    try:
+        await asyncio.gather(*slots)
+    finally:
+        for task in slots:
+            task.cancel()
+        await asyncio.gather(*slots, return_exceptions=True)
+    summary.seconds = time.monotonic() - started
+    return summary
+
+
+def worker_log_dir(db: str, tournament_id: str, worker: str) -> Path:
+    """Where a worker keeps its bots' output: ``arena-logs/ID/worker-NAME`` beside the database."""
+    from arena.tournament.lock import log_dir_for
+
+    return log_dir_for(db, tournament_id) / f"worker-{worker.replace(':', '-').replace('/', '-')}"
+
+
+def is_complete(store: Any, settings: TournamentSettings, tournament_id: str) -> bool:
+    """Every game stored, or an A/B test decided."""
+    if len(store.finished_game_indexes(tournament_id)) >= settings.games:
+        return True
+    if settings.sprt is None:
+        return False
+    from arena.results.sprt import monitor_from
+
+    stored = store.list_matches(tournament_id=tournament_id, limit=settings.games + 1)
+    return monitor_from(settings.sprt, settings.players,
+                        ((m.game_index, m.bots, m.places) for m in stored)).decided()
+
+
+def saver(store: Any) -> Callable[[MatchRecord], Awaitable[bool]]:
+    """``save(record)``: store it off the event loop, one writer at a time; whether it was new."""
+    lock = asyncio.Lock()
+
+    async def save(record: MatchRecord) -> bool:
+        async with lock:
+            return bool(await asyncio.to_thread(store.save_match, record))
+
+    return save
+
+
+def decided(store: Any, settings: TournamentSettings, tournament_id: str,
+            every: float = 1.0) -> Callable[[], bool]:
+    """``stop()`` for an A/B test: whether it is decided by anyone's games (asked of the
+    store at most once per ``every`` seconds); always False for any other tournament."""
+    last = [0.0, False]
+
+    def stop() -> bool:
+        if settings.sprt is None:
+            return False
+        if time.monotonic() - last[0] > every:
+            last[0], last[1] = time.monotonic(), is_complete(store, settings, tournament_id)
+        return bool(last[1])
+
+    return stop
+
+
+@dataclass
+class WorkerRun:
+    """What one ``arena worker`` did."""
+
+    played: int = 0
+    tournaments: list[str] = field(default_factory=list)   # those it is done with
+    seconds: float = 0.0
+
+
+async def run_worker(store: Any, db: str, tournament_id: str | None, slots: int,
+                     notice: Callable[[str], None], say: Callable[[str], None],
+                     lease_seconds: float = LEASE_SECONDS) -> WorkerRun:
+    """Play the missing games of ``tournament_id`` (or of every running tournament, one
+    after another) with this machine's referee and bots, ``slots`` deals at once.
+
+    A tournament whose bots this machine cannot start is left to other workers: the
+    reason in one ``notice`` line, nothing claimed, nobody forfeits.
+    """
+    from arena.tournament.lineup import BotStartError
+    from arena.tournament.runner import LocalArena
+
+    worker = worker_name()
+    run = WorkerRun()
+    started = time.monotonic()
+    cannot: set[str] = set()
+    while True:
+        candidates = ([tournament_id] if tournament_id else
+                      [t.id for t in store.list_tournaments() if t.status == "running"])
+        todo = [t for t in candidates if t not in cannot and t not in run.tournaments]
+        if not todo:
+            break
+        tid = todo[0]
+        info = store.get_tournament(tid)
+        settings = TournamentSettings.from_dict(info.settings)
+        settings.concurrency = slots
+        if settings.server:
+            notice(f"tournament {tid} is played on the server {settings.server}, not by workers")
+            cannot.add(tid)
+            continue
+        store.put_schedule(tid, settings.schedule())     # tournaments stored before schedules were rows
+        if is_complete(store, settings, tid):
+            say(f"tournament {tid} is already complete")
+            run.tournaments.append(tid)
+            continue
+        say(f"worker {worker}: playing tournament {tid} ({settings.describe()})")
+        try:
+            async with LocalArena(settings, worker_log_dir(db, tid, worker)) as local:
+                summary = await play_claimed(local, store, settings, tid, saver(store),
+                                             stop=decided(store, settings, tid), worker=worker,
+                                             lease_seconds=lease_seconds, wait_for_others=tournament_id is not None)
+        except BotStartError as error:
+            notice(f"this machine cannot run the lineup of tournament {tid}: {error}; its games are left "
+                   "to other workers")
+            cannot.add(tid)
+            continue
+        run.played += summary.played
+        run.tournaments.append(tid)
+        if is_complete(store, settings, tid) and info.status == "running":
+            store.set_tournament_status(tid, "finished")
+        say(f"worker {worker}: {summary.played} games of {tid} played")
+    run.seconds = time.monotonic() - started
+    return run
