@@ -77,6 +77,7 @@ bench_app.command("web")(bench.bench_web)
 bench_app.command("fuzz")(bench.bench_fuzz)
 bench_app.command("sprt")(bench.bench_sprt)
 bench_app.command("workers")(bench.bench_workers)
+bench_app.command("ladder")(bench.bench_ladder)
 
 
 # --------------------------------------------------------------------------- entry point

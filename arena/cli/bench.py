@@ -194,3 +194,24 @@ def bench_workers(
     if games < 3:
         raise typer.BadParameter("must be at least 3 (one deal)", param_hint="--games")
     print_figures(run(games=games), as_json)
+
+
+def bench_ladder(
+    variant: str = typer.Argument("classic", help="classic or extreme"),
+    games: int = typer.Option(200, help="Games of the duplicate tournament (rounded up to whole rotations)."),
+    rounds: int | None = typer.Option(None, help="Rounds per game [default: the variant's standard length]",
+                                      show_default=False),
+    budget_ms: float = typer.Option(100.0, help="The search bot's time per decision, in ms."),
+    concurrency: int = typer.Option(1, help="Matches at once (the search bot uses a core each)."),
+    seed: int = typer.Option(1, help="Master seed of the tournament."),
+    db: Path | None = typer.Option(None, help="Keep the tournament in this database [default: a temporary one]"),
+) -> None:
+    """The search bot against the sample bots (a duplicate tournament): ratings, exact bids and its targets."""
+    from arena.bench.ladder import bench_ladder as run
+
+    check_choice(variant, VARIANTS, "--variant")
+    if games < 1 or budget_ms <= 0 or concurrency < 1:
+        raise typer.BadParameter("must be positive", param_hint="--games/--budget-ms/--concurrency")
+    ladder = run(variant, games=games, rounds=rounds, budget_ms=budget_ms, concurrency=concurrency, seed=seed,
+                 db=str(db) if db else None)
+    console.print(ladder.table(), highlight=False)

@@ -15,6 +15,7 @@ from arena.cli.tournament import (
     CONCURRENCY_OPTION,
     DESTROYER_PENALTY_OPTION,
     LENGTH_OPTION,
+    LINEUP_OPTION,
     MAX_FAULTS_OPTION,
     MOVE_TIME_OPTION,
     NO_SAMPLES_OPTION,
@@ -59,6 +60,7 @@ def sprt(
     length: str | None = LENGTH_OPTION,
     destroyer_penalty: int | None = DESTROYER_PENALTY_OPTION,
     no_samples: bool = NO_SAMPLES_OPTION,
+    lineup: str | None = LINEUP_OPTION,
     resume: str | None = RESUME_OPTION,
     db: str | None = DbOption,
 ) -> None:
@@ -77,6 +79,6 @@ def sprt(
         time_bank=time_bank, max_faults=max_faults, concurrency=concurrency, bidding=bidding,
         plus_minus_one=plus_minus_one, length=length, destroyer_penalty=destroyer_penalty, bots=opponent,
         no_samples=no_samples, resume=resume, db=db_location(db), candidate=candidate, baseline=baseline,
-        elo0=elo0, elo1=elo1, alpha=alpha, beta=beta,
+        elo0=elo0, elo1=elo1, alpha=alpha, beta=beta, lineup=lineup,
     )
     run_tournament_command(request, console, err_console)

@@ -57,6 +57,9 @@ DESTROYER_PENALTY_OPTION = typer.Option(
     f"[default: {GAME.destroyer_penalty}]", show_default=False)
 NO_SAMPLES_OPTION = typer.Option(
     False, "--no-samples", help="Leave the sample bots out of the lineup.")
+LINEUP_OPTION = typer.Option(
+    None, help="samples: the sample bots; ladder: the sample bots and the search bot (about 100 ms a decision: a "
+    "slower tournament) [default: samples]", show_default=False)
 RESUME_OPTION = typer.Option(
     None, help="Finish the tournament with this ID", show_default=False)
 
@@ -93,6 +96,7 @@ def tournament(
     workers: int | None = typer.Option(None, help="1: play here; 0: only create the schedule and show progress "
                                        "while `arena worker` processes play it (docs/scaling.md) [default: 1]",
                                        show_default=False),
+    lineup: str | None = LINEUP_OPTION,
     resume: str | None = RESUME_OPTION,
     db: str | None = DbOption,
 ) -> None:
@@ -104,6 +108,6 @@ def tournament(
         time_bank=time_bank, max_faults=max_faults, concurrency=concurrency, deals=deals, bidding=bidding,
         plus_minus_one=plus_minus_one, length=length, destroyer_penalty=destroyer_penalty, bots=bot,
         no_samples=no_samples, server=server, admin_token=admin_token, resume=resume, db=db_location(db),
-        gauntlet=gauntlet, workers=workers,
+        gauntlet=gauntlet, workers=workers, lineup=lineup,
     )
     run_tournament_command(request, console, err_console)

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.referee.limits import MAX_FAULTS, MAX_SECONDS, MOVE_TIME, TIME_BANK
-from arena.tournament.lineup import BotEntry, LineupError, parse_bot_option, sample_lineup
+from arena.tournament.lineup import LINEUPS, BotEntry, LineupError, parse_bot_option, sample_lineup
 from arena.tournament.schedule import (
     DEAL_FORMATS,
     ScheduledGame,
@@ -182,6 +182,7 @@ class TournamentRequest:
     beta: float | None = None
     gauntlet: str | None = None     # a bot of the lineup that plays every table
     workers: int | None = None      # local workers: 1 (None) plays here; 0 only shows progress (arena worker plays)
+    lineup: str | None = None       # "samples" (None) or "ladder": the sample bots plus the search bot
 
     def given_game_options(self) -> list[str]:
         """The options a ``--resume`` refuses (the stored tournament has its own).
@@ -220,6 +221,10 @@ def check_numbers(req: TournamentRequest) -> None:
             raise ConfigError(f"{option} must be a number of seconds up to {MAX_SECONDS:g} (got {seconds})")
     if req.seed is not None and not 0 <= req.seed < 2**63:     # checked before anything is written
         raise ConfigError(f"--seed must be between 0 and 2**63 - 1 (got {req.seed})")
+    if req.lineup is not None and req.lineup not in LINEUPS:
+        raise ConfigError(f"--lineup must be {' or '.join(LINEUPS)} (got {req.lineup!r})")
+    if req.lineup is not None and req.no_samples:
+        raise ConfigError("--lineup chooses the sample bots to include; drop --no-samples or --lineup")
     if req.deals is not None and req.deals not in DEAL_FORMATS:
         raise ConfigError(f"--deals must be {' or '.join(DEAL_FORMATS)} (got {req.deals!r})")
     if req.server is not None and (":" not in req.server or not req.server.rsplit(":", 1)[1].isdigit()):
@@ -259,7 +264,7 @@ def build_settings(req: TournamentRequest, notice: Callable[[str], None]) -> Tou
         return _sprt_settings(req, settings, notice)
     if req.server is None:
         own = [parse_bot_option(text) for text in req.bots]  # check these before any npm install
-        entries = ([] if req.no_samples else sample_lineup(notice)) + own
+        entries = ([] if req.no_samples else sample_lineup(notice, lineup=req.lineup or "samples")) + own
         names = [e.name for e in entries]
         duplicate = next((n for n in names if names.count(n) > 1), None)
         if duplicate:
@@ -311,7 +316,7 @@ def _sprt_settings(req: TournamentRequest, settings: TournamentSettings,
     elif req.no_samples:
         opponents = []
     else:   # the sample bots, but never one that shares a tested bot's name
-        opponents = [e for e in sample_lineup(notice) if e.name not in tested]
+        opponents = [e for e in sample_lineup(notice, lineup=req.lineup or "samples") if e.name not in tested]
     names = [e.name for e in (candidate, baseline, *opponents)]
     duplicate = next((n for n in names if names.count(n) > 1), None)
     if duplicate:
