@@ -201,11 +201,13 @@ def test_a_bot_given_by_a_relative_path_runs_from_where_it_was_given(tmp_path: P
 
 
 # --------------------------------------------------------------------------- scheduling the matches
-# play_games is scheduling logic: a runner that only records when each match starts and
-# ends (and sleeps a little) stands in for the referee here.
+# play_claimed is scheduling logic: a runner that only records when each match starts and
+# ends (and sleeps a little) stands in for the referee, over a real SQLite store whose
+# leases hand out the deals.
 
 class RecordingRunner:
-    """Runs no game: notes each match's start and end, and returns a plausible record."""
+    """Plays no match through a referee: notes each match's start and end, and returns a
+    real engine game of random decisions as its record."""
 
     def __init__(self, seconds: float = 0.01) -> None:
         import random
@@ -219,7 +221,7 @@ class RecordingRunner:
     async def run_match(self, spec):
         import asyncio
 
-        from arena.records import MatchRecord
+        from test_store import played
 
         assert spec.game_index not in self.spans, f"game {spec.game_index} started twice"
         start = time.monotonic()
@@ -228,12 +230,9 @@ class RecordingRunner:
         await asyncio.sleep(self.seconds * (0.5 + self.rng.random()))
         self.running -= 1
         self.spans[spec.game_index] = (start, time.monotonic())
-        players = len(spec.bots)
-        return MatchRecord(match_id=spec.match_id, variant=spec.config["variant"], config=spec.config,
-                           seed=spec.config["seed"], bots=list(spec.bots), bot_versions=["1"] * players,
-                           totals=[0] * players, places=list(range(1, players + 1)), forfeited=[False] * players,
-                           result={}, actions=[], latencies_ms=[], tournament_id=spec.tournament_id,
-                           game_index=spec.game_index)
+        record = played(spec.match_id, "classic", list(spec.bots), spec.game_index)
+        record.tournament_id, record.game_index = spec.tournament_id, spec.game_index
+        return record
 
 
 def scheduling_settings(games: int, deals: str = "duplicate", bots: int = 6):
@@ -244,17 +243,21 @@ def scheduling_settings(games: int, deals: str = "duplicate", bots: int = 6):
                               concurrency=4, deals=deals, bots=[{"name": f"b{i}"} for i in range(bots)])
 
 
-def play(settings, done: set[int], runner: RecordingRunner):
+def play(settings, done: set[int], runner: RecordingRunner, db: Path):
+    """Claim and play ``settings``' games (those in ``done`` stored first) through a real store."""
     import asyncio
 
-    from arena.tournament.runner import play_games
+    from arena.tournament.runner import match_spec
+    from arena.tournament.worker import play_claimed, saver
 
-    saved: list[int] = []
-
-    async def save(record) -> None:
-        saved.append(record.game_index)
-
-    summary = asyncio.run(play_games(runner, save, settings, "t-test", done))
+    with Store(str(db)) as store:
+        tournament = store.create_tournament(settings.to_dict(), settings.seed, status="running")
+        store.put_schedule(tournament, settings.schedule())
+        for index in sorted(done):
+            spec = match_spec(settings, tournament, settings.schedule()[index])
+            store.save_match(asyncio.run(RecordingRunner(0).run_match(spec)))
+        summary = asyncio.run(play_claimed(runner, store, settings, tournament, saver(store)))
+        saved = sorted(store.finished_game_indexes(tournament) - done)
     return summary, saved
 
 
@@ -264,39 +267,39 @@ def overlapping_deals(settings, runner: RecordingRunner) -> list[tuple[int, int]
             and runner.spans[a][0] < runner.spans[b][1] and runner.spans[b][0] < runner.spans[a][1]]
 
 
-def test_no_two_matches_of_the_same_deal_are_ever_in_flight_together() -> None:
+def test_no_two_matches_of_the_same_deal_are_ever_in_flight_together(tmp_path: Path) -> None:
     settings = scheduling_settings(48)
     runner = RecordingRunner()
-    summary, saved = play(settings, set(), runner)
-    assert sorted(saved) == sorted(runner.spans) == list(range(settings.games))   # each exactly once
+    summary, saved = play(settings, set(), runner, tmp_path / "t.db")
+    assert saved == sorted(runner.spans) == list(range(settings.games))   # each exactly once
     assert summary.played == settings.games and summary.skipped == 0
     assert overlapping_deals(settings, runner) == []
     assert runner.most_at_once == 4      # concurrency still comes from different deals
 
 
-def test_a_resume_plays_exactly_the_missing_games_under_the_same_rule() -> None:
+def test_a_resume_plays_exactly_the_missing_games_under_the_same_rule(tmp_path: Path) -> None:
     settings = scheduling_settings(48)
     done = {0, 1, 2, 5, 9, 10, 11, 20, 47}
     runner = RecordingRunner()
-    summary, saved = play(settings, done, runner)
-    assert sorted(saved) == sorted(set(range(settings.games)) - done)
-    assert summary.skipped == len(done) and summary.played == settings.games - len(done)
+    summary, saved = play(settings, done, runner, tmp_path / "t.db")
+    assert saved == sorted(runner.spans) == sorted(set(range(settings.games)) - done)
+    assert summary.played == settings.games - len(done)
     assert overlapping_deals(settings, runner) == []
 
 
-def test_the_last_deal_left_is_played_one_rotation_after_the_other() -> None:
+def test_the_last_deal_left_is_played_one_rotation_after_the_other(tmp_path: Path) -> None:
     settings = scheduling_settings(48)
     runner = RecordingRunner()
-    _, saved = play(settings, set(range(settings.games - 4)), runner)
-    assert sorted(saved) == list(range(settings.games - 4, settings.games))
+    _, saved = play(settings, set(range(settings.games - 4)), runner, tmp_path / "t.db")
+    assert saved == list(range(settings.games - 4, settings.games))
     assert runner.most_at_once == 1 and overlapping_deals(settings, runner) == []
 
 
-def test_independent_deals_run_side_by_side() -> None:
+def test_independent_deals_run_side_by_side(tmp_path: Path) -> None:
     settings = scheduling_settings(4, deals="independent", bots=4)
     runner = RecordingRunner()
-    _, saved = play(settings, set(), runner)
-    assert sorted(saved) == [0, 1, 2, 3] and runner.most_at_once == 4
+    _, saved = play(settings, set(), runner, tmp_path / "t.db")
+    assert saved == [0, 1, 2, 3] and runner.most_at_once == 4
 
 
 def test_settings_stored_before_the_deals_option_are_duplicate() -> None:

@@ -1,13 +1,10 @@
-"""Running a tournament: the games in flight, the match runners (local or remote), resume.
+"""Running matches: the match runners (a local referee with its bots, or a remote arena),
+and the tally a progress line shows.
 
-A tournament is its settings (arena.tournament.settings) plus a master seed. The
-schedule (arena.tournament.schedule) is recomputed from them, so resuming one is simply
-running every scheduled game whose index the store does not have yet; each match is
+A tournament is its settings (arena.tournament.settings) plus a master seed. Its games are
+claimed deal by deal from the database and played by workers (arena.tournament.worker):
+resuming one is simply playing every game the store does not have yet; each match is
 stored in one transaction, so a game is either wholly stored or played again.
-
-Matches that share a deal (the rotations of a duplicate deal) are never in flight at
-the same time: their tables are the same bots, and a bot seated in two of them at once
-would hold in one the cards another seat holds in the other.
 """
 
 from __future__ import annotations
@@ -15,8 +12,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 import time
-from collections import defaultdict
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Protocol
@@ -72,76 +68,6 @@ class RunSummary:
     def leader(self) -> str | None:
         played = {n: s for n, s in self.standings.items() if s.games}
         return min(played, key=lambda n: played[n].average_place) if played else None
-
-
-async def play_games(
-    runner: MatchRunner,
-    save: Callable[[MatchRecord], Awaitable[None]],
-    settings: TournamentSettings,
-    tournament_id: str,
-    done_indexes: set[int],
-    on_game: Callable[[MatchRecord, RunSummary], None] = lambda record, summary: None,
-    stop: Callable[[], bool] = lambda: False,
-) -> RunSummary:
-    """Play every scheduled game not in ``done_indexes``, ``settings.concurrency`` at a time,
-    until ``stop()`` says so (an A/B test that is decided): then no game is started, and
-    the ones in flight end and are stored.
-
-    At most one match of any deal is in flight at once: a free worker takes the first
-    game (in index order) whose deal is not being played, and waits for a match to end
-    when there is none. Concurrency therefore comes from different deals; the last
-    deal's rotations are played one after the other.
-
-    Each record is saved as soon as its match ends, so an interruption loses at most the
-    matches that were still running. Cancelling this coroutine cancels those matches.
-    """
-    schedule = settings.schedule()
-    pending = [g for g in schedule if g.index not in done_indexes]
-    summary = RunSummary(0, len(schedule) - len(pending), 0, 0.0, defaultdict(Standing))
-    for name in settings.bot_names():
-        summary.standings[name]  # every bot shows in the standings from the start
-    started = time.monotonic()
-    in_flight: set[int] = set()        # deals with a match running
-    match_ended = asyncio.Event()
-
-    def take() -> ScheduledGame | None:
-        for position, game in enumerate(pending):
-            if game.deal not in in_flight:
-                in_flight.add(game.deal)
-                return pending.pop(position)
-        return None
-
-    async def worker() -> None:
-        while pending and not stop():
-            game = take()
-            if game is None:           # every pending deal is being played: wait for one to end
-                match_ended.clear()
-                await match_ended.wait()
-                continue
-            try:
-                record = await runner.run_match(match_spec(settings, tournament_id, game))
-            finally:
-                in_flight.discard(game.deal)
-                match_ended.set()
-            await save(record)
-            summary.played += 1
-            summary.faults += len(record.faults)
-            for name, place in zip(record.bots, record.places):
-                summary.standings[name].games += 1
-                summary.standings[name].place_sum += place
-            summary.seconds = time.monotonic() - started
-            on_game(record, summary)
-
-    deals = len({g.deal for g in pending})
-    workers = [asyncio.create_task(worker()) for _ in range(max(1, min(settings.concurrency, deals)))]
-    try:
-        await asyncio.gather(*workers)
-    finally:
-        for task in workers:
-            task.cancel()
-        await asyncio.gather(*workers, return_exceptions=True)
-    summary.seconds = time.monotonic() - started
-    return summary
 
 
 class LocalArena:
