@@ -33,7 +33,7 @@ import shutil
 import socket
 import subprocess
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -195,3 +195,20 @@ def _arena_servers() -> Iterator[StartArena]:
 
 arena_server = pytest.fixture(_arena_servers, name="arena_server")
 module_arena_server = pytest.fixture(_arena_servers, scope="module", name="module_arena_server")
+
+
+@pytest.fixture
+def web_over() -> Iterator[Callable[[Path], str]]:
+    """``web_over(db)``: start `arena web --port 0` on ``db`` as its own process, return its
+    address; stopped at the end (tests/browser/conftest.py's WebServer)."""
+    from browser.conftest import WebServer
+
+    servers: list[WebServer] = []
+
+    def start(db: Path) -> str:
+        servers.append(WebServer(db))
+        return servers[-1].url
+
+    yield start
+    for server in servers:
+        server.stop()

@@ -13,7 +13,7 @@ import json
 import subprocess
 import sys
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -44,22 +44,6 @@ def read_stream(url: str, timeout: float = 120.0) -> list[tuple[str, Any]]:
     return messages
 
 
-@pytest.fixture
-def web_process() -> Iterator[Any]:
-    """``start(db)``: `arena web --port 0` on ``db`` as its own process; its address."""
-    from browser.conftest import WebServer
-
-    servers: list[WebServer] = []
-
-    def start(db: Path) -> str:
-        servers.append(WebServer(db))
-        return servers[-1].url
-
-    yield start
-    for server in servers:
-        server.stop()
-
-
 def wait_for_file(path: Path) -> None:
     import time
 
@@ -75,13 +59,13 @@ def wait_for_file(path: Path) -> None:
     ("extreme", ["--variant", "extreme", "--rounds", "1", "--seed", "3"]),
     ("classic", ["--variant", "classic", "--bidding", "hidden", "--rounds", "7", "--seed", "4"]),
 ])
-def test_the_event_stream_names_only_cards_already_public(tmp_path: Path, web_process: Any, variant: str,
+def test_the_event_stream_names_only_cards_already_public(tmp_path: Path, web_over: Callable[[Path], str], variant: str,
                                                           options: list[str]) -> None:
     db = tmp_path / "live.db"
     runner = slow_tournament(tmp_path, db, *options, "--games", "1", sleep_ms=15)
     try:
         wait_for_file(db)
-        url = web_process(db)
+        url = web_over(db)
         match_id = running_match(url)
         listed = urllib.request.urlopen(f"{url}/api/live", timeout=10).read().decode()
         assert match_id in listed and '"seed"' not in listed     # the deal seed would give every hand away

@@ -225,16 +225,3 @@ def screenshot() -> Callable[[Page, str], None]:
 
     return take
 
-
-@pytest.fixture
-def web_over() -> Iterator[Callable[[Path], str]]:
-    """``web_over(db)``: start `arena web --port 0` on ``db``, return its address; stopped at the end."""
-    servers: list[WebServer] = []
-
-    def start(db: Path) -> str:
-        servers.append(WebServer(db))
-        return servers[-1].url
-
-    yield start
-    for server in servers:
-        server.stop()
