@@ -1,16 +1,21 @@
 """A search bot: determinized Monte Carlo (perfect-information Monte Carlo) for both games.
 
 For every decision with more than one option it repeats, until its time budget is used:
-sample a world consistent with what the seat has seen (:func:`engine.sample_deal`:
-the hidden hands, respecting the voids players have shown), then for *each* option
-play the rest of the round out in that world with a fast greedy policy, and score the
-result for its own seat. The option with the best average over the worlds wins (every
-option is tried in the same worlds, so the comparison is paired and less noisy).
+sample a world consistent with what the seat has seen (the hidden hands, uniformly among
+the deals that respect the voids players have shown: :func:`deal_sampler`, the same
+distribution as :func:`engine.sample_deal`, faster), then for *each* option play the rest
+of the round out in that world with a fast greedy policy, and score the result for its
+own seat. The option with the best average over the worlds wins (every option is tried
+in the same worlds, so the comparison is paired and less noisy).
 
-* classic ``play``: each legal card, then the round to its end; the value is the round's
-  score, 20 + 10 x tricks for an exact bid, -10 per trick off.
+* classic ``play``: each legal card, then the round to its end. The value is about
+  places, since ratings come from places (:func:`classic_outcome`): per opponent, tanh
+  of the game-total difference after the round over a scale that grows with the rounds
+  still to come (nearly "am I above them" in the last round, nearly the point difference
+  early on). A round's score is 20 + 10 x tricks for an exact bid, -10 per trick off, for
+  every seat: setting an opponent counts as much as scoring.
 * classic ``bid``: each bid, the whole round played out with the bot aiming at that bid
-  (bidders after it get the heuristic's estimate on their sampled hands).
+  (bidders after it bid what the heuristic bids with their sampled hands); valued the same.
 * classic ``trump``: each suit with the three bids around the estimate; a suit is worth
   its best bid.
 * extreme ``play``/``pay``: each card / token, then the round; the value is minus the
@@ -34,6 +39,8 @@ no world could be searched in time (and whenever there is only one option)::
 from __future__ import annotations
 
 import argparse
+import math
+import random
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -42,13 +49,16 @@ from typing import Any
 from arena.sdk import Bot, run
 from engine import classic_cards as cc
 from engine import extreme_cards as xc
-from engine import sample_deal
+from engine import worlds as _worlds
 from sample_bots import strategy
 
 DEFAULT_BUDGET_MS = 100.0
 DEADLINE_SHARE = 0.4      # of the arena's per-decision limit: the rest is transport and load
 BANK_SHARE = 1 / 200      # of the remaining time bank, added per decision
+SAMPLE_TRIES = 12         # random deals tried per world before the exact sampler takes over
 MAX_WORLDS = 400          # enough: past this the averages hardly move
+PLACE_SCALE_LAST = 10.0   # classic points: how soft "finishing above" is after the last round
+PLACE_SCALE_ROUND = 15.0  # ... growing with the square root of the rounds still to come
 
 # ---------------------------------------------------------------- classic tables
 
@@ -69,6 +79,9 @@ def _classic_danger(trump: int) -> tuple[int, ...]:
 
 
 _C_DANGER = {t: _classic_danger(t) for t in range(-1, 4)}
+
+
+_BIT = tuple(1 << c for c in range(128))
 
 
 def _bits(mask: int) -> list[int]:
@@ -105,13 +118,15 @@ def classic_playout(hands: list[int], trump: int, bids: Sequence[int], tricks: S
         legal = follow | (hand & _C_SPECIAL) if follow else hand
         want = bids[seat] > tricks[seat]
         last = len(cards) == players - 1
-        pick = -1
-        if not cards:
+        options = _bits(legal)
+        if len(options) == 1:
+            pick = options[0]
+        elif not cards:
             # Leading: the surest card while tricks are wanted, else the most harmless.
-            pick = max(_bits(legal), key=danger.__getitem__) if want else min(_bits(legal), key=danger.__getitem__)
+            pick = max(options, key=danger.__getitem__) if want else min(options, key=danger.__getitem__)
         else:
             win_best, win_c, lose_best, lose_c, low_c, low_d = -1, -1, -1, -1, -1, 1000
-            for c in _bits(legal):
+            for c in options:
                 suit = _C_SUIT[c]
                 if freed:
                     s = -1
@@ -137,7 +152,7 @@ def classic_playout(hands: list[int], trump: int, bids: Sequence[int], tricks: S
             elif lose_c >= 0:
                 pick = lose_c
             else:  # every card wins: the last player sheds its biggest, others their smallest
-                pick = max(_bits(legal), key=danger.__getitem__) if last else low_c
+                pick = max(options, key=danger.__getitem__) if last else low_c
         hands[seat] = hand ^ (1 << pick)
         lead, freed, best, best_pos = _classic_step(pick, len(cards), lead, freed, best, best_pos, trump)
         cards.append(pick)
@@ -175,12 +190,44 @@ def _classic_score(bid: int, tricks: int) -> int:
     return 20 + 10 * tricks if bid == tricks else -10 * abs(bid - tricks)
 
 
+def classic_outcome(obs: dict[str, Any], mode: str = "pairwise",
+                    place_scale: float = PLACE_SCALE_ROUND) -> Callable[[Sequence[int], Sequence[int]], float]:
+    """How good a round's end (every seat's bid and tricks) is for the observing seat.
+
+    ``own``: its round score. ``mean``: its score minus the others' mean. ``pairwise``:
+    the ratings come from places, so the sum over the others of a smooth "I finish above
+    them": tanh of the game-total difference after this round over the spread the rounds
+    still to come may add (nearly a step in the last round, nearly linear early on).
+    """
+    me, players = obs["seat"], obs["players"]
+    if mode == "own":
+        return lambda bids, won: _classic_score(bids[me], won[me])
+    others = [s for s in range(players) if s != me]
+    if mode == "mean":
+        def mean(bids: Sequence[int], won: Sequence[int]) -> float:
+            mine = _classic_score(bids[me], won[me])
+            return mine - sum(_classic_score(bids[s], won[s]) for s in others) / len(others)
+        return mean
+    totals = obs.get("scores") or [0] * players
+    left = max(0, obs.get("rounds", obs["round"]) - obs["round"])
+    scale = PLACE_SCALE_LAST + place_scale * left ** 0.5
+    tanh = math.tanh
+
+    def pairwise(bids: Sequence[int], won: Sequence[int]) -> float:
+        mine = totals[me] + _classic_score(bids[me], won[me])
+        out = 0.0
+        for s in others:
+            out += tanh((mine - totals[s] - _classic_score(bids[s], won[s])) / scale)
+        return 10 * out + 0.01 * mine
+    return pairwise
+
+
 def _guess_classic_bid(hand: int, trump: int, players: int) -> int:
-    """What a sensible opponent bids with this hand: the rounded sum of the heuristic's chances."""
+    """What a sensible opponent bids with this hand: the heuristic's bid (the best expected
+    score under its per-card chances)."""
     trump_name = cc.SUITS[trump] if trump >= 0 else None
-    cards = [strategy.card(cc.CODES[c]) for c in _bits(hand)]
-    held = sum(1 for x in cards if trump_name and x.suit == trump_name)
-    return round(sum(strategy.classic_card_chance(x, trump_name, players, len(cards), held) for x in cards))
+    codes = list(cc.codes_of(hand))
+    return strategy.classic_bid({"hand": codes, "trump": trump_name, "players": players}, range(len(codes) + 1))
 
 
 # ---------------------------------------------------------------- extreme
@@ -335,6 +382,67 @@ def search(candidates: Sequence[Any], sample: Callable[[], Any], value: Callable
     return [t / max(1, worlds) for t in totals], worlds
 
 
+def deal_sampler(obs: dict[str, Any], rng: random.Random) -> Callable[[], World]:
+    """Worlds as :func:`engine.sample_deal` samples them (uniform among the deals consistent
+    with the observation), faster: what the observation implies is worked out once per
+    decision, and a plain shuffle that happens to respect the shown voids is taken as it is
+    (uniform given that it fits); otherwise ``sample_deal``'s own sampler places the cards.
+
+    >>> from engine import GameConfig, new_game
+    >>> obs = new_game(GameConfig(variant="classic", players=4, seed=2, rounds=5)).observe(1)
+    >>> world = deal_sampler(obs, random.Random(0))()
+    >>> [h.bit_count() for h in world.hands]
+    [1, 1, 1, 1]
+    """
+    unseen, bins, sizes, forbidden = _worlds._unseen_and_bins(obs)
+    players, me = obs["players"], obs["seat"]
+    classic = obs["variant"] == "classic"
+    index, suit_masks = (cc.INDEX, cc.SUIT_MASKS) if classic else (xc.INDEX, xc.COLOUR_MASKS)
+    mine = sum(1 << index[c] for c in obs["hand"])
+    cards = _bits(unseen)
+    cuts = []
+    start = 0
+    for n in sizes:
+        cuts.append((start, start + n))
+        start += n
+    void_masks = [sum(suit_masks[s] for s in f) for f in forbidden]
+    checks = [(b, m) for b, m in enumerate(void_masks) if m]
+    seats = bins
+    bit = _BIT.__getitem__
+    choose = rng.sample
+    if seats[-1] < 0:  # classic's undealt pile: whatever the hands leave (no void applies to it)
+        cuts.pop()
+    dealt = cuts[-1][1] if cuts else 0
+    # The exact sampler's groups: per suit somebody is void in, the bins that may get it.
+    groups = [(unseen & suit_masks[s], tuple(b for b, f in enumerate(forbidden) if s not in f))
+              for s in sorted({s for f in forbidden for s in f})]
+    groups = [(m, allowed) for m, allowed in groups if m]
+    tally = [0, 0]  # random deals tried, kept
+
+    def sample() -> World:
+        # A uniformly random ordered choice of the cards in other hands, cut into hands,
+        # kept if it respects the voids (rejection sampling: uniform among those that do);
+        # when few fit (under 1 in 10 so far), the exact sampler instead.
+        tries = SAMPLE_TRIES if tally[0] < 2 * SAMPLE_TRIES or 10 * tally[1] >= tally[0] else 0
+        for _ in range(tries):
+            drawn = choose(cards, dealt)
+            masks = [sum(map(bit, drawn[a:b])) for a, b in cuts]
+            tally[0] += 1
+            if not any(masks[b] & m for b, m in checks):
+                tally[1] += 1
+                break
+        else:
+            masks = _worlds._place_exact(unseen, sizes, groups, rng)
+        hands = [0] * players
+        hands[me] = mine
+        for s, m in zip(seats, masks):
+            if s >= 0:
+                hands[s] = m
+        return World(hands)
+
+    return sample
+
+
 def _argmax(candidates: Sequence[Any], means: list[float]) -> Any:
     return candidates[max(range(len(candidates)), key=means.__getitem__)]
 
@@ -348,6 +456,9 @@ class SearchBot(Bot):
     name = "search"
     version = "1.0"
     budget_ms: float = DEFAULT_BUDGET_MS
+    max_worlds: int = MAX_WORLDS
+    objective: str = "pairwise"   # classic: see classic_outcome
+    place_scale: float = PLACE_SCALE_ROUND
 
     def __init__(self) -> None:
         super().__init__()
@@ -365,8 +476,7 @@ class SearchBot(Bot):
         return time.perf_counter() + max(0.0, budget) / 1000
 
     def _deal(self, obs: dict[str, Any]) -> Callable[[], World]:
-        rng = self.rng
-        return lambda: World(sample_deal(obs, rng).hands)
+        return deal_sampler(obs, self.rng)
 
     # -- classic
 
@@ -376,7 +486,8 @@ class SearchBot(Bot):
             return fallback
         deadline = self._deadline()
         trump = cc.SUITS.index(obs["trump"]) if obs["trump"] else -1
-        means, self.last_worlds = search(options, self._deal(obs), self._bid_value(obs, trump), deadline)
+        means, self.last_worlds = search(options, self._deal(obs), self._bid_value(obs, trump), deadline,
+                                          self.max_worlds)
         return _argmax(options, means) if self.last_worlds else fallback
 
     def _bid_value(self, obs: dict[str, Any], trump: int) -> Callable[[Any, Any], float]:
@@ -385,6 +496,7 @@ class SearchBot(Bot):
         leader = (obs["dealer"] + 1) % players
         known = obs["bids"]
         zeros = [0] * players
+        outcome = classic_outcome(obs, self.objective, self.place_scale)
 
         def value(world: World, bid: int) -> float:
             hands = world.hands
@@ -396,7 +508,7 @@ class SearchBot(Bot):
             bids = list(guessed)
             bids[me] = bid
             tricks = classic_playout(list(hands), trump, bids, zeros, leader, [], players)
-            return _classic_score(bid, tricks[me])
+            return outcome(bids, tricks)
 
         return value
 
@@ -413,7 +525,8 @@ class SearchBot(Bot):
         values: dict[int, Callable[[Any, Any], float]] = {}
         for t in {t for t, _ in candidates}:
             values[t] = self._bid_value({**obs, "bids": [None] * players}, t)
-        means, self.last_worlds = search(candidates, self._deal(obs), lambda w, c: values[c[0]](w, c[1]), deadline)
+        means, self.last_worlds = search(candidates, self._deal(obs), lambda w, c: values[c[0]](w, c[1]), deadline,
+                                          self.max_worlds)
         if not self.last_worlds:
             return fallback
         best: dict[int, float] = {}
@@ -430,7 +543,7 @@ class SearchBot(Bot):
             return fallback
         deadline = self._deadline()
         value = self._classic_play_value(obs) if obs["variant"] == "classic" else self._extreme_play_value(obs)
-        means, self.last_worlds = search(options, self._deal(obs), value, deadline)
+        means, self.last_worlds = search(options, self._deal(obs), value, deadline, self.max_worlds)
         return _argmax(options, means) if self.last_worlds else fallback
 
     def _classic_play_value(self, obs: dict[str, Any]) -> Callable[[Any, Any], float]:
@@ -440,7 +553,7 @@ class SearchBot(Bot):
         trick = [cc.INDEX[e["card"]] for e in obs["trick"]]
         tricks = obs["tricks_won"]
         known = obs["bids"]
-        bid = known[me]
+        outcome = classic_outcome(obs, self.objective, self.place_scale)
 
         def value(world: World, code: str) -> float:
             hands = world.hands
@@ -448,13 +561,14 @@ class SearchBot(Bot):
             if bids is None:
                 # Unseen (secret) bids: what the seat has won plus what its hand still promises.
                 bids = world.memo["bids"] = [
-                    known[s] if known[s] is not None else tricks[s] + _guess_classic_bid(hands[s], trump, players)
+                    known[s] if known[s] is not None
+                    else tricks[s] + _guess_classic_bid(hands[s], trump, players)
                     for s in range(players)]
             card = cc.INDEX[code]
             hs = list(hands)
             hs[me] ^= 1 << card
             won = classic_playout(hs, trump, bids, tricks, leader, trick + [card], players)
-            return _classic_score(bid, won[me])
+            return outcome(bids, won)
 
         return value
 
@@ -499,7 +613,7 @@ class SearchBot(Bot):
             return -extreme_playout(list(hands), held, sup, obs["destroyer"], obs["black_taken"], me, [],
                                     players, base, me)
 
-        means, self.last_worlds = search(options, self._deal(obs), value, deadline)
+        means, self.last_worlds = search(options, self._deal(obs), value, deadline, self.max_worlds)
         return _argmax(options, means) if self.last_worlds else fallback
 
     def predict(self, obs: dict[str, Any]) -> dict[str, Any]:
@@ -544,7 +658,7 @@ class SearchBot(Bot):
             leader = (dealer + 1) % players
             return -extreme_playout(list(hands), held, sup, destroyer, 0, leader, [], players, base, me)
 
-        means, self.last_worlds = search(candidates, self._deal(obs), value, deadline)
+        means, self.last_worlds = search(candidates, self._deal(obs), value, deadline, self.max_worlds)
         return _argmax(candidates, means) if self.last_worlds else fallback
 
 
