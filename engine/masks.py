@@ -34,6 +34,20 @@ def mask_of(cards: Iterable[int]) -> int:
     return mask
 
 
+def cards_of(mask: int) -> list[int]:
+    """The cards (bit indexes) of a mask, lowest first: the inverse of :func:`mask_of`.
+
+    >>> cards_of(0b101001)
+    [0, 3, 5]
+    """
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
 def pick(mask: int, rng: random.Random) -> int:
     """A uniformly random card of a non-empty mask: the k-th lowest for a random k.
 

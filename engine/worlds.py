@@ -67,6 +67,7 @@ from engine.classic import ClassicGame
 from engine.core import EngineError, GameConfig
 from engine.extreme import ExtremeGame
 from engine.game import Game
+from engine.masks import cards_of
 
 GuessBid = Callable[[int, list[str], dict[str, Any]], int]
 
@@ -220,15 +221,6 @@ def sample_deal(observation: dict[str, Any], rng: random.Random) -> Deal:
     return Deal(tuple(hands), undealt)
 
 
-def _cards(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
-
-
 def _deal_out(cards: list[int], sizes: Sequence[int], rng: random.Random) -> list[int]:
     """Shuffle ``cards`` and cut them into bins of ``sizes``: a uniformly random placement."""
     rng.shuffle(cards)
@@ -248,8 +240,8 @@ def _place(unseen: int, sizes: list[int], forbidden: list[frozenset[int]], suit_
               for s in constrained]
     groups = [(m, allowed) for m, allowed in groups if m]
     if not groups:
-        return _deal_out(_cards(unseen), sizes, rng)
-    cards = _cards(unseen)
+        return _deal_out(cards_of(unseen), sizes, rng)
+    cards = cards_of(unseen)
     for _ in range(_REJECTION_TRIES):
         masks = _deal_out(cards, sizes, rng)
         if all(not masks[b] & suit_masks[s] for b, f in enumerate(forbidden) for s in f):
@@ -283,12 +275,12 @@ def _place_exact(unseen: int, sizes: list[int], groups: list[tuple[int, tuple[in
             if pick_at < weight:
                 break
             pick_at -= weight
-        cut = _deal_out(_cards(m), comp, rng)
+        cut = _deal_out(cards_of(m), comp, rng)
         for b, mask in zip(allowed, cut):
             masks[b] |= mask
         caps = tuple(left)
         total = weight // _multinomial(counts[g], comp)
-    for b, mask in enumerate(_deal_out(_cards(free), caps, rng)):
+    for b, mask in enumerate(_deal_out(cards_of(free), caps, rng)):
         masks[b] |= mask
     return masks
 

@@ -50,6 +50,7 @@ from arena.sdk import Bot, run
 from engine import classic_cards as cc
 from engine import extreme_cards as xc
 from engine import worlds as _worlds
+from engine.masks import cards_of
 from sample_bots import strategy
 
 DEFAULT_BUDGET_MS = 100.0
@@ -84,15 +85,6 @@ _C_DANGER = {t: _classic_danger(t) for t in range(-1, 4)}
 _BIT = tuple(1 << c for c in range(128))
 
 
-def _bits(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
-
-
 def classic_playout(hands: list[int], trump: int, bids: Sequence[int], tricks: Sequence[int], leader: int,
                     trick: Sequence[int], players: int) -> list[int]:
     """Play the round to its end with the greedy policy; returns the tricks won per seat.
@@ -118,7 +110,7 @@ def classic_playout(hands: list[int], trump: int, bids: Sequence[int], tricks: S
         legal = follow | (hand & _C_SPECIAL) if follow else hand
         want = bids[seat] > tricks[seat]
         last = len(cards) == players - 1
-        options = _bits(legal)
+        options = cards_of(legal)
         if len(options) == 1:
             pick = options[0]
         elif not cards:
@@ -267,7 +259,7 @@ def extreme_playout(hands: list[int], tokens: list[list[int]], supply: list[int]
             best_key = max(1000 + c if _X_COLOUR[c] == _RED else c if _X_COLOUR[c] == lead else -1 for c in cards)
             last = len(cards) == players - 1
             win_c, win_k, lose_c, lose_k, low_c, low_k = -1, -1, -1, -1, -1, 10_000
-            for c in _bits(legal):
+            for c in cards_of(legal):
                 colour = _X_COLOUR[c]
                 key = 1000 + c if colour == _RED else c if colour == lead else -1
                 if key > best_key:
@@ -322,7 +314,7 @@ def _extreme_lead(legal: int, held: list[int], is_destroyer: bool) -> int:
     """Lead the top card of a colour we hold tokens for; otherwise our lowest card."""
     best_c, best_k = -1, -1
     low_c, low_k = -1, 10_000
-    for c in _bits(legal):
+    for c in cards_of(legal):
         colour = _X_COLOUR[c]
         rank = c % 15
         if not is_destroyer and held[colour] and rank + 100 * held[colour] > best_k:
@@ -399,7 +391,7 @@ def deal_sampler(obs: dict[str, Any], rng: random.Random) -> Callable[[], World]
     classic = obs["variant"] == "classic"
     index, suit_masks = (cc.INDEX, cc.SUIT_MASKS) if classic else (xc.INDEX, xc.COLOUR_MASKS)
     mine = sum(1 << index[c] for c in obs["hand"])
-    cards = _bits(unseen)
+    cards = cards_of(unseen)
     cuts = []
     start = 0
     for n in sizes:
