@@ -403,6 +403,13 @@ def verdict(status: SprtStatus, sprt: dict[str, object], finished: bool) -> str:
     return "undecided: " + ("the game limit was reached" if finished else "the test was stopped before the end")
 
 
+def stored_monitor(store: Any, tournament_id: str, sprt: dict[str, Any], players: int, games: int) -> SprtMonitor:
+    """The monitor of a stored A/B test (its ``sprt`` settings, table size and game
+    limit) over the games stored so far."""
+    stored = store.list_matches(tournament_id=tournament_id, limit=games + 1)
+    return monitor_from(sprt, players, ((m.game_index, m.bots, m.places) for m in stored))
+
+
 def test_result(store: Any, tournament_id: str, settings: dict[str, Any]) -> dict[str, Any]:
     """A stored A/B test's result as data (the leaderboards' metadata carries it): the
     bots, the bounds, the decision and the figures at it, and ``summary`` in words."""
@@ -410,8 +417,7 @@ def test_result(store: Any, tournament_id: str, settings: dict[str, Any]) -> dic
     from engine import GameConfig
 
     players = GameConfig.from_dict({**(settings.get("game") or {}), "seed": 0}).players
-    stored = store.list_matches(tournament_id=tournament_id, limit=int(settings.get("games") or 0) + 1)
-    status = monitor_from(sprt, players, ((m.game_index, m.bots, m.places) for m in stored)).current()
+    status = stored_monitor(store, tournament_id, sprt, players, int(settings.get("games") or 0)).current()
 
     def number(x: float) -> float | None:
         return None if x != x else round(x, 4)     # nan (undefined) as null

@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 
 from rich.console import Console
 
-from arena.results.sprt import SprtMonitor, monitor_from, status_line, verdict
+from arena.results.sprt import monitor_from, status_line, stored_monitor, verdict
 from arena.tournament.lineup import BotStartError
 from arena.tournament.lock import hold_lock, log_dir_for
 from arena.tournament.progress import progress_bar, status_text
@@ -194,13 +194,6 @@ def discard(run: Run, db: str, keep_log: bool) -> None:
             Path(db + suffix).unlink(missing_ok=True)
 
 
-def sprt_monitor(store: Any, settings: TournamentSettings, tournament_id: str) -> SprtMonitor:
-    """An A/B test's monitor over its stored games."""
-    assert settings.sprt is not None
-    stored = store.list_matches(tournament_id=tournament_id, limit=settings.games + 1)
-    return monitor_from(settings.sprt, settings.players, ((m.game_index, m.bots, m.places) for m in stored))
-
-
 def show_board(store: Any, settings: TournamentSettings, tournament_id: str, console: Console) -> None:
     from arena.results import leaderboard as lb
 
@@ -210,7 +203,7 @@ def show_board(store: Any, settings: TournamentSettings, tournament_id: str, con
         return
     console.print(lb.render(rows, "table", settings.variant))
     if settings.sprt is not None:
-        status = sprt_monitor(store, settings, tournament_id).current()
+        status = stored_monitor(store, tournament_id, settings.sprt, settings.players, settings.games).current()
         finished = len(store.finished_game_indexes(tournament_id)) >= settings.games
         console.print(f"[bold]{verdict(status, settings.sprt, finished)}[/]", highlight=False)
         console.print(status_line(status, settings.players), highlight=False)

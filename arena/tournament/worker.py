@@ -166,11 +166,9 @@ def is_complete(store: Any, settings: TournamentSettings, tournament_id: str) ->
         return True
     if settings.sprt is None:
         return False
-    from arena.results.sprt import monitor_from
+    from arena.results.sprt import stored_monitor
 
-    stored = store.list_matches(tournament_id=tournament_id, limit=settings.games + 1)
-    return monitor_from(settings.sprt, settings.players,
-                        ((m.game_index, m.bots, m.places) for m in stored)).decided()
+    return stored_monitor(store, tournament_id, settings.sprt, settings.players, settings.games).decided()
 
 
 def saver(store: Any) -> Callable[[MatchRecord], Awaitable[bool]]:
