@@ -108,7 +108,7 @@ class BoardMetadata:
     arena_version: str
     think_time_resolution: float = round(RESOLUTION, 4)    # relative; percentiles are nearest-rank
     # The A/B tests (arena sprt) among the tournaments, each with its result
-    # (arena.results.sprt.test_result).
+    # (arena.results.sprt.ab_test_result).
     tests: list[dict[str, Any]] = field(default_factory=list)
 
 
@@ -181,13 +181,13 @@ def board(
 
 def _tests(store: Store, tournaments: list[str]) -> list[dict[str, Any]]:
     """The A/B tests among ``tournaments``, with their results."""
-    from arena.results.sprt import test_result
+    from arena.results.sprt import ab_test_result
 
     found = []
     for tournament in tournaments:
         settings = store.get_tournament(tournament).settings
         if settings.get("sprt"):
-            found.append({"tournament": tournament, **test_result(store, tournament, settings)})
+            found.append({"tournament": tournament, **ab_test_result(store, tournament, settings)})
     return found
 
 

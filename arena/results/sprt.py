@@ -410,7 +410,7 @@ def stored_monitor(store: Any, tournament_id: str, sprt: dict[str, Any], players
     return monitor_from(sprt, players, ((m.game_index, m.bots, m.places) for m in stored))
 
 
-def test_result(store: Any, tournament_id: str, settings: dict[str, Any]) -> dict[str, Any]:
+def ab_test_result(store: Any, tournament_id: str, settings: dict[str, Any]) -> dict[str, Any]:
     """A stored A/B test's result as data (the leaderboards' metadata carries it): the
     bots, the bounds, the decision and the figures at it, and ``summary`` in words."""
     sprt = settings["sprt"]
@@ -433,4 +433,4 @@ def test_result(store: Any, tournament_id: str, settings: dict[str, Any]) -> dic
 def summary(store: Any, tournament_id: str, settings: dict[str, Any]) -> str | None:
     """An A/B test in one line for ``arena tournaments`` (None for any other tournament):
     ``new vs old: H1 · LLR 3.02 [...] · ...``."""
-    return str(test_result(store, tournament_id, settings)["summary"]) if settings.get("sprt") else None
+    return str(ab_test_result(store, tournament_id, settings)["summary"]) if settings.get("sprt") else None
