@@ -25,11 +25,12 @@ def url(*parts: str) -> str:
 
 
 def layout(title: str, body: str, scripts: tuple[str, ...] = (), *, nav: str | None = None,
-           inline: tuple[str, str] | None = None) -> str:
+           inline: tuple[str, str] | None = None, refresh: int | None = None) -> str:
     """A whole page: the title, the navigation, ``body``; the script for sorting and the
     viewer, then ``scripts`` (names under /static/). ``nav`` replaces the server's
     navigation; ``inline`` (the CSS and viewer.js texts) puts both in the page instead
-    of linking /static/ (an exported page, read from disk)."""
+    of linking /static/ (an exported page, read from disk); ``refresh`` reloads the page
+    every that many seconds."""
     if nav is None:
         nav = " · ".join(['<a href="/">Home</a>'] + [f'<a href="{url("leaderboard", v)}">{esc(v)} board</a>'
                                                       for v in VARIANTS] + ['<a href="/live">Live</a>'])
@@ -42,6 +43,7 @@ def layout(title: str, body: str, scripts: tuple[str, ...] = (), *, nav: str | N
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{esc(title)} · Wizard Arena</title>
 <link rel="icon" href="data:,">
+{f'<meta http-equiv="refresh" content="{refresh}">' if refresh else ""}
 {style}
 </head>
 <body>
@@ -120,7 +122,7 @@ def live(data: dict[str, Any]) -> str:
         asked = ", ".join(data["referees"])
         body = (f'<p class="meta">Asked: {esc(asked)} · this page reloads itself every 5 s.</p>'
                 f'{_live_problems(data["problems"])}{live_table(data["matches"])}')
-    return layout("Live matches", body).replace("<head>", '<head>\n<meta http-equiv="refresh" content="5">', 1)
+    return layout("Live matches", body, refresh=5)
 
 
 def index(variants: list[str], tournaments: list[dict[str, Any]], matches: list[dict[str, Any]],
