@@ -33,9 +33,11 @@ def arena(*args: str, cwd: Path, timeout: float = 240) -> subprocess.CompletedPr
                           env=ENV)
 
 
-def start_arena(*args: str, cwd: Path) -> subprocess.Popen[str]:
+def start_arena(*args: str, cwd: Path, sigint_ignored: bool = False) -> subprocess.Popen[str]:
+    """``sigint_ignored``: as a shell script's ``arena ... &`` or nohup starts it."""
+    ignore = (lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if sigint_ignored else None
     return subprocess.Popen([PY, "-m", "arena.cli", *args], cwd=cwd, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=ENV)
+                            stderr=subprocess.PIPE, text=True, env=ENV, preexec_fn=ignore)
 
 
 def tournament_id(db: Path) -> str:
@@ -124,15 +126,16 @@ def test_the_same_seed_replays_the_same_tournament(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("how", ["sigint", "sigterm", "sigkill"])
+@pytest.mark.parametrize("how", ["sigint", "sigterm", "sigterm-background", "sigkill"])
 def test_an_interrupted_tournament_resumes_exactly(tmp_path: Path, how: str) -> None:
     db = tmp_path / "t.db"
     games = 24
     proc = start_arena("tournament", "--variant", "classic", "--rounds", "4", "--games", str(games),
-                       "--concurrency", "2", "--seed", "3", "--db", str(db), *LINEUP, cwd=tmp_path)
+                       "--concurrency", "2", "--seed", "3", "--db", str(db), *LINEUP, cwd=tmp_path,
+                       sigint_ignored=how == "sigterm-background")
     try:
         wait_for_stored(db, 3, proc)
-        proc.send_signal({"sigint": signal.SIGINT, "sigterm": signal.SIGTERM, "sigkill": signal.SIGKILL}[how])
+        proc.send_signal(signal.SIGINT if how == "sigint" else signal.SIGKILL if how == "sigkill" else signal.SIGTERM)
         _, err = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:

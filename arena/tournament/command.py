@@ -308,13 +308,29 @@ def standings_of(stored: list[Any]) -> RunSummary:
 
 
 async def sigterm_as_ctrl_c(work: Awaitable[T]) -> T:
-    """Run ``work`` with SIGTERM turned into SIGINT, so ``kill PID`` stops a tournament as
-    cleanly as Ctrl-C (asyncio's own SIGINT handling: the bots are ended, the tournament
-    is marked interrupted and can be resumed)."""
+    """Run ``work`` so that ``kill PID`` (SIGTERM) stops it as cleanly as Ctrl-C: the work
+    is cancelled (the bots are ended, the tournament is marked interrupted and can be
+    resumed) and KeyboardInterrupt is raised, as ``asyncio.run`` does on Ctrl-C.
+
+    The work is cancelled here rather than by re-sending the signal as SIGINT: a program
+    started in the background by a shell script (``arena tournament ... &``, nohup)
+    inherits SIGINT ignored, and then a SIGINT would do nothing at all."""
     loop = asyncio.get_running_loop()
-    loop.add_signal_handler(signal.SIGTERM, os.kill, os.getpid(), signal.SIGINT)
+    task = asyncio.ensure_future(work)
+    terminated = False
+
+    def terminate() -> None:
+        nonlocal terminated
+        terminated = True
+        task.cancel()
+
+    loop.add_signal_handler(signal.SIGTERM, terminate)
     try:
-        return await work
+        return await task
+    except asyncio.CancelledError:
+        if terminated:
+            raise KeyboardInterrupt from None
+        raise
     finally:
         loop.remove_signal_handler(signal.SIGTERM)
 
