@@ -29,8 +29,8 @@ trick) it plays its surest winner (the cheapest one when it plays last), otherwi
 ducks with its most dangerous losing card; the Extreme destroyer always ducks.
 
 Time: a decision takes at most ``--budget-ms`` (default 100), and never more than about
-40 % of the arena's per-decision limit (``deadline_ms`` of the request) plus a sliver of
-the time bank. Before searching it computes the heuristic's answer, which it sends if
+40 % of the arena's per-decision limit (``deadline_ms`` of the request, split between the
+matches played at once) plus a sliver of the time bank. Before searching it computes the heuristic's answer, which it sends if
 no world could be searched in time (and whenever there is only one option)::
 
     python -m sample_bots.search_bot --token T --budget-ms 50
@@ -46,7 +46,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from arena.sdk import Bot, run
+from arena.sdk import Bot, parse_args, run
 from engine import classic_cards as cc
 from engine import extreme_cards as xc
 from engine import worlds as _worlds
@@ -451,6 +451,7 @@ class SearchBot(Bot):
     max_worlds: int = MAX_WORLDS
     objective: str = "pairwise"   # classic: see classic_outcome
     place_scale: float = PLACE_SCALE_ROUND
+    matches_at_once: int = 1      # --max-matches: their decisions queue behind each other
 
     def __init__(self) -> None:
         super().__init__()
@@ -459,12 +460,16 @@ class SearchBot(Bot):
     # -- time
 
     def _deadline(self) -> float:
-        """When to stop searching: the budget, capped by the arena's deadline and time bank."""
+        """When to stop searching: the budget, capped by the arena's deadline and time bank.
+
+        The SDK asks the bot one decision at a time, so with several matches at once a
+        request may wait for the others' searches before its own starts: the deadline's
+        share is split between them."""
         budget = self.budget_ms
         limit = self.deadline_ms or (self.match.move_time_ms if self.match else 0)
         if limit:
             bank = self.time_bank_ms or (self.match.time_bank_ms if self.match else 0)
-            budget = min(budget, DEADLINE_SHARE * limit + BANK_SHARE * bank)
+            budget = min(budget, DEADLINE_SHARE / self.matches_at_once * limit + BANK_SHARE * bank)
         return time.perf_counter() + max(0.0, budget) / 1000
 
     def _deal(self, obs: dict[str, Any]) -> Callable[[], World]:
@@ -685,9 +690,10 @@ def _prediction_candidates(obs: dict[str, Any]) -> list[dict[str, Any]]:
     return seen
 
 
-def bot_class(budget_ms: float, name: str = "search") -> type[SearchBot]:
+def bot_class(budget_ms: float, name: str = "search", matches_at_once: int = 1) -> type[SearchBot]:
     """A :class:`SearchBot` subclass with its own budget (each seat gets a fresh instance)."""
-    return type("SearchBot", (SearchBot,), {"budget_ms": budget_ms, "name": name})
+    return type("SearchBot", (SearchBot,), {"budget_ms": budget_ms, "name": name,
+                                            "matches_at_once": max(1, matches_at_once)})
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -698,7 +704,8 @@ def main(argv: list[str] | None = None) -> None:
     args, rest = parser.parse_known_args(sys.argv[1:] if argv is None else argv)
     if "-h" in rest or "--help" in rest:
         parser.print_help()
-    run(bot_class(args.budget_ms), rest)
+    matches = parse_args(rest).max_matches   # the SDK's own reading (and its one-line errors)
+    run(bot_class(args.budget_ms, matches_at_once=matches), rest)
 
 
 if __name__ == "__main__":

@@ -102,6 +102,18 @@ def test_the_request_deadline_caps_the_budget() -> None:
     assert max(times) * 1000 < 0.4 * 25 + 25
 
 
+def test_matches_at_once_share_the_deadline() -> None:
+    """With two matches on one connection a request may wait for the other's search: each
+    search then takes at most half its share of the deadline."""
+    one, two = bot_class(1000.0)(), bot_class(1000.0, matches_at_once=2)()
+    budgets = []
+    for bot in (one, two):
+        bot.deadline_ms, bot.time_bank_ms = 100, 0
+        budgets.append(bot._deadline() - time.perf_counter())
+    assert budgets[0] == pytest.approx(0.040, abs=0.002)
+    assert budgets[1] == pytest.approx(0.020, abs=0.002)
+
+
 def test_more_time_means_more_worlds() -> None:
     obs_game = new_game(GameConfig(variant="classic", players=4, seed=8, rounds=6))
     rng = random.Random(0)
