@@ -30,8 +30,9 @@ ducks with its most dangerous losing card; the Extreme destroyer always ducks.
 
 Time: a decision takes at most ``--budget-ms`` (default 100), and never more than about
 40 % of the arena's per-decision limit (``deadline_ms`` of the request, split between the
-matches played at once) plus a sliver of the time bank. Before searching it computes the heuristic's answer, which it sends if
-no world could be searched in time (and whenever there is only one option)::
+matches played at once) plus a sliver of the time bank. Before searching it computes the
+heuristic's answer, which it sends if no world could be searched in time (and whenever
+there is only one option)::
 
     python -m sample_bots.search_bot --token T --budget-ms 50
 """
