@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+import sqlalchemy
 from sqlalchemy import inspect
 
 import arena.store
@@ -310,6 +311,61 @@ def test_list_matches_filters(store: Store) -> None:
     latest = store.list_matches()[0]
     assert latest.bots == ["a", "c", "d"] and latest.places == [1, 2, 3] and latest.faults == 1
     assert latest.decisions == 2 and latest.median_latency_ms == 0.25
+
+
+def test_listing_many_matches_binds_few_parameters(store: Store) -> None:
+    """PostgreSQL takes at most 65,535 bound parameters in a statement: listing a tournament
+    of N games must not bind one per game (the progress line of a 100,000-game tournament
+    lists them all)."""
+    tid = store.create_tournament({}, master_seed=1)
+    for i in range(150):
+        store.save_match(record(f"m{i}", ["a", "b"], [1 + i % 2, 2 - i % 2], tournament_id=tid, game_index=i))
+    bound: list[int] = []
+
+    def count(conn: Any, cursor: Any, statement: str, parameters: Any, context: Any, executemany: bool) -> None:
+        bound.append(len(parameters) if parameters else 0)
+
+    sqlalchemy.event.listen(store.engine, "before_cursor_execute", count)
+    try:
+        listed = store.list_matches(tournament_id=tid, limit=1000)
+    finally:
+        sqlalchemy.event.remove(store.engine, "before_cursor_execute", count)
+    assert len(listed) == 150 and all(len(m.bots) == 2 for m in listed)
+    assert max(bound) < 10
+    chosen = store.tournament_matches(tid, [3, 7, 149, 500])
+    assert sorted((m.game_index, m.bots, m.places) for m in chosen) == [
+        (3, ["a", "b"], [2, 1]), (7, ["a", "b"], [2, 1]), (149, ["a", "b"], [2, 1])]
+
+
+def test_the_progress_line_reads_only_games_stored_since_its_last_look(store: Store) -> None:
+    from arena.tournament.command import StoredGames, standings_of
+
+    tid = store.create_tournament({}, master_seed=1)
+    records = [record(f"m{i}", ["a", "b", "c"], random.Random(i).sample([1, 2, 3], 3), tournament_id=tid,
+                      game_index=i, faults=[FaultRecord(0, "a", "timeout", "slow")] if i % 5 == 0 else None)
+               for i in range(30)]
+    read: list[list[int]] = []
+
+    class Watched:   # the real store, noting which slots the progress line asks for
+        def __getattr__(self, name: str) -> Any:
+            return getattr(store, name)
+
+        def tournament_matches(self, tournament_id: str, indexes: Any) -> Any:
+            read.append(sorted(indexes))
+            return store.tournament_matches(tournament_id, indexes)
+
+    stored = StoredGames(Watched(), tid)
+    for r in records[:12]:
+        store.save_match(r)
+    stored.refresh()
+    stored.refresh()            # nothing new: nothing read
+    for r in records[12:]:
+        store.save_match(r)
+    stored.refresh()
+    assert read == [list(range(12)), list(range(12, 30))]
+    whole = standings_of(store.list_matches(tournament_id=tid, limit=100))
+    assert len(stored.games) == 30 and stored.summary.faults == whole.faults == 6
+    assert stored.summary.standings == whole.standings
 
 
 def test_concurrent_saves_from_threads(store: Store) -> None:

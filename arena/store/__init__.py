@@ -365,6 +365,16 @@ class Store:
         with self._read() as session:
             return queries.list_matches(session, variant, tournament_id, bot, limit)
 
+    def tournament_matches(self, tournament_id: str, game_indexes: Iterable[int]) -> list[MatchSummary]:
+        """The stored matches of these slots of a tournament (read a thousand slots at a time)."""
+        wanted = sorted(set(game_indexes))
+        found: list[MatchSummary] = []
+        with self._read() as session:
+            for start in range(0, len(wanted), 1000):
+                chunk = wanted[start:start + 1000]
+                found += queries.list_matches(session, None, tournament_id, None, len(chunk), game_indexes=chunk)
+        return found
+
     def match_count(self, variant: str | None = None, status: str | None = "completed") -> int:
         with self._read() as session:
             return queries.match_count(session, variant, status)

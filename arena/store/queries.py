@@ -153,25 +153,34 @@ def has_slot(session: Session, tournament_id: str, game_index: int) -> bool:
 
 
 def list_matches(session: Session, variant: str | None, tournament_id: str | None, bot: str | None,
-                 limit: int) -> list[MatchSummary]:
-    query = select(MatchRow)
+                 limit: int, game_indexes: Sequence[int] | None = None) -> list[MatchSummary]:
+    """The newest ``limit`` matches first (``game_indexes``: only those slots of the tournament)."""
+    filters: list[sa.ColumnElement[bool]] = []
     if variant is not None:
-        query = query.where(MatchRow.variant == variant)
+        filters.append(col(MatchRow.variant) == variant)
     if tournament_id is not None:
-        query = query.where(MatchRow.tournament_id == tournament_id)
+        filters.append(col(MatchRow.tournament_id) == tournament_id)
+    if game_indexes is not None:
+        filters.append(col(MatchRow.game_index).in_(game_indexes))
     if bot is not None:
-        query = query.where(col(MatchRow.id).in_(
+        filters.append(col(MatchRow.id).in_(
             select(MatchSeatRow.match_pk).join(BotRow, col(BotRow.id) == col(MatchSeatRow.bot_id))
-            .where(BotRow.name == bot)
+            .where(col(BotRow.name) == bot)
         ))
-    rows = session.exec(query.order_by(col(MatchRow.id).desc()).limit(limit)).all()
-    pks = [r.id for r in rows]
-    seats: dict[int | None, list[tuple[MatchSeatRow, str]]] = {pk: [] for pk in pks}
-    for seat, name in session.exec(
-        select(MatchSeatRow, BotRow.name).join(BotRow, col(BotRow.id) == col(MatchSeatRow.bot_id))
-        .where(col(MatchSeatRow.match_pk).in_(pks)).order_by(col(MatchSeatRow.match_pk), col(MatchSeatRow.seat))
-    ).all():
-        seats[seat.match_pk].append((seat, name))
+    rows = session.exec(select(MatchRow).where(*filters).order_by(col(MatchRow.id).desc()).limit(limit)).all()
+    seats: dict[int | None, list[tuple[MatchSeatRow, str]]] = {r.id: [] for r in rows}
+    if rows:
+        # The seats by the range of those matches' ids, not a list of them: a list is one
+        # bound parameter per match, and PostgreSQL takes at most 65,535 in a statement.
+        low, high = rows[-1].id, rows[0].id
+        for seat, name in session.exec(
+            select(MatchSeatRow, BotRow.name).join(BotRow, col(BotRow.id) == col(MatchSeatRow.bot_id))
+            .join(MatchRow, col(MatchRow.id) == col(MatchSeatRow.match_pk))
+            .where(*filters, col(MatchRow.id) >= low, col(MatchRow.id) <= high)
+            .order_by(col(MatchSeatRow.match_pk), col(MatchSeatRow.seat))
+        ).all():
+            if seat.match_pk in seats:   # one stored since the first read is not in rows
+                seats[seat.match_pk].append((seat, name))
     return [
         MatchSummary(
             match_id=r.match_id, tournament_id=r.tournament_id, game_index=r.game_index,

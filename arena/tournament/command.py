@@ -263,21 +263,22 @@ async def play_with_progress(runner: MatchRunner | None, run: Run, console: Cons
     store, settings, tid = run.store, run.settings, run.tournament_id
     done = store.finished_game_indexes(tid)
     store.put_schedule(tid, settings.schedule())     # tournaments stored before schedules were rows
+    stored = StoredGames(store, tid)
     with progress_bar(console) as progress:
         task = progress.add_task(settings.variant, total=settings.games, completed=len(done), status="")
 
-        def redraw(stored: list[Any]) -> None:
-            status = status_text(standings_of(stored))
+        def redraw() -> None:
+            status = status_text(stored.summary)
             if settings.sprt is not None:
                 status = monitor_from(settings.sprt, settings.players,
-                                      ((m.game_index, m.bots, m.places) for m in stored)).line()
-            progress.update(task, completed=len(stored), status=status)
+                                      ((i, bots, places) for i, (bots, places) in stored.games.items())).line()
+            progress.update(task, completed=len(stored.games), status=status)
 
         async def watch() -> None:
             # Games other workers store show up too: the count is read from the store.
             while True:
-                stored = await asyncio.to_thread(store.list_matches, tournament_id=tid, limit=settings.games + 1)
-                redraw(stored)
+                await asyncio.to_thread(stored.refresh)
+                redraw()
                 if await asyncio.to_thread(is_complete, store, settings, tid):
                     return
                 await asyncio.sleep(1.0)
@@ -291,10 +292,35 @@ async def play_with_progress(runner: MatchRunner | None, run: Run, console: Cons
             played.skipped = len(done)
             watcher.cancel()
             await asyncio.gather(watcher, return_exceptions=True)
-            redraw(await asyncio.to_thread(store.list_matches, tournament_id=tid, limit=settings.games + 1))
+            await asyncio.to_thread(stored.refresh)
+            redraw()
             return played
         finally:
             watcher.cancel()
+
+
+class StoredGames:
+    """What the progress line shows of a tournament's stored games, whoever played them,
+    kept up to date by reading only the games stored since the last look: a tournament
+    of 100,000 games is not reread every second."""
+
+    def __init__(self, store: Any, tournament_id: str) -> None:
+        self.store, self.tournament_id = store, tournament_id
+        self.games: dict[int, tuple[tuple[str, ...], tuple[int, ...]]] = {}   # slot: bots, places
+        self.summary = standings_of([])
+
+    def refresh(self) -> None:
+        new = self.store.finished_game_indexes(self.tournament_id) - self.games.keys()
+        if not new:
+            return
+        matches = self.store.tournament_matches(self.tournament_id, new)
+        for match in matches:
+            self.games[match.game_index] = (tuple(match.bots), tuple(match.places))
+        more = standings_of(matches)
+        self.summary.faults += more.faults
+        for name, standing in more.standings.items():
+            self.summary.standings[name].games += standing.games
+            self.summary.standings[name].place_sum += standing.place_sum
 
 
 def standings_of(stored: list[Any]) -> RunSummary:
