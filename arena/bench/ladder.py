@@ -11,7 +11,7 @@ checks the targets of the search bot:
 
 The database goes to a temporary directory unless ``db`` is given::
 
-    python -m arena.bench.ladder classic --games 200 --rounds 8 --budget-ms 100
+    python -m arena.bench.ladder classic --games 200 --budget-ms 100
     python -c "from arena.bench.ladder import bench_ladder; print(bench_ladder('extreme', games=24))"
 """
 
