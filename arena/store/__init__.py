@@ -414,10 +414,6 @@ class Store:
         with self._read() as session:
             return queries.leaderboard_inputs(session, variant, tournament_id, self.summarizer.think_times)
 
-    def head_to_head(self, variant: str, tournament_id: str | None = None) -> list[queries.HeadToHead]:
-        """Every pair of bots that met in the completed matches, with their place counts."""
-        with self._read() as session:
-            return queries.head_to_head(session, variant, tournament_id)
 
 
 def _setup_sqlite(engine: Engine) -> None:
