@@ -691,9 +691,10 @@ def _prediction_candidates(obs: dict[str, Any]) -> list[dict[str, Any]]:
     return seen
 
 
-def bot_class(budget_ms: float, name: str = "search", matches_at_once: int = 1) -> type[SearchBot]:
+def bot_class(budget_ms: float, name: str = "search", matches_at_once: int = 1,
+              max_worlds: int = MAX_WORLDS) -> type[SearchBot]:
     """A :class:`SearchBot` subclass with its own budget (each seat gets a fresh instance)."""
-    return type("SearchBot", (SearchBot,), {"budget_ms": budget_ms, "name": name,
+    return type("SearchBot", (SearchBot,), {"budget_ms": budget_ms, "name": name, "max_worlds": max(1, max_worlds),
                                             "matches_at_once": max(1, matches_at_once)})
 
 
@@ -702,11 +703,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--budget-ms", type=float, default=DEFAULT_BUDGET_MS,
                         help=f"search time per decision in ms (default {DEFAULT_BUDGET_MS:g}; "
                              "the arena's deadline may lower it)")
+    parser.add_argument("--max-worlds", type=int, default=MAX_WORLDS,
+                        help=f"worlds searched per decision at most (default {MAX_WORLDS}; "
+                             "a few make a weaker, quicker bot)")
     args, rest = parser.parse_known_args(sys.argv[1:] if argv is None else argv)
     if "-h" in rest or "--help" in rest:
         parser.print_help()
+    if args.max_worlds < 1:
+        parser.exit(2, f"{parser.prog}: error: --max-worlds must be at least 1\n")
     matches = parse_args(rest).max_matches   # the SDK's own reading (and its one-line errors)
-    run(bot_class(args.budget_ms, matches_at_once=matches), rest)
+    run(bot_class(args.budget_ms, matches_at_once=matches, max_worlds=args.max_worlds), rest)
 
 
 if __name__ == "__main__":

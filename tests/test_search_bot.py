@@ -114,6 +114,18 @@ def test_matches_at_once_share_the_deadline() -> None:
     assert budgets[1] == pytest.approx(0.020, abs=0.002)
 
 
+def test_max_worlds_caps_the_search() -> None:
+    game = new_game(GameConfig(variant="classic", players=4, seed=8, rounds=6))
+    rng = random.Random(0)
+    while game.observe(0)["round"] < 6:
+        seat = game.to_act()[0]
+        game.apply(seat, game.random_action(seat, rng))
+    seat = game.to_act()[0]
+    bot = bot_class(1000.0, max_worlds=3)()
+    bot.bid(game.observe(seat), list(game.legal_actions(seat)))
+    assert bot.last_worlds == 3
+
+
 def test_more_time_means_more_worlds() -> None:
     obs_game = new_game(GameConfig(variant="classic", players=4, seed=8, rounds=6))
     rng = random.Random(0)
