@@ -114,26 +114,25 @@ def test_matches_at_once_share_the_deadline() -> None:
     assert budgets[1] == pytest.approx(0.020, abs=0.002)
 
 
-def test_max_worlds_caps_the_search() -> None:
+def first_bid_of_round_6() -> tuple[dict[str, Any], list[int]]:
+    """A bid with 6 cards (random play before it): the observation and the options."""
     game = new_game(GameConfig(variant="classic", players=4, seed=8, rounds=6))
     rng = random.Random(0)
     while game.observe(0)["round"] < 6:
         seat = game.to_act()[0]
         game.apply(seat, game.random_action(seat, rng))
     seat = game.to_act()[0]
+    return game.observe(seat), list(game.legal_actions(seat))
+
+
+def test_max_worlds_caps_the_search() -> None:
     bot = bot_class(1000.0, max_worlds=3)()
-    bot.bid(game.observe(seat), list(game.legal_actions(seat)))
+    bot.bid(*first_bid_of_round_6())
     assert bot.last_worlds == 3
 
 
 def test_more_time_means_more_worlds() -> None:
-    obs_game = new_game(GameConfig(variant="classic", players=4, seed=8, rounds=6))
-    rng = random.Random(0)
-    while obs_game.observe(0)["round"] < 6:
-        seat = obs_game.to_act()[0]
-        obs_game.apply(seat, obs_game.random_action(seat, rng))
-    seat = obs_game.to_act()[0]
-    obs, options = obs_game.observe(seat), list(obs_game.legal_actions(seat))
+    obs, options = first_bid_of_round_6()
     worlds = []
     for budget in (3.0, 30.0):
         bot = bot_class(budget)()
