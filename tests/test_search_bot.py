@@ -114,7 +114,7 @@ def test_matches_at_once_share_the_deadline() -> None:
     assert budgets[1] == pytest.approx(0.020, abs=0.002)
 
 
-def first_bid_of_round_6() -> tuple[dict[str, Any], list[int]]:
+def first_bid_of_round_6() -> tuple[dict[str, Any], list[Any]]:
     """A bid with 6 cards (random play before it): the observation and the options."""
     game = new_game(GameConfig(variant="classic", players=4, seed=8, rounds=6))
     rng = random.Random(0)
