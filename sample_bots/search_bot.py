@@ -183,27 +183,18 @@ def _classic_score(bid: int, tricks: int) -> int:
     return 20 + 10 * tricks if bid == tricks else -10 * abs(bid - tricks)
 
 
-def classic_outcome(obs: dict[str, Any], mode: str = "pairwise",
-                    place_scale: float = PLACE_SCALE_ROUND) -> Callable[[Sequence[int], Sequence[int]], float]:
+def classic_outcome(obs: dict[str, Any]) -> Callable[[Sequence[int], Sequence[int]], float]:
     """How good a round's end (every seat's bid and tricks) is for the observing seat.
 
-    ``own``: its round score. ``mean``: its score minus the others' mean. ``pairwise``:
-    the ratings come from places, so the sum over the others of a smooth "I finish above
-    them": tanh of the game-total difference after this round over the spread the rounds
+    The ratings come from places, so: the sum over the others of a smooth "I finish above
+    them", tanh of the game-total difference after this round over the spread the rounds
     still to come may add (nearly a step in the last round, nearly linear early on).
     """
     me, players = obs["seat"], obs["players"]
-    if mode == "own":
-        return lambda bids, won: _classic_score(bids[me], won[me])
     others = [s for s in range(players) if s != me]
-    if mode == "mean":
-        def mean(bids: Sequence[int], won: Sequence[int]) -> float:
-            mine = _classic_score(bids[me], won[me])
-            return mine - sum(_classic_score(bids[s], won[s]) for s in others) / len(others)
-        return mean
     totals = obs.get("scores") or [0] * players
     left = max(0, obs.get("rounds", obs["round"]) - obs["round"])
-    scale = PLACE_SCALE_LAST + place_scale * left ** 0.5
+    scale = PLACE_SCALE_LAST + PLACE_SCALE_ROUND * left ** 0.5
     tanh = math.tanh
 
     def pairwise(bids: Sequence[int], won: Sequence[int]) -> float:
@@ -450,8 +441,6 @@ class SearchBot(Bot):
     version = "1.0"
     budget_ms: float = DEFAULT_BUDGET_MS
     max_worlds: int = MAX_WORLDS
-    objective: str = "pairwise"   # classic: see classic_outcome
-    place_scale: float = PLACE_SCALE_ROUND
     matches_at_once: int = 1      # --max-matches: their decisions queue behind each other
 
     def __init__(self) -> None:
@@ -494,7 +483,7 @@ class SearchBot(Bot):
         leader = (obs["dealer"] + 1) % players
         known = obs["bids"]
         zeros = [0] * players
-        outcome = classic_outcome(obs, self.objective, self.place_scale)
+        outcome = classic_outcome(obs)
 
         def value(world: World, bid: int) -> float:
             hands = world.hands
@@ -551,7 +540,7 @@ class SearchBot(Bot):
         trick = [cc.INDEX[e["card"]] for e in obs["trick"]]
         tricks = obs["tricks_won"]
         known = obs["bids"]
-        outcome = classic_outcome(obs, self.objective, self.place_scale)
+        outcome = classic_outcome(obs)
 
         def value(world: World, code: str) -> float:
             hands = world.hands
