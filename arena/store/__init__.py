@@ -415,7 +415,6 @@ class Store:
             return queries.leaderboard_inputs(session, variant, tournament_id, self.summarizer.think_times)
 
 
-
 def _setup_sqlite(engine: Engine) -> None:
     """WAL journal, NORMAL sync, foreign keys on, and real transactions (see below)."""
 

@@ -316,17 +316,16 @@ class StoredGames:
         matches = self.store.tournament_matches(self.tournament_id, new)
         for match in matches:
             self.games[match.game_index] = (tuple(match.bots), tuple(match.places))
-        more = standings_of(matches)
-        self.summary.faults += more.faults
-        for name, standing in more.standings.items():
-            self.summary.standings[name].games += standing.games
-            self.summary.standings[name].place_sum += standing.place_sum
+        standings_of(matches, self.summary)
 
 
-def standings_of(stored: list[Any]) -> RunSummary:
-    """The progress line's tally (games, places, faults) of stored matches, whoever played them."""
-    summary = RunSummary(0, 0, sum(m.faults for m in stored), 0.0, defaultdict(Standing))
+def standings_of(stored: list[Any], summary: RunSummary | None = None) -> RunSummary:
+    """The progress line's tally (games, places, faults) of stored matches, whoever played
+    them; added to ``summary`` when given."""
+    if summary is None:
+        summary = RunSummary(0, 0, 0, 0.0, defaultdict(Standing))
     for match in stored:
+        summary.faults += match.faults
         for name, place in zip(match.bots, match.places):
             summary.standings[name].games += 1
             summary.standings[name].place_sum += place
