@@ -38,6 +38,10 @@ ADMIN_METHODS = frozenset({f"/{SERVICE}/ListBots", f"/{SERVICE}/RunMatch"})
 MAX_NAME_LENGTH = 64          # Hello.name
 MAX_VERSION_LENGTH = 128      # Hello.version
 MAX_STREAMS_PER_BOT = 32      # Play streams one bot may hold open at once
+# Play streams the one-run token of a bot process the arena started may hold open at
+# once: the SDK's one stream, and one more while a dropped stream is not yet noticed as
+# gone. A process cannot open streams for its bot beyond what it needs to play.
+MAX_STREAMS_PER_PROCESS = 2
 # A rotated or removed token ends its streams within this many seconds.
 TOKEN_CHECK_SECONDS = 0.5
 
@@ -64,9 +68,16 @@ class Tokens:
     def __init__(self, store: Store | None) -> None:
         self.store = store
         self.local: dict[str, str] = {}   # token -> bot name, for this server's lifetime
+        self.stream_caps: dict[str, int] = {}   # token -> the most streams it may hold at once
 
-    def add_local(self, name: str, token: str) -> None:
+    def add_local(self, name: str, token: str, max_streams: int | None = None) -> None:
         self.local[token] = name
+        if max_streams is not None:
+            self.stream_caps[token] = max_streams
+
+    def remove_local(self, token: str) -> None:
+        self.local.pop(token, None)
+        self.stream_caps.pop(token, None)
 
     async def bot_for(self, token: str) -> str | None:
         """The bot a token belongs to, or None. Store answers are not cached, so a rotated
@@ -176,7 +187,7 @@ class Admitted:
 
 
 async def admit(context: grpc.aio.ServicerContext, tokens: Tokens, hello_timeout: float,
-                streams_of: Callable[[str], int]) -> Admitted | None:
+                streams_of: Callable[[str], int], streams_with_token: Callable[[str], int]) -> Admitted | None:
     """Check a new ``Play`` stream's token and its first message; ``None`` if the bot
     hung up before saying Hello. A refusal ends the call (``context.abort`` raises)."""
     token = bearer_token(context.invocation_metadata()) or ""
@@ -197,6 +208,10 @@ async def admit(context: grpc.aio.ServicerContext, tokens: Tokens, hello_timeout
     if streams_of(name) >= MAX_STREAMS_PER_BOT:
         await _refuse(context, grpc.StatusCode.RESOURCE_EXHAUSTED,
                       f"bot {name!r} already has {MAX_STREAMS_PER_BOT} streams open", peer, name)
+    cap = tokens.stream_caps.get(token)
+    if cap is not None and streams_with_token(token) >= cap:
+        await _refuse(context, grpc.StatusCode.RESOURCE_EXHAUSTED,
+                      f"this bot process's token already has {cap} stream{'s' if cap != 1 else ''} open", peer, name)
     return Admitted(name=name, token=token, hello=first.hello)
 
 

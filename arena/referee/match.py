@@ -118,11 +118,13 @@ class Referee:
     """Runs one match between seated bots and produces its :class:`MatchRecord`.
 
     ``links`` gives the connection for each seat (the same connection may hold several
-    seats). ``next_request_id`` hands out request ids that are unique and increasing
-    across the whole server, so a connection can route any answer by id alone.
+    seats); ``None`` for a seat whose bot has no connection as the match starts, which
+    :meth:`seat_absent` must then explain before :meth:`run`. ``next_request_id`` hands
+    out request ids that are unique and increasing across the whole server, so a
+    connection can route any answer by id alone.
     """
 
-    def __init__(self, spec: MatchSpec, links: list[BotLink], *, limits: Limits,
+    def __init__(self, spec: MatchSpec, links: list[BotLink | None], *, limits: Limits,
                  next_request_id: Callable[[], int]) -> None:
         if not spec.match_id:
             raise ValueError("the match needs a match_id")
@@ -146,8 +148,8 @@ class Referee:
         # deal seed, which a bot could then search for).
         seeds = spec.bot_seeds or [secrets.randbits(63) for _ in spec.bots]
         self.seats = [
-            SeatState(seat=i, bot=name, version=link.version, link=link, bank=self.limits.time_bank,
-                      seed=seeds[i])
+            SeatState(seat=i, bot=name, version=link.version if link is not None else "", link=link,
+                      bank=self.limits.time_bank, seed=seeds[i])
             for i, (name, link) in enumerate(zip(spec.bots, links))
         ]
         self.faults: list[FaultRecord] = []
@@ -173,9 +175,9 @@ class Referee:
         """
         started_at = utcnow()
         for s in self.seats:
-            assert s.link is not None
-            s.link.join(self, s.seat)
-            s.link.send(self._match_started(s))
+            if s.link is not None:
+                s.link.join(self, s.seat)
+                s.link.send(self._match_started(s))
         status, reason = "completed", "completed"
         try:
             while not self.game.is_over:
@@ -386,6 +388,19 @@ class Referee:
             return True
         s.grace_timer = asyncio.get_running_loop().call_later(self.limits.grace, self._grace_over, s)
         return True
+
+    def seat_absent(self, seat: int, why: str, final: bool) -> None:
+        """The seat's bot has no connection as the match starts (its process is being
+        restarted, or is gone for good): the disconnect rule from the first decision.
+        The absence is a ``disconnect`` fault; the seat then waits ``grace`` seconds for
+        its bot (which gets it back on connecting), or forfeits at once when ``final``."""
+        s = self.seats[seat]
+        s.link = None
+        self._fault(s, "disconnect", why, None)
+        if final and not s.forfeited:
+            self._forfeit(s)
+        if not s.forfeited:
+            s.grace_timer = asyncio.get_running_loop().call_later(self.limits.grace, self._grace_over, s)
 
     def _grace_over(self, s: SeatState) -> None:
         s.grace_timer = None

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 import grpc
@@ -29,6 +29,16 @@ ORPHANS_PER_BOT = 64
 
 class SeatingError(TimeoutError):
     """The named bots could not all be seated in time."""
+
+
+@dataclass(frozen=True)
+class Absence:
+    """Why a bot has no connection, for a match that seats it anyway: its seat starts
+    disconnected (a ``disconnect`` fault, then the grace period), and forfeits at once
+    when ``final`` (no process of it is coming back)."""
+
+    reason: str
+    final: bool = False
 
 
 @dataclass
@@ -129,42 +139,75 @@ class Registry:
             self._hand_back(name, self._orphans.pop(name), _newest_first(self.by_name[name]))
         self._notify()
 
-    def seat(self, bots: list[str], variant: str) -> list[Connection] | None:
+    def seat(self, bots: list[str], variant: str, absent: Mapping[str, Absence] | None = None,
+             tokens: Mapping[str, str] | None = None) -> list[Connection | None] | None:
         """Connections for each seat, or None if some bot has no usable connection now.
 
         Each seat gets a connection of its bot with a free slot, preferring one not yet
         used in this match; when the same bot fills several seats and has no other free
-        connection, one connection holds several seats (they share its slot).
+        connection, one connection holds several seats (they share its slot). A bot
+        named in ``absent`` that has no connection at all gets ``None`` (its seat starts
+        disconnected). With ``tokens`` a bot's seats go only to its stream of that
+        token (a process started for this one match).
         """
-        chosen: list[Connection] = []
+        chosen: list[Connection | None] = []
         for name in bots:
-            conns = [c for c in self.by_name.get(name, []) if c.alive and c.plays(variant)]
+            conns = [c for c in self.by_name.get(name, []) if c.alive and c.plays(variant)
+                     and (tokens is None or c.token == tokens.get(name))]
             fresh = [c for c in conns if c not in chosen and c.free_slots() > 0]
             if fresh:
                 chosen.append(max(fresh, key=Connection.free_slots))
                 continue
             reused = [c for c in conns if c in chosen]
-            if not reused:
+            if reused:
+                chosen.append(reused[0])
+            elif absent is not None and name in absent and not conns:
+                chosen.append(None)
+            else:
                 return None
-            chosen.append(reused[0])
         return chosen
 
     async def seat_when_free(self, bots: list[str], config: GameConfig, running: Iterable[Referee],
-                             timeout: float) -> list[Connection]:
+                             timeout: float, absent: Mapping[str, Absence] | None = None,
+                             tokens: Mapping[str, str] | None = None) -> list[Connection | None]:
         """Connections for a match's seats, waiting up to ``timeout`` for free slots (and
         for the bots to finish the same deal elsewhere); :class:`SeatingError` says who
-        could not be seated. The caller must take the seats before its next ``await``."""
+        could not be seated. The caller must take the seats before its next ``await``.
+
+        With ``absent`` (the arena started these bots itself, so every name is one of
+        its own), a bot that still has no connection when the time is up is seated
+        absent too rather than failing the match, and a bot that is connected but busy
+        is waited for as long as it takes (its other matches end under their time
+        limits): a bot that lost its stream forfeits its seats, it never stops the
+        tournament."""
         deadline = time.monotonic() + timeout
-        while (clash := same_deal_clash(running, config, bots)) or (links := self.seat(bots, config.variant)) is None:
+        while ((clash := same_deal_clash(running, config, bots))
+               or (links := self.seat(bots, config.variant, absent, tokens)) is None):
             left = deadline - time.monotonic()
             if left <= 0:
                 if clash:
                     raise SeatingError(f"{clash} within {timeout:g} s")
-                missing = self.missing(bots, config.variant)
-                raise SeatingError(f"cannot seat {', '.join(missing)} for a {config.variant} match "
-                                   f"within {timeout:g} s (not connected, busy, or not playing it)")
-            await self.wait_for_change(left)
+                if absent is None:
+                    missing = self.missing(bots, config.variant)
+                    raise SeatingError(f"cannot seat {', '.join(missing)} for a {config.variant} match "
+                                       f"within {timeout:g} s (not connected, busy, or not playing it)")
+                late = {name: Absence(f"not connected within {timeout:g} s") for name in bots
+                        if not any(tokens is None or c.token == tokens.get(name) for c in self.by_name.get(name, []))}
+                if late:
+                    absent = {**late, **absent}
+                    continue
+            await self.wait_for_change(max(left, 1.0))
         return links
+
+    def wait_for_bot(self, referee: Referee, seat: int) -> None:
+        """``seat`` of ``referee`` started without its bot: the bot's next stream with a
+        free slot takes it (as it takes back the seats of a stream that dropped)."""
+        name = referee.spec.bots[seat]
+        self._orphans[name] = _recent_orphans([*self._orphans.get(name, []), (referee, seat)])
+
+    def streams_with_token(self, token: str) -> int:
+        """The open streams that authenticated with ``token``."""
+        return sum(1 for conns in self.by_name.values() for c in conns if c.token == token)
 
     def missing(self, bots: list[str], variant: str) -> list[str]:
         """Bots with no free connection for ``variant`` now (for error messages)."""

@@ -31,6 +31,7 @@ import time
 import uuid
 from collections import OrderedDict
 from collections.abc import Awaitable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import grpc
@@ -44,7 +45,7 @@ from arena.referee.connections import SERVER_VERSION
 from arena.referee.ladder import ladder_loop
 from arena.referee.limits import GRACE, MAX_FAULTS, MOVE_TIME, TIME_BANK, Limits
 from arena.referee.match import Referee
-from arena.referee.seating import ConnectedBotInfo, Registry, SeatingError
+from arena.referee.seating import Absence, ConnectedBotInfo, Registry, SeatingError
 from arena.referee.servicer import ArenaServicer
 from arena.referee.spectators import Spectators
 from arena.wire.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
@@ -53,7 +54,7 @@ from engine import GameConfig
 if TYPE_CHECKING:
     from arena.store import Store
 
-__all__ = ["SERVER_VERSION", "ArenaServer", "ConnectedBotInfo", "SeatingError", "serve", "server_options",
+__all__ = ["SERVER_VERSION", "Absence", "ArenaServer", "ConnectedBotInfo", "SeatingError", "serve", "server_options",
            "tune_gc"]
 
 log = logging.getLogger(__name__)
@@ -123,6 +124,10 @@ class ArenaServer:
         self.keepalive_ms = 5_000         # ping interval and ack timeout (read by start())
         self.tokens = Tokens(store)
         self.registry = Registry()
+        # Set by a runner that started every bot itself (LocalArena): the bots it knows
+        # to be down, and that any bot still unconnected after seat_timeout is seated
+        # absent instead of failing the match (see Registry.seat_when_free).
+        self.absent: dict[str, Absence] | None = None
         self.running: dict[str, Referee] = {}
         self.recent: OrderedDict[str, Referee] = OrderedDict()   # finished, newest last
         self.spectators = Spectators(self.find_match, store)
@@ -134,8 +139,13 @@ class ArenaServer:
 
     # -- lifecycle
 
-    async def start(self, host: str = "127.0.0.1", port: int = 0) -> int:
-        """Start listening; returns the bound port (``port=0`` picks a free one)."""
+    async def start(self, host: str = "127.0.0.1", port: int = 0, unix_socket: Path | None = None) -> int:
+        """Start listening; returns the bound port (``port=0`` picks a free one).
+
+        With ``unix_socket`` the server also listens on that Unix domain socket (gRPC's
+        ``unix:`` address): the only way into the arena for a confined bot, whose
+        sandbox has no network. The socket is made connectable by every user (a bot may
+        run under an unprivileged uid); its token still decides who may play."""
         server = grpc.aio.server(interceptors=[AuthInterceptor(self.tokens, self.admin_token)],
                                  options=server_options(self.keepalive_ms))
         pb_grpc.add_ArenaServicer_to_server(ArenaServicer(self), server)
@@ -150,7 +160,17 @@ class ArenaServer:
         if bound == 0:
             await server.stop(None)
             raise OSError(f"cannot listen on {host}:{port} (is the port taken?)")
+        if unix_socket is not None:
+            try:
+                listening = server.add_insecure_port(f"unix:{unix_socket}")
+            except RuntimeError:
+                listening = 0
+            if listening == 0:
+                await server.stop(None)
+                raise OSError(f"cannot listen on the Unix socket {unix_socket}")
         await server.start()
+        if unix_socket is not None:
+            os.chmod(unix_socket, 0o666)
         await health.set("", health_pb2.HealthCheckResponse.SERVING)
         await health.set(SERVICE, health_pb2.HealthCheckResponse.SERVING)
         self._server, self._health = server, health
@@ -188,9 +208,16 @@ class ArenaServer:
 
     # -- bots
 
-    def add_local_bot(self, name: str, token: str) -> None:
-        """Accept ``token`` for bot ``name`` for this server's lifetime (not stored)."""
-        self.tokens.add_local(name, token)
+    def add_local_bot(self, name: str, token: str, max_streams: int | None = None) -> None:
+        """Accept ``token`` for bot ``name`` (not stored) until :meth:`remove_local_bot`,
+        for at most ``max_streams`` streams at once when given."""
+        self.tokens.add_local(name, token, max_streams)
+
+    def remove_local_bot(self, token: str) -> None:
+        """Stop accepting ``token`` and end the streams that use it (a bot process that
+        was stopped or restarted: whatever it left behind cannot play on)."""
+        self.tokens.remove_local(token)
+        self.registry.revoke(lambda conn: conn.token != token)
 
     def connected_bots(self) -> dict[str, ConnectedBotInfo]:
         return self.registry.info()
@@ -207,11 +234,27 @@ class ArenaServer:
                 raise TimeoutError(f"bots not connected after {timeout:g} s: {', '.join(missing)}")
             await self.registry.wait_for_change(left)
 
+    async def wait_for_tokens(self, tokens: list[str], timeout: float) -> None:
+        """Wait until a stream that authenticated with each of ``tokens`` is connected;
+        TimeoutError otherwise."""
+        deadline = time.monotonic() + timeout
+        while any(self.registry.streams_with_token(token) == 0 for token in tokens):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(f"not connected after {timeout:g} s")
+            await self.registry.wait_for_change(left)
+
     # -- matches
 
-    async def run_match(self, spec: MatchSpec) -> MatchRecord:
+    async def run_match(self, spec: MatchSpec, tokens: dict[str, str] | None = None,
+                        absent: dict[str, Absence] | None = None) -> MatchRecord:
         """Seat the named bots (waiting up to ``seat_timeout`` for free slots), play the
-        match, and return its record. Does not store it."""
+        match, and return its record. Does not store it.
+
+        With ``tokens`` each bot's seats go to its stream of that one-run token only (a
+        process started for this match). Where :attr:`absent` is set (and ``absent``
+        adds to it for this match), a bot without a connection plays its seats by the
+        disconnect rule instead of failing the match."""
         config = GameConfig.from_dict(spec.config).validate()
         if len(spec.bots) != config.players:
             raise ValueError(f"the config is for {config.players} players but {len(spec.bots)} bots were named")
@@ -219,9 +262,19 @@ class ArenaServer:
             spec.match_id = uuid.uuid4().hex[:16]
         if spec.match_id in self.running:
             raise ValueError(f"match {spec.match_id!r} is already running")
-        links = await self.registry.seat_when_free(spec.bots, config, self.running.values(), self.seat_timeout)
+        if self.absent is not None:
+            absent = {**self.absent, **(absent or {})}
+        links = await self.registry.seat_when_free(spec.bots, config, self.running.values(), self.seat_timeout,
+                                                   absent, tokens)
         referee = Referee(spec, list(links), limits=self.limits,
                           next_request_id=lambda: next(self._request_ids))
+        for seat, link in enumerate(links):
+            if link is None:
+                name = spec.bots[seat]
+                absence = (absent or {}).get(name) or Absence("not connected")
+                referee.seat_absent(seat, f"{name} has no connection: {absence.reason}", absence.final)
+                if not absence.final:
+                    self.registry.wait_for_bot(referee, seat)
         self.running[spec.match_id] = referee
         try:
             record = await referee.run()   # takes the seats before its first await

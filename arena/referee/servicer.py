@@ -32,7 +32,8 @@ class ArenaServicer(pb_grpc.ArenaServicer):
     async def Play(self, request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
         """One bot's stream, from Hello to disconnect (docs/protocol.md)."""
         arena = self._arena
-        admitted = await auth.admit(context, arena.tokens, arena.hello_timeout, arena.registry.streams_of)
+        admitted = await auth.admit(context, arena.tokens, arena.hello_timeout, arena.registry.streams_of,
+                                    arena.registry.streams_with_token)
         if admitted is None:   # gone before saying Hello
             return
         conn = arena.registry.connect(admitted.name, admitted.hello, admitted.token)
