@@ -23,7 +23,10 @@ and is started with the standard command line::
 
 (the token may come from the ``ARENA_TOKEN`` environment variable instead, the
 address from ``ARENA_ADDRESS``). The port defaults to 50051, the port ``arena serve``
-listens on; an IPv6 address goes in brackets (``[::1]`` or ``[::1]:50051``).
+listens on; an IPv6 address goes in brackets (``[::1]`` or ``[::1]:50051``). The
+arena may also be a Unix domain socket, ``unix:/PATH`` (or ``unix:///PATH``), with an
+absolute path: that is how the arena reaches a bot it runs in a sandbox without a
+network (``--arena unix:/run/arena/referee.sock``).
 
 What the SDK does for you:
 
@@ -48,6 +51,8 @@ x0.5-1.5 so that many bots do not retry in step. It says so once, on stderr::
 
     WARNING random: cannot reach 127.0.0.1:50051 (connection refused); retrying with backoff up to 5 s for 60 s
 
+(over a Unix socket: ``cannot reach unix:/run/arena/referee.sock (no such socket)``)
+
 and then nothing until ``connected to 127.0.0.1:50051 after 3.2 s ...`` (``-v`` logs
 every attempt). An attempt without the arena's Welcome after
 :data:`CONNECT_TIMEOUT` (10 s) counts as failed. After :data:`RETRY_FOR` seconds (60,
@@ -64,10 +69,11 @@ stream with status OK, which is what ``arena serve`` does when it is stopped
 Exit codes of :func:`run`:
 
 * 0: stopped by SIGTERM/SIGINT, or the arena ended the stream cleanly (status OK),
-  or the arena process that launched this bot is gone;
+  or the arena process that launched this bot is gone (see :func:`launcher_gone`);
 * 1: gave up: no connection for ``--retry-for`` seconds;
 * 2: refused by the arena (bad token, name mismatch, bad Hello), or a bad command
-  line (such as ``--arena host:abc``); these print one line on stderr.
+  line (such as ``--arena host:abc`` or ``--arena unix:relative.sock``); these print
+  one line on stderr.
 """
 
 from __future__ import annotations
@@ -153,14 +159,20 @@ _REFUSAL_HINTS = {
 # A host name or an IPv4 address: letters, digits, '-', '_' and dots.
 _HOST_NAME = re.compile(r"[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_])?")
 
+# The longest Unix socket path the kernel takes (sun_path is 108 bytes with its NUL).
+# grpc does not refuse a longer one: it fails every attempt with "target uri is not valid".
+MAX_SOCKET_PATH_BYTES = 107
+
 
 def arena_target(address: str) -> str:
-    """The grpc target for an ``--arena`` value, always with a port; ``ValueError`` says
-    in one line what is wrong with a value that is not an address.
+    """The grpc target for an ``--arena`` value, always with a port or a socket path;
+    ``ValueError`` says in one line what is wrong with a value that is not an address.
 
     Accepted: ``HOST``, ``HOST:PORT``, ``[IPV6]``, ``[IPV6]:PORT`` and a bare IPv6
     address. Without a port the arena's :data:`DEFAULT_PORT` is meant (grpc would
-    otherwise try 443).
+    otherwise try 443). A Unix domain socket is ``unix:/PATH`` or ``unix:///PATH``
+    (grpc's two forms), passed on as it is; the path must be absolute, since the bot's
+    working directory is not the arena's.
 
     >>> arena_target("127.0.0.1")
     '127.0.0.1:50051'
@@ -176,12 +188,21 @@ def arena_target(address: str) -> str:
     Traceback (most recent call last):
     ...
     ValueError: the port 70000 is out of range (1-65535)
+    >>> arena_target("unix:/run/arena/referee.sock"), arena_target("unix:///run/arena/referee.sock")
+    ('unix:/run/arena/referee.sock', 'unix:///run/arena/referee.sock')
+    >>> arena_target("unix:referee.sock")
+    Traceback (most recent call last):
+    ...
+    ValueError: the socket path 'referee.sock' is relative: give an absolute one, unix:/PATH
     """
     text = address.strip()
     if not text:
         raise ValueError("the address is empty (give HOST or HOST:PORT)")
-    if "://" in text or text.startswith(("dns:", "unix:", "ipv4:", "ipv6:")):
-        raise ValueError("give HOST or HOST:PORT, without a scheme such as http:// or dns:")
+    if text.startswith("unix:"):
+        _check_socket_path(text.removeprefix("unix:"))
+        return text
+    if "://" in text or text.startswith(("dns:", "ipv4:", "ipv6:", "unix-abstract:", "vsock:")):
+        raise ValueError("give HOST, HOST:PORT or unix:/PATH, without another scheme such as http:// or dns:")
     if text.startswith("["):
         bracketed = re.fullmatch(r"\[([^\]]*)\](?::(.*))?", text)
         if bracketed is None:
@@ -204,6 +225,36 @@ def arena_target(address: str) -> str:
         if not _HOST_NAME.fullmatch(host):
             raise ValueError(f"{host!r} is not a host name or an IP address")
     return f"{host}:{_port_number(port)}"
+
+
+def _check_socket_path(rest: str) -> None:
+    """Refuse what follows ``unix:`` unless it names a socket by an absolute path:
+    ``/PATH`` or ``///PATH``. (``unix://NAME/PATH`` would make grpc-js read PATH as
+    relative, and grpcio refuse it.)
+
+    >>> _check_socket_path("")
+    Traceback (most recent call last):
+    ...
+    ValueError: the socket path after 'unix:' is empty (give unix:/PATH)
+    >>> _check_socket_path("//arena/referee.sock")
+    Traceback (most recent call last):
+    ...
+    ValueError: after 'unix://' comes the absolute path: unix:///PATH, with three slashes
+    """
+    path = rest
+    if rest.startswith("//"):
+        path = rest[2:]
+        if not path.startswith("/"):
+            raise ValueError("after 'unix://' comes the absolute path: unix:///PATH, with three slashes")
+    if not path:
+        raise ValueError("the socket path after 'unix:' is empty (give unix:/PATH)")
+    if not path.startswith("/"):
+        raise ValueError(f"the socket path {path!r} is relative: give an absolute one, unix:/PATH")
+    if path.endswith("/"):
+        raise ValueError(f"the socket path {path!r} names a folder: give the socket's own path")
+    if len(os.fsencode(path)) > MAX_SOCKET_PATH_BYTES:
+        raise ValueError(f"the socket path is {len(os.fsencode(path))} bytes long; "
+                         f"a Unix socket path has at most {MAX_SOCKET_PATH_BYTES}")
 
 
 def _is_ipv6(text: str) -> bool:
@@ -400,6 +451,10 @@ _ASK_AGAIN = 3
 # Substrings of grpc's status details, and what they mean to a bot author.
 _FAILURE_CLUES: tuple[tuple[str, str], ...] = (
     ("Connection refused", "connection refused"),
+    # A Unix socket: no file at the path (the arena is not up yet, or another path), or
+    # one this user may not open.
+    ("No such file or directory", "no such socket"),
+    ("Permission denied", "permission denied"),
     ("errors resolving", "unknown host"),
     ("DNS resolution failed", "unknown host"),
     ("Connection reset", "connection reset"),
@@ -432,11 +487,22 @@ def _mix_seed(match_seed: int, user_seed: int | None) -> int:
     return match_seed if user_seed is None else (user_seed << 64) | match_seed
 
 
+# The parent when the SDK was loaded, that is when the bot started (see launcher_gone).
+_PARENT_AT_START = os.getppid()
+
+
 def launcher_gone() -> bool:
     """True when the arena process that started this bot (``ARENA_PARENT_PID``) is gone:
-    then there is nothing to reconnect to, and an orphaned bot should not linger."""
+    then there is nothing to reconnect to, and an orphaned bot should not linger.
+
+    Only a launcher that was this process's parent at the start counts. A bot in a
+    sandbox (its own PID namespace) gets no ``ARENA_PARENT_PID``, and if one leaks into
+    it from an outer environment, it names a process in another namespace: the parent
+    seen there (the sandbox's init) never matched it, so the bot is not taken for an
+    orphan and reconnects as usual. Such a bot ends when its retries run out (exit 1).
+    """
     launcher = os.environ.get("ARENA_PARENT_PID", "")
-    return launcher.isdigit() and os.getppid() != int(launcher)
+    return launcher.isdigit() and _PARENT_AT_START == int(launcher) != os.getppid()
 
 
 @dataclass
@@ -461,7 +527,8 @@ class BotClient:
     seats: dict[tuple[str, int], _Seat] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        # HOST alone means the arena's default port (ValueError for a non-address).
+        # HOST alone means the arena's default port; unix:/PATH stays as it is
+        # (ValueError for a non-address).
         self.arena = arena_target(self.arena)
         # The token says which bot this is: Hello names one only when it was given
         # (--name, $ARENA_BOT_NAME), and then it must be the token's. The class's name
@@ -753,15 +820,17 @@ class _OneLineParser(argparse.ArgumentParser):
 
 
 def parse_args(argv: list[str] | None = None, *, default_name: str = "bot") -> argparse.Namespace:
-    """The standard bot command line; ``args.arena`` is a grpc target with a port.
+    """The standard bot command line; ``args.arena`` is a grpc target with a port, or
+    a ``unix:`` one with an absolute socket path.
 
-    A mistake (no token, ``--arena host:abc``, a bad ``$ARENA_ADDRESS``) ends the
-    process with one line on stderr and exit status 2.
+    A mistake (no token, ``--arena host:abc``, ``--arena unix:relative.sock``, a bad
+    ``$ARENA_ADDRESS``) ends the process with one line on stderr and exit status 2.
     """
     parser = _OneLineParser(description=f"Wizard Arena bot {default_name!r}")
-    parser.add_argument("--arena", metavar="HOST[:PORT]",
+    parser.add_argument("--arena", metavar="HOST[:PORT]|unix:/PATH",
                         help=f"the arena; the port defaults to {DEFAULT_PORT}, an IPv6 address goes in "
-                             f"brackets ([::1]:{DEFAULT_PORT}) (default: $ARENA_ADDRESS or 127.0.0.1)")
+                             f"brackets ([::1]:{DEFAULT_PORT}); unix:/PATH (or unix:///PATH) is a Unix "
+                             f"socket, by its absolute path (default: $ARENA_ADDRESS or 127.0.0.1)")
     parser.add_argument("--token", default=os.environ.get("ARENA_TOKEN"),
                         help="the bot's token (default: $ARENA_TOKEN)")
     parser.add_argument("--name", default=os.environ.get("ARENA_BOT_NAME"),

@@ -10,6 +10,14 @@ JSON dict of figures. In one invocation it measures:
 2. **sequential games**: ``games`` full 4-player classic games through the real referee
    between four random bots, each in its own process. Median decision round trip (the
    referee's clock, ``MatchRecord.latencies_ms``), decisions per second, and the ratio to (1).
+
+   Both (1) and (2) are measured over TCP on loopback and over a Unix domain socket
+   (``unix:PATH``, the only way into the arena for a bot confined in a sandbox without a
+   network), in the same run and taking turns: a round trip on one transport, then one
+   on the other (1); a game with the TCP bots, then one with the socket's (2). A busy
+   moment of the machine then costs both alike, and the ratios ``ratio_unix_to_tcp_*``
+   compare like with like. The TCP figures keep their names; the socket's have
+   ``unix`` in theirs.
 3. **concurrent matches**: ``concurrent_matches`` full 4-player classic games at once in
    this one referee process; the bots are 4 processes holding ``concurrent_matches``
    connections each. Timeouts at a 1 s limit, decisions per second over all matches,
@@ -39,7 +47,10 @@ import os
 import random
 import statistics
 import sys
+import tempfile
 import time
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -78,13 +89,35 @@ async def _reap(processes: list[asyncio.subprocess.Process]) -> None:
         await process.wait()
 
 
-async def _echo_server(ping: Any) -> tuple[grpc.aio.Server, int]:
-    """A bare grpc.aio server whose one bidi method is ``ping``; returns it and its port."""
+@contextlib.contextmanager
+def _socket_path() -> Iterator[Path]:
+    """A path for a Unix socket in a fresh folder of its own (short: a socket path has at
+    most 107 bytes), removed afterwards with whatever was bound there."""
+    with tempfile.TemporaryDirectory(prefix="arena-bench-") as folder:
+        yield Path(folder) / "referee.sock"
+
+
+def _unix(socket: Path) -> str:
+    """grpc's address of a Unix socket."""
+    return f"unix:{socket}"
+
+
+def _transport(peer: str) -> str:
+    """``"unix"`` or ``"tcp"``: how a server-side peer (``context.peer()``) came in; grpc
+    names a Unix socket's client ``unix:`` and a TCP one ``ipv4:HOST:PORT``."""
+    return "unix" if peer.startswith("unix:") else "tcp"
+
+
+async def _echo_server(ping: Any, unix_socket: Path | None = None) -> tuple[grpc.aio.Server, int]:
+    """A bare grpc.aio server whose one bidi method is ``ping``; returns it and its port.
+    With ``unix_socket`` it also listens there."""
     handler = grpc.method_handlers_generic_handler(
         "bench.Echo", {"Ping": grpc.stream_stream_rpc_method_handler(ping)})
     server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
     server.add_generic_rpc_handlers((handler,))
     port = server.add_insecure_port("127.0.0.1:0")
+    if unix_socket is not None:
+        server.add_insecure_port(_unix(unix_socket))
     await server.start()
     return server, port
 
@@ -92,33 +125,59 @@ async def _echo_server(ping: Any) -> tuple[grpc.aio.Server, int]:
 # ---------------------------------------------------------------------- (1) ping-pong
 
 
-async def ping_pong(round_trips: int = 3000, out_bytes: int = 1800, back_bytes: int = 24) -> dict[str, float]:
-    """Median and p99 round trip (µs) of a bare grpc.aio bidi stream to an echo process."""
-    done: asyncio.Future[list[float]] = asyncio.get_running_loop().create_future()
+async def ping_pong(round_trips: int = 3000, out_bytes: int = 1800, back_bytes: int = 24,
+                    unix: bool = True) -> dict[str, float]:
+    """Median and p99 round trip (µs) of a bare grpc.aio bidi stream to an echo process,
+    over TCP and (``unix``) over a Unix socket: one echo process on each, and the two
+    streams take turns, one round trip at a time, so that they are never in flight at
+    once and share whatever else the machine is doing."""
+    transports = ("tcp", "unix") if unix else ("tcp",)
+    loop = asyncio.get_running_loop()
+    done = {transport: loop.create_future() for transport in transports}
+    turn = {transport: asyncio.Event() for transport in transports}
+    arrived: set[str] = set()
     payload = b"x" * out_bytes
 
     async def ping(request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
         # The server speaks first, like the referee: write, then wait for the echo.
+        mine = _transport(context.peer())
+        after = transports[(transports.index(mine) + 1) % len(transports)]
+        arrived.add(mine)
+        if len(arrived) == len(transports):   # every stream is here: the first one begins
+            turn[transports[0]].set()
         samples = []
-        for _ in range(round_trips):
-            sent = time.perf_counter()
-            await context.write(payload)
-            if await context.read() is grpc.aio.EOF:
-                break
-            samples.append((time.perf_counter() - sent) * 1e6)
-        if not done.done():
-            done.set_result(samples)
+        try:
+            for _ in range(round_trips):
+                await turn[mine].wait()
+                turn[mine].clear()
+                sent = time.perf_counter()
+                await context.write(payload)
+                if await context.read() is grpc.aio.EOF:
+                    break
+                samples.append((time.perf_counter() - sent) * 1e6)
+                turn[after].set()
+        finally:
+            turn[after].set()   # never leave the other stream waiting
+            if not done[mine].done():
+                done[mine].set_result(samples)
 
-    server, port = await _echo_server(ping)
-    client = await _spawn("--echo-client", f"127.0.0.1:{port}", "--back-bytes", str(back_bytes))
-    try:
-        samples = await asyncio.wait_for(done, 120)
-    finally:
-        await _reap([client])
-        await server.stop(0)
-    samples = samples[len(samples) // 10:]   # drop the warm-up
-    return {"ping_pong_median_us": statistics.median(samples),
-            "ping_pong_p99_us": statistics.quantiles(samples, n=100)[98]}
+    with _socket_path() as socket:
+        server, port = await _echo_server(ping, socket if unix else None)
+        address = {"tcp": f"127.0.0.1:{port}", "unix": _unix(socket)}
+        clients = [await _spawn("--echo-client", address[transport], "--back-bytes", str(back_bytes))
+                   for transport in transports]
+        try:
+            measured = dict(zip(transports, await asyncio.wait_for(asyncio.gather(*done.values()), 120)))
+        finally:
+            await _reap(clients)
+            await server.stop(0)
+    figures = {}
+    for transport, samples in measured.items():
+        samples = samples[len(samples) // 10:]   # drop the warm-up
+        name = "ping_pong" if transport == "tcp" else "ping_pong_unix"
+        figures[f"{name}_median_us"] = statistics.median(samples)
+        figures[f"{name}_p99_us"] = statistics.quantiles(samples, n=100)[98]
+    return figures
 
 
 async def ping_pong_throughput(streams: int = 64, processes: int = 4, round_trips: int = 200,
@@ -213,56 +272,85 @@ def _groups(connections: int) -> int:
     return -(-connections // MAX_STREAMS_PER_BOT)
 
 
-def _name(seat: int, group: int, groups: int) -> str:
-    return f"bench{seat}" if groups == 1 else f"bench{seat}.{group}"
+def _name(seat: int, group: int, groups: int, prefix: str = "bench") -> str:
+    return f"{prefix}{seat}" if groups == 1 else f"{prefix}{seat}.{group}"
 
 
-async def _arena_with_bots(connections: int, move_time: float,
-                           channels: int = 1) -> tuple[ArenaServer, list[asyncio.subprocess.Process]]:
+# The names of the bots on the Unix socket in (2) start with this instead of "bench".
+UNIX_PREFIX = "unix"
+
+
+async def _arena_with_bots(connections: int, move_time: float, channels: int = 1,
+                           unix_socket: Path | None = None) -> tuple[ArenaServer, list[asyncio.subprocess.Process]]:
+    """A referee and 4 bot processes holding ``connections`` streams each over TCP; with
+    ``unix_socket`` the referee listens there too, and 4 more bot processes connect
+    through it under names starting with :data:`UNIX_PREFIX`."""
     arena = ArenaServer(move_time=move_time, time_bank=0.0 if move_time >= 1 else 10.0)
-    port = await arena.start()
+    port = await arena.start(unix_socket=unix_socket)
     processes = []
     groups = _groups(connections)
-    for i in range(4):
-        names = [_name(i, g, groups) for g in range(groups)]
-        for name in names:
-            arena.add_local_bot(name, f"token-{name}")
-        processes.append(await _spawn("--bots", f"127.0.0.1:{port}", "--name", ",".join(names),
-                                      "--token", ",".join(f"token-{n}" for n in names),
-                                      "--connections", str(connections), "--channels", str(channels)))
-    every = [_name(i, g, groups) for i in range(4) for g in range(groups)]
+    logins = [("bench", f"127.0.0.1:{port}")]
+    if unix_socket is not None:
+        logins.append((UNIX_PREFIX, _unix(unix_socket)))
+    every = []
+    for prefix, address in logins:
+        for i in range(4):
+            names = [_name(i, g, groups, prefix) for g in range(groups)]
+            for name in names:
+                arena.add_local_bot(name, f"token-{name}")
+            processes.append(await _spawn("--bots", address, "--name", ",".join(names),
+                                          "--token", ",".join(f"token-{n}" for n in names),
+                                          "--connections", str(connections), "--channels", str(channels)))
+            every += names
     await arena.wait_connected(every, 60)
-    while sum(info.connections for info in arena.connected_bots().values()) < 4 * connections:
+    while sum(info.connections for info in arena.connected_bots().values()) < 4 * len(logins) * connections:
         await asyncio.sleep(0.05)
     return arena, processes
 
 
-def _spec(seed: int, group: int = 0, groups: int = 1) -> MatchSpec:
+def _spec(seed: int, group: int = 0, groups: int = 1, prefix: str = "bench") -> MatchSpec:
     return MatchSpec(config={"variant": "classic", "players": 4, "seed": seed},
-                     bots=[_name(i, group, groups) for i in range(4)])
+                     bots=[_name(i, group, groups, prefix) for i in range(4)])
 
 
-async def sequential_games(games: int) -> dict[str, float]:
-    """Full 4-player classic games one after another; latencies on the referee's clock."""
-    arena, processes = await _arena_with_bots(connections=1, move_time=1.0)
-    try:
-        await arena.run_match(_spec(seed=10_000))      # warm-up, not counted
-        latencies: list[float] = []
-        decisions = 0
-        started, cpu = time.perf_counter(), time.process_time()
-        for game in range(games):
-            record = await arena.run_match(_spec(seed=game))
-            latencies += [ms for ms in record.latencies_ms if ms is not None]
-            decisions += len(record.actions)
-        elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
-    finally:
-        await arena.stop(0)
-        await _reap(processes)
-    return {"sequential_games": games, "sequential_decisions": decisions,
-            "referee_median_round_trip_us": statistics.median(latencies) * 1000,
-            "referee_p99_round_trip_us": statistics.quantiles(latencies, n=100)[98] * 1000,
-            "sequential_decisions_per_s": decisions / elapsed,
-            "sequential_referee_cpu_us_per_decision": cpu / decisions * 1e6}
+async def sequential_games(games: int, unix: bool = True) -> dict[str, float]:
+    """Full 4-player classic games one after another; latencies on the referee's clock.
+
+    With ``unix`` the same games are played a second time by bots on a Unix socket of
+    the same referee, game by game in turn with the TCP ones (the same seeds, so the
+    same decisions), and measured apart."""
+    transports = ("tcp", "unix") if unix else ("tcp",)
+    prefix = {"tcp": "bench", "unix": UNIX_PREFIX}
+    latencies: dict[str, list[float]] = {transport: [] for transport in transports}
+    decisions = dict.fromkeys(transports, 0)
+    elapsed = dict.fromkeys(transports, 0.0)
+    cpu = dict.fromkeys(transports, 0.0)
+    with _socket_path() as socket:
+        arena, processes = await _arena_with_bots(connections=1, move_time=1.0, unix_socket=socket if unix else None)
+        try:
+            for transport in transports:             # warm-up, not counted
+                await arena.run_match(_spec(seed=10_000, prefix=prefix[transport]))
+            for game in range(games):
+                for transport in transports:
+                    started, cpu_started = time.perf_counter(), time.process_time()
+                    record = await arena.run_match(_spec(seed=game, prefix=prefix[transport]))
+                    elapsed[transport] += time.perf_counter() - started
+                    cpu[transport] += time.process_time() - cpu_started
+                    latencies[transport] += [ms for ms in record.latencies_ms if ms is not None]
+                    decisions[transport] += len(record.actions)
+        finally:
+            await arena.stop(0)
+            await _reap(processes)
+    figures: dict[str, float] = {"sequential_games": games, "sequential_decisions": decisions["tcp"]}
+    for transport in transports:
+        unix_ = "unix_" if transport == "unix" else ""
+        figures.update({
+            f"referee_{unix_}median_round_trip_us": statistics.median(latencies[transport]) * 1000,
+            f"referee_{unix_}p99_round_trip_us": statistics.quantiles(latencies[transport], n=100)[98] * 1000,
+            f"sequential_{unix_}decisions_per_s": decisions[transport] / elapsed[transport],
+            f"sequential_{unix_}referee_cpu_us_per_decision": cpu[transport] / decisions[transport] * 1e6,
+        })
+    return figures
 
 
 async def concurrent_matches(matches: int, channels: int | None = None,
@@ -301,17 +389,25 @@ async def concurrent_matches(matches: int, channels: int | None = None,
 
 
 def bench_referee(games: int = 20, concurrent_matches: int = 64, round_trips: int = 3000,
-                  shared_channels: int = 1) -> dict[str, Any]:
+                  shared_channels: int = 1, unix: bool = True) -> dict[str, Any]:
     """Run all three measurements; return every figure in one dict (times in µs).
-    ``shared_channels``: HTTP/2 connections per bot process in the shared layout of (3)."""
+    ``shared_channels``: HTTP/2 connections per bot process in the shared layout of (3);
+    ``unix``: (1) and (2) over a Unix socket too."""
 
     async def run() -> dict[str, Any]:
         tune_gc()
         figures: dict[str, Any] = {}
-        figures.update(await ping_pong(round_trips))
-        figures.update(await sequential_games(games))
+        figures.update(await ping_pong(round_trips, unix=unix))
+        figures.update(await sequential_games(games, unix=unix))
         figures["ratio_referee_to_ping_pong"] = (figures["referee_median_round_trip_us"]
                                                  / figures["ping_pong_median_us"])
+        if unix:
+            figures["ratio_unix_referee_to_ping_pong"] = (figures["referee_unix_median_round_trip_us"]
+                                                          / figures["ping_pong_unix_median_us"])
+            figures["ratio_unix_to_tcp_ping_pong"] = (figures["ping_pong_unix_median_us"]
+                                                      / figures["ping_pong_median_us"])
+            figures["ratio_unix_to_tcp_referee_round_trip"] = (figures["referee_unix_median_round_trip_us"]
+                                                               / figures["referee_median_round_trip_us"])
         # One connection per stream: keys as before.
         figures.update(await ping_pong_throughput(streams=concurrent_matches, processes=4))
         figures.update(await globals()["concurrent_matches"](concurrent_matches))
@@ -336,6 +432,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--round-trips", type=int, default=3000)
     parser.add_argument("--shared-channels", type=int, default=1,
                         help="HTTP/2 connections per bot process in the shared layout")
+    parser.add_argument("--no-unix", dest="unix", action="store_false",
+                        help="measure the round trips over TCP only, not over a Unix socket too")
     # Internal modes: the processes this benchmark starts.
     parser.add_argument("--echo-client", metavar="ADDRESS")
     parser.add_argument("--back-bytes", type=int, default=24)
@@ -352,8 +450,8 @@ def main(argv: list[str] | None = None) -> None:
         with contextlib.suppress(grpc.aio.AioRpcError):   # the benchmark stopped the server
             asyncio.run(helper)
         return
-    print(json.dumps(bench_referee(args.games, args.concurrent_matches, args.round_trips, args.shared_channels),
-                     indent=2))
+    print(json.dumps(bench_referee(args.games, args.concurrent_matches, args.round_trips, args.shared_channels,
+                                   args.unix), indent=2))
 
 if __name__ == "__main__":
     main()

@@ -51,14 +51,19 @@ def bench_engine(
 def bench_referee(
     games: int = typer.Option(20, help="Games for the round-trip measurement."),
     concurrent_matches: int = typer.Option(64, help="Matches at once for the load measurement."),
+    unix: bool = typer.Option(True, "--unix/--tcp-only", help="Measure the round trips over a Unix socket "
+                              "too (how a sandboxed bot connects), taking turns with TCP, and their ratio."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
-    """Bare gRPC ping-pong vs the real referee; then many matches at once."""
+    """Bare gRPC ping-pong vs the real referee, over TCP and a Unix socket; then many matches at once."""
     from arena.bench.referee import bench_referee as run
 
     if games < 1 or concurrent_matches < 1:
         raise typer.BadParameter("must be at least 1", param_hint="--games/--concurrent-matches")
-    print_figures(run(games=games, concurrent_matches=concurrent_matches), as_json)
+    figures = run(games=games, concurrent_matches=concurrent_matches, unix=unix)
+    # Ratios near 1 (the Unix socket against TCP) need more than one decimal.
+    shown = {k: f"{v:.3f}" if k.startswith("ratio_") else v for k, v in figures.items()}
+    print_figures(figures if as_json else shown, as_json)
 
 
 def bench_deals(
@@ -194,6 +199,21 @@ def bench_workers(
     if games < 3:
         raise typer.BadParameter("must be at least 3 (one deal)", param_hint="--games")
     print_figures(run(games=games), as_json)
+
+
+def bench_sandbox(
+    games: int = typer.Option(40, help="Games of the tournament each run plays (the default tournament's)."),
+    rounds: int | None = typer.Option(None, help="Rounds per game [default: the variant's standard length]",
+                                      show_default=False),
+    runs: int = typer.Option(3, help="Runs of each mode, in turn."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+) -> None:
+    """The default tournament unconfined, confined and with a fresh process per match: wall time, games/s, ratios."""
+    from arena.bench.sandbox import bench_sandbox as run
+
+    if games < 1 or runs < 1:
+        raise typer.BadParameter("must be at least 1", param_hint="--games/--runs")
+    print_figures(run(games=games, rounds=rounds, runs=runs), as_json)
 
 
 def bench_ladder(

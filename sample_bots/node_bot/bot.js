@@ -4,6 +4,9 @@
 //   node bot.js --arena 127.0.0.1:50051 --token T [--name node-heuristic] [--seed S]
 //               [--max-matches N] [--proto PATH] [--retry-for SECONDS]
 //
+// --arena may also be a Unix domain socket, unix:/PATH (or unix:///PATH): how the arena
+// reaches a bot it runs in a sandbox without a network.
+//
 // It speaks the protocol in proto/wizard_arena/v1/arena.proto with nothing but
 // @grpc/grpc-js and @grpc/proto-loader: one bidirectional Play stream, Hello first,
 // then an Action for every DecisionRequest, echoing its request_id. Every answer is
@@ -44,7 +47,7 @@ function parseArgs(argv) {
   for (let i = 0; i < argv.length; i++) {
     let [flag, value] = argv[i].split(/=(.*)/s);
     if (flag === '--help' || flag === '-h') {
-      console.log('usage: node bot.js --arena HOST:PORT --token T [--name N] [--seed S] ' +
+      console.log('usage: node bot.js --arena HOST:PORT|unix:/PATH --token T [--name N] [--seed S] ' +
                   '[--max-matches N] [--proto PATH] [--retry-for SECONDS]');
       process.exit(0);
     }
@@ -62,10 +65,14 @@ function parseArgs(argv) {
 }
 
 // HOST alone means the arena's default port, as `arena serve` uses it (grpc would
-// otherwise try 443); an IPv6 address goes in brackets.
+// otherwise try 443); an IPv6 address goes in brackets. A Unix socket, unix:/PATH or
+// unix:///PATH, goes to grpc-js as it is; its path must be absolute (the bot's working
+// directory is not the arena's), and at most 107 bytes long, as the kernel allows.
 const DEFAULT_PORT = 50051;
+const MAX_SOCKET_PATH_BYTES = 107;
 
 function withPort(address) {
+  if (address.startsWith('unix:')) return checkedSocket(address);
   let host = address;
   let port = String(DEFAULT_PORT);
   const bracketed = address.match(/^\[([^\]]+)\](?::(.*))?$/);
@@ -84,6 +91,23 @@ function withPort(address) {
     fail(`--arena takes HOST or HOST:PORT with a port from 1 to 65535 (got '${address}')`);
   }
   return `${host}:${number}`;
+}
+
+// unix:/PATH or unix:///PATH, unchanged; anything else after unix: is refused in one line
+// (grpc-js would read unix://NAME/PATH as the relative PATH).
+function checkedSocket(address) {
+  let socketPath = address.slice('unix:'.length);
+  if (socketPath.startsWith('//')) {
+    socketPath = socketPath.slice(2);
+    if (!socketPath.startsWith('/')) fail(`--arena unix:///PATH takes three slashes before an absolute path (got '${address}')`);
+  }
+  if (!socketPath.startsWith('/') || socketPath.endsWith('/')) {
+    fail(`--arena unix:/PATH takes the absolute path of a socket (got '${address}')`);
+  }
+  if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH_BYTES) {
+    fail(`--arena: a Unix socket path has at most ${MAX_SOCKET_PATH_BYTES} bytes (got ${Buffer.byteLength(socketPath)})`);
+  }
+  return address;
 }
 
 // The contract: proto/ in a checkout of the repository, else the copy installed with
@@ -336,6 +360,8 @@ const CHANNEL_OPTIONS = {
   'grpc.max_send_message_length': 32 * 1024 * 1024,
 };
 
+const PARENT_AT_START = process.ppid;
+
 function main() {
   const args = parseArgs(process.argv.slice(2));
   const definition = protoLoader.loadSync(args.proto, {
@@ -426,8 +452,11 @@ function main() {
         process.exit(2);
       }
       // Started by an arena (ARENA_PARENT_PID) that has since exited: nothing to reconnect to.
+      // Only a launcher that was the parent at the start counts: in a sandbox (its own PID
+      // namespace) the arena sets no ARENA_PARENT_PID, and one leaking in from outside
+      // names a process the sandbox cannot see.
       const launcher = process.env.ARENA_PARENT_PID;
-      if (launcher && String(process.ppid) !== launcher) {
+      if (launcher && String(PARENT_AT_START) === launcher && String(process.ppid) !== launcher) {
         log(`${args.name || 'bot'}: the arena that started this bot has exited; exiting`);
         process.exit(0);
       }
