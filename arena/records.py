@@ -26,6 +26,27 @@ class FaultRecord:
 
 
 @dataclass
+class BotCrash:
+    """A bot process the arena started that ended while it should have been playing:
+    it exited, crashed, or was killed for a limit (``reason`` says which, in words:
+    "exited with code 1", "killed by signal 9 (SIGKILL)", "killed: out of memory (limit
+    512 MiB)", "did not connect within 30 s").
+
+    ``restarted`` says whether the arena started it again afterwards; the bot's seats in
+    matches it was playing went through the disconnect rule (grace, then forfeit).
+    """
+
+    bot: str
+    reason: str
+    exit_code: int | None = None         # None: it was killed by a signal, or never exited
+    tournament_id: str | None = None
+    variant: str | None = None           # the tournament's variant (boards are per variant)
+    worker: str = ""                     # which arena process saw it ("host:pid")
+    restarted: bool = False
+    at: datetime = field(default_factory=utcnow)
+
+
+@dataclass
 class MatchRecord:
     """A finished match, complete enough to replay it through the engine.
 

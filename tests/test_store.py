@@ -620,7 +620,14 @@ def as_schema_3(store: Store) -> str:
     return url
 
 
+def drop_schema_5(store: Store) -> None:
+    """Take away what schema 5 added: the crash table (its indexes go with it)."""
+    with store.engine.begin() as conn:
+        conn.exec_driver_sql("DROP TABLE bot_crashes")
+
+
 def _drop_schema_4(store: Store) -> None:
+    drop_schema_5(store)
     with store.engine.begin() as conn:
         conn.exec_driver_sql("DROP TABLE work_units")
         conn.exec_driver_sql("DROP TABLE scheduled_games")

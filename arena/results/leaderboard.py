@@ -11,7 +11,14 @@ A row carries the rating (1500 + Bradley–Terry rating relative to the mean, se
 per-bot averages over the completed matches the board covers: score, place, exact
 bids (classic), faults and timeouts, and the bot's think time (median and 99th
 percentile of the decisions it answered, from the store's histograms: see
-``arena.results.think_times``). Nothing here reads a match log.
+``arena.results.think_times``), and how often the bot's process crashed (exited, or was
+killed for a limit) in the board's variant or tournament, with the last crash's reason.
+Nothing here reads a match log.
+
+A board where no bot crashed looks as if crashes did not exist (no empty column): the
+crash count is a column only when some bot of the board crashed, and the terminal,
+Markdown and HTML boards then add one line per crashed bot (:func:`crash_lines`). JSON
+rows always carry ``crashes`` and ``last_crash``.
 
 :func:`board` adds a title and :class:`BoardMetadata` (when, which tournaments and
 game options, how many games, which arena version): what every exported board
@@ -82,6 +89,10 @@ class LeaderboardRow:
     # The bot's comparison group, 1, 2, ..., when the board's bots fall into groups that
     # never met (their ratings compare only within a group); None when they all did.
     group: int | None = None
+    # How often the arena saw the bot's process end while it should have been playing,
+    # in the board's variant (or tournament), and the last time's reason; None: never.
+    crashes: int = 0
+    last_crash: str | None = None
 
 
 @dataclass
@@ -224,6 +235,7 @@ def _rows(inputs: LeaderboardInputs, variant: str, min_games: int, samples: int,
         if agg.games < min_games:
             continue
         i = index[agg.bot]
+        crashed = inputs.crashes.get(agg.bot)
         rows.append(LeaderboardRow(
             rank=0, bot=agg.bot, rating=START_ELO + float(fit.ratings[i]), interval=float(fit.half_widths[i]),
             elo=elo[agg.bot][0] if agg.bot in elo else None, games=agg.games,
@@ -232,6 +244,7 @@ def _rows(inputs: LeaderboardInputs, variant: str, min_games: int, samples: int,
             faults=agg.faults, forfeits=agg.forfeits,
             think_p50_ms=agg.think_times.percentile(50), think_p99_ms=agg.think_times.percentile(99),
             timeouts=agg.timeouts, bound=fit.bounds[i], group=int(fit.groups[i]) + 1 if grouped else None,
+            crashes=crashed.count if crashed else 0, last_crash=crashed.last_reason if crashed else None,
         ))
     rows.sort(key=lambda r: (-r.rating, -r.games, r.bot))
     for rank, row in enumerate(rows, start=1):
@@ -265,8 +278,8 @@ def _ms(value: float | None) -> str:
     return f"{value:.2f}" if value < 10 else f"{value:.1f}" if value < 100 else f"{value:.0f}"
 
 
-def _cells(row: LeaderboardRow, variant: str) -> list[str]:
-    """One row as display strings (md, html, table)."""
+def _cells(row: LeaderboardRow, variant: str, crashes: bool = False) -> list[str]:
+    """One row as display strings (md, html, table); ``crashes``: with the Crashes column."""
     cells = [
         str(row.rank), row.bot, _rating_text(row), "–" if row.bound else f"±{row.interval:.0f}",
         "–" if row.elo is None else f"{row.elo:.0f}", str(row.games), f"{row.avg_score:.1f}",
@@ -275,7 +288,36 @@ def _cells(row: LeaderboardRow, variant: str) -> list[str]:
     if variant == "classic":
         cells.append("–" if row.exact_bid_rate is None else f"{100 * row.exact_bid_rate:.1f}%")
     cells += [_ms(row.think_p50_ms), _ms(row.think_p99_ms), str(row.faults), str(row.timeouts)]
+    if crashes:
+        cells.append(str(row.crashes))
     return cells
+
+
+def _crashed(rows: Sequence[LeaderboardRow]) -> bool:
+    """Whether the board shows crashes at all: some bot of it crashed."""
+    return any(row.crashes for row in rows)
+
+
+def crash_lines(rows: Sequence[LeaderboardRow]) -> list[str]:
+    """One line per crashed bot of the board, in board order: how often, and the last reason.
+
+    >>> rows = [LeaderboardRow(1, "ann", 1600.0, 9.0, None, 3, 1.0, 1.0, None, 0, 0),
+    ...         LeaderboardRow(2, "evil", 1400.0, 9.0, None, 3, 1.0, 1.0, None, 0, 0, crashes=3,
+    ...                        last_crash="killed: out of memory (limit 512 MiB)"),
+    ...         LeaderboardRow(3, "odd", 1400.0, 9.0, None, 3, 1.0, 1.0, None, 0, 0, crashes=1,
+    ...                        last_crash="exited with code 1")]
+    >>> for line in crash_lines(rows): print(line)
+    crash: evil crashed 3 times; last: killed: out of memory (limit 512 MiB)
+    crash: odd crashed once: exited with code 1
+    """
+    return [crash_line(row.bot, row.crashes, row.last_crash) for row in rows if row.crashes]
+
+
+def crash_line(bot: str, crashes: int, last_reason: str | None) -> str:
+    """The line a board shows for a bot that crashed (the web's board writes it too)."""
+    if crashes == 1:
+        return f"crash: {bot} crashed once: {last_reason}"
+    return f"crash: {bot} crashed {crashes} times; last: {last_reason}"
 
 
 _BOUND_SIGNS = {"lower": "≥", "upper": "≤", "none": "~"}
@@ -334,18 +376,21 @@ def board_notes(rows: Sequence[LeaderboardRow]) -> list[str]:
     return notes
 
 
-def _headers(variant: str) -> list[str]:
-    if variant == "classic":
-        return _HEADERS
-    return [_LOWER_IS_BETTER if h == "Avg score" else h for h in _HEADERS if h != "Exact bids"]
+def _headers(variant: str, crashes: bool = False) -> list[str]:
+    headers = _HEADERS if variant == "classic" else [
+        _LOWER_IS_BETTER if h == "Avg score" else h for h in _HEADERS if h != "Exact bids"]
+    return [*headers, "Crashes"] if crashes else headers
 
 
-def _csv_fields(variant: str) -> list[str]:
+def _csv_fields(variant: str, crashes: bool = False) -> list[str]:
     """The CSV columns of a variant's rows: LeaderboardRow's fields, with the score's
-    order in its name for Wizard Extreme."""
+    order in its name for Wizard Extreme, and the crash fields only when some bot crashed."""
     fields = list(LeaderboardRow.__dataclass_fields__)
     if variant != "classic":
         fields.remove("exact_bid_rate")
+    if not crashes:
+        fields.remove("crashes")
+        fields.remove("last_crash")
     if SCORE_ORDER.get(variant) == "lower_is_better":
         fields[fields.index("avg_score")] = "avg_score_lower_is_better"
     return fields
@@ -494,6 +539,10 @@ def render(
     An exported board adds, in HTML, ``elo_plot`` (``arena.results.elo_plot``'s SVG) and,
     in Markdown and HTML, a "Replays" section linking each of ``replays``.
 
+    When some bot of the board crashed, every format but JSON (whose rows always carry
+    ``crashes``) gets a Crashes column, and the table (in its caption), Markdown and HTML
+    the :func:`crash_lines`; a board without crashes renders as if they did not exist.
+
     >>> row = LeaderboardRow(1, "a<b", 1510.2, 12.3, 1504.0, 10, 55.5, 1.9, 0.25, 0, 0, 0.52, 3.1, 0)
     >>> print(render([row], "md", "classic"))
     | # | Bot | Rating | ± | Elo | Games | Avg score | Avg place | Exact bids | Think p50 ms | Think p99 ms | Faults | Timeouts |
@@ -503,16 +552,17 @@ def render(
     True
     """  # noqa: E501 (the Markdown header above is one line)
     title = title or title_of(variant)
-    headers = _headers(variant)
+    crashed = _crashed(rows)
+    headers = _headers(variant, crashed)
     if fmt == "table":
-        cells = [_cells(row, variant) for row in rows]
+        cells = [_cells(row, variant, crashed) for row in rows]
         widths = [max([len(row_cells[i]) for row_cells in cells] + [len(h)]) for i, h in enumerate(headers)]
         # Names and numbers are never cut: on a terminal too narrow for one-line headers
         # ("Avg score"), they are folded onto several lines and the columns drawn closer
         # together (rich would drop whole columns).
         fold = console is None or sum(widths) + 2 * len(widths) > console.width
         folded = [_FOLDED.get(h, h.replace(" ", "\n")) if fold else h for h in headers]
-        caption = "\n".join([*board_notes(rows), _THINK_NOTE])
+        caption = "\n".join([*board_notes(rows), _THINK_NOTE, *crash_lines(rows)])
         table = Table(title=title, caption=caption, box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True,
                       padding=0 if fold else (0, 1), show_edge=not fold)
         for i, header in enumerate(folded):
@@ -526,10 +576,13 @@ def render(
     if fmt == "md":
         lines = _markdown_header(title, metadata) if metadata is not None else []
         lines += ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
-        lines += ["| " + " | ".join(c.replace("|", "\\|") for c in _cells(r, variant)) + " |" for r in rows]
+        lines += ["| " + " | ".join(c.replace("|", "\\|") for c in _cells(r, variant, crashed)) + " |"
+                  for r in rows]
         notes = board_notes(rows)
         if notes:
             lines += [""] + [f"**Note:** {_md_text(note)}" for note in notes]
+        if crashed:
+            lines += [""] + [f"- {_md_text(line)}" for line in crash_lines(rows)]
         if metadata is not None:
             lines += ["", _THINK_NOTE]
         if replays:
@@ -539,7 +592,7 @@ def render(
         return "\n".join(lines)
     if fmt == "csv":
         out = io.StringIO()
-        fields = _csv_fields(variant)
+        fields = _csv_fields(variant, crashed)
         extra = _csv_metadata(metadata) if metadata is not None else {}
         writer = csv.DictWriter(out, fieldnames=fields + list(extra), extrasaction="ignore", lineterminator="\n")
         writer.writeheader()
@@ -553,9 +606,11 @@ def render(
     if fmt == "html":
         head = "".join(f"<th>{html.escape(h)}</th>" for h in headers)
         body = "\n".join(
-            "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in _cells(r, variant)) + "</tr>" for r in rows
+            "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in _cells(r, variant, crashed)) + "</tr>"
+            for r in rows
         )
         notes_html = "".join(f'<p class="note">{html.escape(note)}</p>\n' for note in board_notes(rows))
+        notes_html += "".join(f'<p class="crash">{html.escape(line)}</p>\n' for line in crash_lines(rows))
         page_body = _BOARD_BODY.format(head=head, body=body,
                                        metadata=_html_metadata(metadata) if metadata is not None else "",
                                        think_note=html.escape(_THINK_NOTE), notes=notes_html)

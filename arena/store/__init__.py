@@ -1,4 +1,4 @@
-"""Storage: bots, tournaments, matches with their full decision logs, faults and ratings.
+"""Storage: bots, tournaments, matches with their full decision logs, faults, ratings and bot crashes.
 
 One :class:`Store` wraps one database: a SQLite file (WAL mode) or, given a
 ``postgresql://`` URL, a PostgreSQL database (``pip install -e '.[postgres]'``). Apart
@@ -27,6 +27,7 @@ bots          ``register_bot(name, rotate=False) -> token``, ``ensure_bot(name)`
               ``bot_for_token(token) -> name | None``, ``list_bots()``
 tournaments   ``create_tournament(settings, master_seed) -> id``, ``get_tournament(id)``,
               ``list_tournaments()``, ``set_tournament_status(id, status)``,
+              ``discard_tournament(id)`` (one that never got going, with its schedule and crashes),
               ``finished_game_indexes(id) -> set[int]`` (what ``--resume`` skips),
               ``tournament_game_options(ids)`` (the game options each was played with)
 matches       ``save_match(record) -> bool`` (one transaction, idempotent),
@@ -37,8 +38,11 @@ workers       ``put_schedule(tournament_id, games)``, ``scheduled_games(tourname
               ``renew_lease(unit, worker, lease_seconds)``, ``release_unit(unit, worker)``,
               ``unit_progress(tournament_id)`` (see ``leases.py``)
 ratings       ``current_elo(variant)``, ``rating_history(bot, variant)``,
-              ``leaderboard_inputs(variant, tournament_id)`` (outcome counts, per-bot sums
-              and Elo in one snapshot: what arena.results.leaderboard reads)
+              ``leaderboard_inputs(variant, tournament_id)`` (outcome counts, per-bot sums,
+              Elo and crashes in one snapshot: what arena.results.leaderboard reads)
+crashes       ``save_crash(crash)`` (an ``arena.records.BotCrash``),
+              ``crashes(variant=None, tournament_id=None) -> {bot: CrashSummary}``,
+              ``crashes_per_variant(bot) -> {variant: CrashSummary}`` (see ``crashes.py``)
 
 The room, module by module:
 
@@ -49,6 +53,7 @@ The room, module by module:
                   match per tournament slot, Elo in schedule order
 ``leases.py``     stored schedules and the leases workers hold on their deals
 ``derived.py``    what the results layer computes for the save path: the ``Summarizer``
+``crashes.py``    bot crashes: one row each, read summed up per bot
 ``queries.py``    reads: matches, ratings, leaderboard inputs
 ``errors.py``     ``StoreError``
 
@@ -70,9 +75,10 @@ from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Connection, Engine, make_url
 from sqlmodel import Session, create_engine
 
-from arena.records import MatchRecord
-from arena.store import leases, queries, registry
+from arena.records import BotCrash, MatchRecord
+from arena.store import crashes, leases, queries, registry
 from arena.store.codec import LOG_FORMAT, decode_log, encode_log
+from arena.store.crashes import CrashSummary
 from arena.store.derived import Summarizer
 from arena.store.errors import StoreError
 from arena.store.leases import ScheduledGameLike, WorkUnit
@@ -82,9 +88,9 @@ from arena.store.save import MatchSaver
 from arena.store.schema import SCHEMA_VERSION, TAKE_WRITE_LOCK, open_schema, outcome_key, parse_outcome
 
 __all__ = [
-    "LOG_FORMAT", "SCHEMA_VERSION", "BotInfo", "LeaderboardInputs", "MatchSummary", "RatingChange", "SeatAggregate",
-    "ScheduledGameLike", "Store", "StoreError", "Summarizer", "TournamentInfo", "WorkUnit", "decode_log",
-    "encode_log", "hash_token", "outcome_key", "outcome_tables", "parse_outcome",
+    "LOG_FORMAT", "SCHEMA_VERSION", "BotInfo", "CrashSummary", "LeaderboardInputs", "MatchSummary", "RatingChange",
+    "SeatAggregate", "ScheduledGameLike", "Store", "StoreError", "Summarizer", "TournamentInfo", "WorkUnit",
+    "decode_log", "encode_log", "hash_token", "outcome_key", "outcome_tables", "parse_outcome",
 ]
 
 
@@ -256,7 +262,8 @@ class Store:
 
     def discard_tournament(self, tournament_id: str) -> None:
         """Delete a tournament that never got going (its bots could not start): it has no
-        matches, and resuming it would fail the same way."""
+        matches, and resuming it would fail the same way. Its stored schedule and the
+        crashes recorded for it go with it."""
         with self._write() as session:
             registry.discard_tournament(session, tournament_id)
 
@@ -384,6 +391,27 @@ class Store:
         with self._read() as session:
             return queries.variants(session)
 
+    # -- bot crashes (crashes.py) ---------------------------------------------------------
+
+    def save_crash(self, crash: BotCrash) -> None:
+        """Record a bot process that exited, crashed or was killed while it should have
+        been playing. A new bot name gets a token-less row (as ``ensure_bot``); a crash
+        without a variant takes its tournament's; an unknown tournament is refused
+        (``StoreError``)."""
+        with self._write() as session:
+            crashes.save_crash(session, crash, self._saver.bot_ids, self.name)
+
+    def crashes(self, variant: str | None = None, tournament_id: str | None = None) -> dict[str, CrashSummary]:
+        """Per bot that crashed, in name order: how many crashes of ``variant`` and of
+        ``tournament_id`` (None: any), and the last one's reason and time."""
+        with self._read() as session:
+            return crashes.crash_summaries(session, variant, tournament_id)
+
+    def crashes_per_variant(self, bot: str) -> dict[str | None, CrashSummary]:
+        """One bot's crashes per variant (None: crashes whose variant is not known)."""
+        with self._read() as session:
+            return crashes.crashes_per_variant(session, bot)
+
     # -- ratings and leaderboard data ---------------------------------------------------
 
     def rating_history(self, bot: str, variant: str) -> list[RatingChange]:
@@ -409,8 +437,8 @@ class Store:
             return queries.seat_aggregates(session, variant, tournament_id, self.summarizer.think_times)
 
     def leaderboard_inputs(self, variant: str, tournament_id: str | None = None) -> LeaderboardInputs:
-        """Outcome counts, per-bot sums and current Elo read in one transaction, so a match
-        saved meanwhile cannot show up in one and not in the others."""
+        """Outcome counts, per-bot sums, current Elo and the bots' crashes read in one
+        transaction, so a match saved meanwhile cannot show up in one and not in the others."""
         with self._read() as session:
             return queries.leaderboard_inputs(session, variant, tournament_id, self.summarizer.think_times)
 

@@ -2,8 +2,8 @@
 
 Each function reads in the session the ``Store`` opens for it; ``where`` names the
 database in messages. A leaderboard never reads match logs: it reads the summary
-tables the save path keeps (``outcome_counts``, ``bot_totals``) and the current Elo,
-in one snapshot (:func:`leaderboard_inputs`).
+tables the save path keeps (``outcome_counts``, ``bot_totals``), the current Elo and
+the bots' crashes (``crashes.py``), in one snapshot (:func:`leaderboard_inputs`).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from sqlmodel import Session, col, select
 
 from arena.records import FaultRecord, MatchRecord
 from arena.store.codec import as_utc, decode_log
+from arena.store.crashes import CrashSummary, crash_summaries
 from arena.store.derived import ThinkTimes
 from arena.store.errors import StoreError
 from arena.store.schema import (
@@ -107,6 +108,8 @@ class LeaderboardInputs:
     # match (a number; equal numbers: the same tournament and engine seed, i.e. the same
     # cards, as the rotations of a duplicate deal). The bootstrap redraws deals whole.
     deals: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=list)
+    # The crashes of the board's variant (and tournament), per bot that crashed at all.
+    crashes: dict[str, CrashSummary] = field(default_factory=dict)
 
 
 # -- matches ----------------------------------------------------------------------------
@@ -271,7 +274,7 @@ def seat_aggregates(session: Session, variant: str, tournament_id: str | None,
 
 def leaderboard_inputs(session: Session, variant: str, tournament_id: str | None,
                        think_times: MergeThinkTimes) -> LeaderboardInputs:
-    """Outcome counts, per-bot sums and Elo, read in the caller's one transaction."""
+    """Outcome counts, per-bot sums, Elo and crashes, read in the caller's one transaction."""
     query = (select(OutcomeCountRow.outcome, OutcomeCountRow.matches, OutcomeCountRow.tournament_key)
              .where(OutcomeCountRow.variant == variant))
     if tournament_id is not None:
@@ -301,7 +304,8 @@ def leaderboard_inputs(session: Session, variant: str, tournament_id: str | None
     index_of_id = np.array([position[names[int(i)]] for i in ids], dtype=np.int64)
     indexed = [(index_of_id[np.searchsorted(ids, bots)], places, counts) for bots, places, counts in tables]
     deals = [(index_of_id[np.searchsorted(ids, bots)], places, deal) for bots, places, deal in dealt]
-    return LeaderboardInputs(ordered, indexed, aggregates, elo, games, deals)
+    crashes = crash_summaries(session, variant, tournament_id)
+    return LeaderboardInputs(ordered, indexed, aggregates, elo, games, deals, crashes)
 
 
 def dealt_matches(session: Session, variant: str, tournament_id: str | None,

@@ -21,7 +21,16 @@ from sqlmodel import Session, col, select
 
 from arena.store.codec import as_utc
 from arena.store.errors import StoreError
-from arena.store.schema import BotRow, MatchRow, ScheduledGameRow, TournamentRow, WorkUnitRow, check_seed, chunks
+from arena.store.schema import (
+    BotCrashRow,
+    BotRow,
+    MatchRow,
+    ScheduledGameRow,
+    TournamentRow,
+    WorkUnitRow,
+    check_seed,
+    chunks,
+)
 from arena.wire.jsonc import dumps, loads
 
 _TOKEN_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"   # tournament ids: no 0/o, 1/l/i
@@ -137,7 +146,8 @@ def discard_tournament(session: Session, tournament_id: str) -> None:
     row = session.get(TournamentRow, tournament_id)
     if row is None or _match_count_of(session, tournament_id):
         raise StoreError(f"tournament {tournament_id} has stored matches; it is kept")
-    for table in (WorkUnitRow.__table__, ScheduledGameRow.__table__):     # a schedule put for workers
+    # A schedule put for workers, and the crashes of the bots that could not start.
+    for table in (WorkUnitRow.__table__, ScheduledGameRow.__table__, BotCrashRow.__table__):
         session.connection().execute(delete(table).where(table.c.tournament_id == tournament_id))
     session.delete(row)
 

@@ -1,7 +1,8 @@
 """The tables, the schema version, and what opening a database checks and upgrades.
 
-Tables (``SCHEMA_VERSION`` 4; an older database is upgraded when opened, see
-:func:`_upgrade_from_1`, :func:`_upgrade_from_2` and :func:`_upgrade_from_3`):
+Tables (``SCHEMA_VERSION`` 5; an older database is upgraded when opened, see
+:func:`_upgrade_from_1`, :func:`_upgrade_from_2`, :func:`_upgrade_from_3` and
+:func:`_upgrade_from_4`):
 
 ``arena_meta``       key/value; ``schema_version`` marks the file as ours
 ``bots``             name, sha256 of the token (never the token), created
@@ -23,6 +24,8 @@ Tables (``SCHEMA_VERSION`` 4; an older database is upgraded when opened, see
                      game (deal, rotation, bots, seeds, table)
 ``work_units``       one row per deal of a scheduled tournament: the worker holding its
                      lease and until when (``leases.py``)
+``bot_crashes``      one row per bot process the arena started that ended while it should
+                     have been playing (``arena.records.BotCrash``; ``crashes.py``)
 """
 
 from __future__ import annotations
@@ -59,8 +62,11 @@ from arena.wire.jsonc import loads
 
 # 2: timeouts and think-time histograms (see _upgrade_from_1);
 # 3: per-seat max think time and time-bank use (see _upgrade_from_2);
-# 4: schedules and leases for workers, the tournaments' Elo cursor (see _upgrade_from_3).
-SCHEMA_VERSION = 4
+# 4: schedules and leases for workers, the tournaments' Elo cursor (see _upgrade_from_3);
+# 5: bot crashes (see _upgrade_from_4).
+SCHEMA_VERSION = 5
+# The versions opening upgrades, each step from what the one before left (see open_schema).
+_OLDER_VERSIONS = ("1", "2", "3", "4")
 log = logging.getLogger(__name__)
 
 
@@ -270,6 +276,29 @@ class WorkUnitRow(_Table, table=True):
     done: bool = False
 
 
+class BotCrashRow(_Table, table=True):
+    """A bot process the arena started that exited, crashed or was killed for a limit
+    while it should have been playing: one ``arena.records.BotCrash``.
+
+    Boards read a variant's crashes (or a tournament's) per bot, the bot page a bot's per
+    variant: hence the two indexes. ``variant`` is None only when neither the crash nor
+    its tournament's settings say which (see ``crashes.save_crash``).
+    """
+
+    __tablename__ = "bot_crashes"
+    __table_args__ = (Index("bot_crashes_by_tournament", "tournament_id"),
+                      Index("bot_crashes_by_bot", "bot_id", "variant"))
+    id: int | None = Field(default=None, primary_key=True)
+    bot_id: int = Field(foreign_key="bots.id")
+    tournament_id: str | None = Field(default=None, foreign_key="tournaments.id")
+    variant: str | None = None
+    reason: str = Field(sa_type=Text)       # in words: "killed: out of memory (limit 512 MiB)"
+    exit_code: int | None = None            # None: killed by a signal, or it never exited
+    worker: str                             # the arena process that saw it ("host:pid")
+    restarted: bool
+    at: datetime = _utc_column()
+
+
 def outcome_key(bot_ids: Sequence[int], places: Sequence[int]) -> str:
     """The stored form of a match outcome, independent of who sat where.
 
@@ -304,7 +333,7 @@ TABLES = [
     MetaRow.__table__, BotRow.__table__, TournamentRow.__table__, MatchRow.__table__,
     MatchSeatRow.__table__, MatchLogRow.__table__, FaultRow.__table__, EloRow.__table__,
     RatingHistoryRow.__table__, OutcomeCountRow.__table__, BotTotalsRow.__table__,
-    ScheduledGameRow.__table__, WorkUnitRow.__table__,
+    ScheduledGameRow.__table__, WorkUnitRow.__table__, BotCrashRow.__table__,
 ]
 
 # Updating the schema-version row to itself: how a writer on PostgreSQL takes the store's
@@ -314,7 +343,7 @@ TAKE_WRITE_LOCK = (update(MetaRow.__table__).where(MetaRow.__table__.c.key == "s
 
 
 def open_schema(conn: Connection, name: str, summarizer: Summarizer) -> None:
-    """Create the schema in a new or empty database, upgrade a version-1, -2 or -3 one, and refuse
+    """Create the schema in a new or empty database, upgrade a version-1 to -4 one, and refuse
     (``StoreError``) another schema version or a database with someone else's tables.
 
     ``conn`` must be in a writing transaction from its start: two processes opening a new
@@ -330,18 +359,20 @@ def open_schema(conn: Connection, name: str, summarizer: Summarizer) -> None:
     version = conn.execute(select(MetaRow.value).where(MetaRow.key == "schema_version")).scalar()
     if version is None:
         raise StoreError(f"{name} is not an arena database (no schema version)")
-    if version in ("1", "2", "3") and conn.dialect.name != "sqlite":
+    if version in _OLDER_VERSIONS and conn.dialect.name != "sqlite":
         # SQLite's BEGIN IMMEDIATE already excludes other writers; on PostgreSQL two
         # processes must not both upgrade: lock, then look again.
         conn.execute(TAKE_WRITE_LOCK)
         version = conn.execute(select(MetaRow.value).where(MetaRow.key == "schema_version")).scalar()
-    if version in ("1", "2", "3"):
+    if version in _OLDER_VERSIONS:
         # One step at a time, each from what the one before left.
         if version == "1":
             _upgrade_from_1(conn, name, summarizer)
         if version in ("1", "2"):
             _upgrade_from_2(conn, name)
-        _upgrade_from_3(conn, name)
+        if version in ("1", "2", "3"):
+            _upgrade_from_3(conn, name)
+        _upgrade_from_4(conn, name)
         conn.execute(update(MetaRow.__table__).where(MetaRow.__table__.c.key == "schema_version")
                      .values(value=str(SCHEMA_VERSION)))
     elif version != str(SCHEMA_VERSION):
@@ -525,3 +556,10 @@ def _upgrade_from_3(conn: Connection, name: str) -> None:
                .scalar_subquery())
     conn.execute(update(tournaments).values(elo_next=func.coalesce(highest, 0)))
     log.info("%s: upgraded to schema version 4 (worker schedules and leases)", name)
+
+
+def _upgrade_from_4(conn: Connection, name: str) -> None:
+    """Schema 4 to 5: create the crash table with its indexes (empty: no older arena
+    recorded crashes), in the caller's transaction."""
+    SQLModel.metadata.create_all(conn, tables=[BotCrashRow.__table__])
+    log.info("%s: upgraded to schema version 5 (bot crashes)", name)

@@ -6,7 +6,9 @@ the same numbers the board shows). The time figures count completed matches, as 
 percentiles do. The maximum think time is exact: the largest of its seats' stored
 ``think_max_ms`` (each seat's own slowest answer). The time-bank figures come from each
 seat's stored ``bank_used_ms`` (the referee's accounting, see ``MatchRecord``) and count
-only the matches where that is known (see :func:`time_bank_figures`).
+only the matches where that is known (see :func:`time_bank_figures`). The bot's crashes
+(its process ended while it should have been playing) come from the store per variant
+(``Store.crashes_per_variant``): how many, and the last one's reason and time.
 """
 
 from __future__ import annotations
@@ -26,13 +28,15 @@ FAULT_LINKS = 20
 
 
 class NoSuchBot(Exception):
-    """No stored match has a seat for this bot."""
+    """No stored match has a seat for this bot, and no crash of it is stored."""
 
 
 def bot_json(store: Store, name: str) -> dict[str, Any]:
-    """Versions, games per variant, faults by kind, think times, exact bids, places by seat.
+    """Versions, games per variant, faults by kind, think times, exact bids, places by seat,
+    crashes per variant.
 
-    Raises :class:`NoSuchBot` when the bot has no stored match.
+    Raises :class:`NoSuchBot` when the bot has neither a stored match nor a stored crash
+    (a bot whose process never got to play has only crashes).
     """
     with Session(store.engine) as session:
         seats = session.execute(
@@ -51,7 +55,8 @@ def bot_json(store: Store, name: str) -> dict[str, Any]:
             .where(col(BotRow.name) == name)
             .order_by(col(MatchRow.id).desc())
         ).all()
-    if not seats:
+    crashes = store.crashes_per_variant(name)
+    if not seats and not crashes:
         raise NoSuchBot(f"no stored match has a bot named {name!r}")
 
     versions: dict[str, int] = defaultdict(int)
@@ -99,6 +104,9 @@ def bot_json(store: Store, name: str) -> dict[str, Any]:
         "variants": per_variant,
         "faults": [{"kind": kind, "count": len(ids), "matches": list(dict.fromkeys(ids))[:FAULT_LINKS]}
                    for kind, ids in sorted(by_kind.items())],
+        # Per variant (None: not known), in variant order; empty when the bot never crashed.
+        "crashes": [{"variant": variant, "count": c.count, "last_reason": c.last_reason,
+                     "last_at": c.last_at.isoformat()} for variant, c in crashes.items()],
     }
 
 

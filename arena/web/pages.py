@@ -9,6 +9,7 @@ from typing import Any
 from urllib.parse import quote
 
 from arena.results import elo_history
+from arena.results import leaderboard as lb
 from arena.results.browse import GameOptions
 from arena.results.elo_plot import elo_svg
 from engine import VARIANTS
@@ -223,9 +224,12 @@ def _metadata(meta: dict[str, Any]) -> str:
 
 def leaderboard(data: dict[str, Any], tournament_id: str | None, elo: dict[str, Any] | None = None) -> str:
     """The board as ``/api/leaderboard`` gives it: a sortable table, each rating's interval as a bar;
-    with ``elo`` (``/api/elo``'s answer) the bots' online Elo over their games, plotted below."""
+    with ``elo`` (``/api/elo``'s answer) the bots' online Elo over their games, plotted below.
+    When some bot of the board crashed, a Crashes column and a line per crashed bot (the
+    board's ``crash_line``); otherwise neither."""
     rows = data["rows"]
     classic = data["variant"] == "classic"
+    crashed = [r for r in rows if r.get("crashes")]
     low = min((r["rating"] - r["interval"] for r in rows), default=0.0)
     high = max((r["rating"] + r["interval"] for r in rows), default=1.0)
     span = (high - low) or 1.0
@@ -233,7 +237,8 @@ def leaderboard(data: dict[str, Any], tournament_id: str | None, elo: dict[str, 
     headers = [("#", "num"), ("Bot", "text"), ("Rating", "num"), ("95% interval", "num"), ("Elo", "num"),
                ("Games", "num"), ("Avg score" + ("" if classic else " (lower is better)"), "num"),
                ("Avg place", "num")] + ([("Exact bids", "num")] if classic else []) + [
-               ("Think p50 ms", "num"), ("Think p99 ms", "num"), ("Faults", "num"), ("Timeouts", "num")]
+               ("Think p50 ms", "num"), ("Think p99 ms", "num"), ("Faults", "num"), ("Timeouts", "num")] + (
+               [("Crashes", "num")] if crashed else [])
     head = "".join(f'<th data-sort="{kind}" tabindex="0">{esc(name)}</th>' for name, kind in headers)
     body = []
     for r in rows:
@@ -255,12 +260,15 @@ def leaderboard(data: dict[str, Any], tournament_id: str | None, elo: dict[str, 
                  f'{_number(r["think_p50_ms"], 2)}</td>',
                  f'<td data-value="{r["think_p99_ms"] if r["think_p99_ms"] is not None else ""}">'
                  f'{_number(r["think_p99_ms"], 2)}</td>',
-                 f'<td>{r["faults"]}</td>', f'<td>{r["timeouts"]}</td>']
+                 f'<td>{r["faults"]}</td>', f'<td>{r["timeouts"]}</td>',
+                 *([f'<td>{r.get("crashes", 0)}</td>'] if crashed else [])]
         body.append(f'<tr data-bot="{esc(r["bot"])}" data-rating="{r["rating"]}">{"".join(cells)}</tr>')
     empty = "" if rows else "<p>No completed matches for this board yet.</p>"
     text = (_metadata(data["metadata"]) + empty
             + f'<table id="board" class="sortable"><thead><tr>{head}</tr></thead><tbody>\n'
             + "\n".join(body) + "\n</tbody></table>"
+            + "".join(f'<p class="crash">{esc(lb.crash_line(r["bot"], r["crashes"], r.get("last_crash")))}</p>'
+                      for r in crashed)
             + '<p class="note">Click a column header to sort. Rating: maximum-likelihood (Bradley–Terry) rating '
               "with its 95% bootstrap interval drawn as a bar.</p>"
             + f'<p><a href="{url("api", "leaderboard", data["variant"])}'
@@ -385,7 +393,7 @@ def _ms(value: float | None) -> str:
 
 def bot(data: dict[str, Any]) -> str:
     """A bot: versions, games per variant, think times and time-bank use, exact bids,
-    places by seat, faults."""
+    places by seat, faults, crashes per variant."""
     versions = "".join(f"<li>{esc(v['version'] or '(none)')}: {v['games']} games</li>" for v in data["versions"])
     variant_rows = "".join(
         f'<tr data-variant="{esc(v["variant"])}"><td><a href="{url("leaderboard", v["variant"])}">'
@@ -403,6 +411,16 @@ def bot(data: dict[str, Any]) -> str:
         for f in data["faults"])
     faults = (f'<table id="bot-faults" class="list"><thead><tr><th>Kind</th><th>Faults</th><th>Matches</th></tr>'
               f"</thead><tbody>{fault_rows}</tbody></table>" if data["faults"] else '<p id="bot-faults">No faults.</p>')
+    crash_rows = "".join(
+        f'<tr data-variant="{esc(c["variant"] or "")}"><td>{esc(c["variant"] or "not known")}</td>'
+        f'<td>{c["count"]}</td><td>{esc(c["last_reason"])}</td><td>{esc(c["last_at"][:19].replace("T", " "))}</td>'
+        "</tr>" for c in data["crashes"])
+    crashes = ('<table id="bot-crashes" class="list"><thead><tr><th>Variant</th><th>Crashes</th>'
+               "<th>Last reason</th><th>Last crash (UTC)</th></tr></thead>"
+               f"<tbody>{crash_rows}</tbody></table>"
+               '<p class="note">A crash: the bot\'s process, started by the arena, exited or was killed (for a '
+               "limit) while it should have been playing.</p>"
+               if data["crashes"] else '<p id="bot-crashes">No crashes.</p>')
     body = (f'<p>{data["games"]} stored games · <a href="{url("api", "bots", data["bot"])}">JSON</a></p>'
             f'<h2>Versions</h2><ul id="bot-versions">{versions}</ul>'
             '<h2>Games and think time</h2><table id="bot-variants" class="list"><thead><tr><th>Variant</th>'
@@ -418,7 +436,8 @@ def bot(data: dict[str, Any]) -> str:
             '<h2>Results by seat</h2><table id="bot-seats" class="list"><thead><tr><th>Variant</th>'
             "<th>Players</th><th>Seat</th><th>Games</th><th>Avg place</th></tr></thead>"
             f"<tbody>{seat_rows}</tbody></table>"
-            f"<h2>Faults</h2>{faults}")
+            f"<h2>Faults</h2>{faults}"
+            f"<h2>Crashes</h2>{crashes}")
     return layout(f"Bot {data['bot']}", body)
 
 
