@@ -77,6 +77,7 @@ bench_app.command("web")(bench.bench_web)
 bench_app.command("fuzz")(bench.bench_fuzz)
 bench_app.command("sprt")(bench.bench_sprt)
 bench_app.command("workers")(bench.bench_workers)
+bench_app.command("sandbox")(bench.bench_sandbox)
 bench_app.command("ladder")(bench.bench_ladder)
 
 
@@ -89,6 +90,9 @@ def user_errors() -> tuple[type[BaseException], ...]:
     store = sys.modules.get("arena.store")
     if store is not None:
         errors.append(store.StoreError)
+    sandbox = sys.modules.get("arena.tournament.sandbox")
+    if sandbox is not None:  # --sandbox bwrap where bubblewrap cannot run
+        errors.append(sandbox.SandboxError)
     grpc = sys.modules.get("grpc")
     if grpc is not None:  # a remote arena (--server) refused or could not be reached
         errors.append(grpc.RpcError)

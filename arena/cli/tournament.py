@@ -62,6 +62,28 @@ LINEUP_OPTION = typer.Option(
     "slower tournament) [default: samples]", show_default=False)
 RESUME_OPTION = typer.Option(
     None, help="Finish the tournament with this ID", show_default=False)
+SANDBOX_OPTION = typer.Option(
+    None, help="How the bots the arena starts run: auto: confined with bubblewrap where it works, else "
+    "unconfined with a warning; bwrap: confined, or refuse to start; none: unconfined, for your own trusted "
+    "bots (README: Trust) [default: auto]", show_default=False)
+FRESH_OPTION = typer.Option(
+    None, "--fresh-per-match", help="A fresh process of each bot for every match: nothing a bot saw in one "
+    "match survives into another (slower)", show_default=False)
+MEMORY_LIMIT_OPTION = typer.Option(
+    None, metavar="MIB", help=f"Memory of each bot, over all its processes [default: {DEFAULTS.memory_limit_mb}]",
+    show_default=False)
+PROCESS_LIMIT_OPTION = typer.Option(
+    None, metavar="N", help=f"Processes and threads of each bot [default: {DEFAULTS.process_limit}]",
+    show_default=False)
+FILE_SIZE_LIMIT_OPTION = typer.Option(
+    None, metavar="MIB", help=f"Largest file a bot may write [default: {DEFAULTS.file_size_limit_mb}]",
+    show_default=False)
+OPEN_FILES_LIMIT_OPTION = typer.Option(
+    None, metavar="N", help=f"Open files of each bot process [default: {DEFAULTS.open_files_limit}]",
+    show_default=False)
+BOT_ENV_OPTION = typer.Option(
+    [], "--bot-env", metavar="NAME=VALUE", help="A variable every bot gets (repeatable); a confined bot's "
+    "environment is otherwise only the ARENA_ variables, PATH, HOME and LANG", show_default=False)
 
 
 def tournament(
@@ -97,6 +119,13 @@ def tournament(
                                        "while `arena worker` processes play it (docs/scaling.md) [default: 1]",
                                        show_default=False),
     lineup: str | None = LINEUP_OPTION,
+    sandbox: str | None = SANDBOX_OPTION,
+    fresh_per_match: bool | None = FRESH_OPTION,
+    memory_limit: int | None = MEMORY_LIMIT_OPTION,
+    process_limit: int | None = PROCESS_LIMIT_OPTION,
+    file_size_limit: int | None = FILE_SIZE_LIMIT_OPTION,
+    open_files_limit: int | None = OPEN_FILES_LIMIT_OPTION,
+    bot_env: list[str] = BOT_ENV_OPTION,
     resume: str | None = RESUME_OPTION,
     db: str | None = DbOption,
 ) -> None:
@@ -108,6 +137,9 @@ def tournament(
         time_bank=time_bank, max_faults=max_faults, concurrency=concurrency, deals=deals, bidding=bidding,
         plus_minus_one=plus_minus_one, length=length, destroyer_penalty=destroyer_penalty, bots=bot,
         no_samples=no_samples, server=server, admin_token=admin_token, resume=resume, db=db_location(db),
-        gauntlet=gauntlet, workers=workers, lineup=lineup,
+        gauntlet=gauntlet, workers=workers, lineup=lineup, sandbox=sandbox,
+        fresh_per_match=fresh_per_match, memory_limit=memory_limit, process_limit=process_limit,
+        file_size_limit=file_size_limit, open_files_limit=open_files_limit, bot_env=bot_env or None,
     )
     run_tournament_command(request, console, err_console)
+

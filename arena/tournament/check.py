@@ -50,7 +50,9 @@ from typing import Any
 
 from arena.records import FaultRecord, MatchRecord, MatchSpec
 from arena.referee.limits import GRACE, MAX_FAULTS, MAX_SECONDS
+from arena.tournament.bot_limits import BotLimits
 from arena.tournament.lineup import BotEntry, BotProcesses, LineupError, check_name, parse_bot_option
+from arena.tournament.sandbox import SandboxMode, find_confinement
 from arena.tournament.settings import DEFAULTS, MIN_MOVE_TIME
 from engine import TRUMP, VARIANTS, GameConfig, new_game
 from engine.classic import NUM_CARDS, hand_sizes
@@ -133,6 +135,7 @@ class CheckSettings:
     time_bank: float = DEFAULTS.time_bank
     seed: int = 0
     connect_timeout: float = CONNECT_TIMEOUT
+    sandbox: str = DEFAULTS.sandbox      # as in a tournament: confined where bubblewrap works
 
     @property
     def name(self) -> str:
@@ -243,7 +246,8 @@ def default_name(argv: list[str]) -> str:
 
 def settings_from_args(command: str, *, name: str | None = None, variant: str | None = None,
                        move_time: float = DEFAULTS.move_time, time_bank: float = DEFAULTS.time_bank,
-                       seed: int | None = None, connect_timeout: float = CONNECT_TIMEOUT) -> CheckSettings:
+                       seed: int | None = None, connect_timeout: float = CONNECT_TIMEOUT,
+                       sandbox: str = DEFAULTS.sandbox) -> CheckSettings:
     """Check the arguments of ``arena bot check`` (a LineupError says what is wrong, in
     one line) and return the settings. Nothing is started or written."""
     if not command.strip():
@@ -263,10 +267,14 @@ def settings_from_args(command: str, *, name: str | None = None, variant: str | 
         raise LineupError(f"--connect-timeout must be a number of seconds from 0 to {MAX_SECONDS:g}")
     if seed is not None and not 0 <= seed < 2**63:
         raise LineupError("--seed must be between 0 and 2**63 - 1")
+    modes = [mode.value for mode in SandboxMode]
+    if sandbox not in modes:
+        raise LineupError(f"--sandbox must be {', '.join(modes[:-1])} or {modes[-1]} (got {sandbox!r})")
     entry = parse_bot_option(f"{name}={command}")    # exactly as --bot reads it
     return CheckSettings(entry=entry, command=command, variants=(variant,) if variant else VARIANTS,
                          move_time=move_time, time_bank=time_bank,
-                         seed=secrets.randbits(63) if seed is None else seed, connect_timeout=connect_timeout)
+                         seed=secrets.randbits(63) if seed is None else seed, connect_timeout=connect_timeout,
+                         sandbox=sandbox)
 
 
 # ---------------------------------------------------------------------- the matches
@@ -518,6 +526,10 @@ def output_tail(log: Path, lines: int = 3, limit: int = 300) -> str:
 # ---------------------------------------------------------------------- running it
 
 
+# The referee's log line for a refused stream: the peer, maybe the bot, then a status and why.
+REFUSED = re.compile(r"refused a Play stream from .*?: ([A-Z][A-Z_]+ .*|[a-z].*)$")
+
+
 class _Refusals(logging.Handler):
     """Keeps the referee's reasons for refusing a Play stream (a name that is not the
     token's, an unknown variant, no Hello in time): a bot that never connects is told why."""
@@ -527,9 +539,9 @@ class _Refusals(logging.Handler):
         self.reasons: list[str] = []
 
     def emit(self, record: logging.LogRecord) -> None:
-        message = record.getMessage()
-        if message.startswith("refused a Play stream"):
-            self.reasons.append(message.split(": ", 1)[-1])   # "CODE details", after the peer
+        refused = REFUSED.match(record.getMessage())
+        if refused:
+            self.reasons.append(refused.group(1))   # "CODE details", after the peer (which may hold ": ")
 
 
 @contextlib.contextmanager
@@ -570,6 +582,7 @@ class _Check:
         # A bot that connects but never says Hello is refused in time to be reported.
         self.server.hello_timeout = min(self.server.hello_timeout, settings.connect_timeout)
         self.processes = BotProcesses(log_dir)
+        self.confinement = ""                # the start line's words on it, once known
         self.log = log_dir / f"{settings.name}.log"
         self.exited: asyncio.Future[int] | None = None     # the bot's process.wait()
         self.running: dict[str, ScheduledMatch] = {}
@@ -579,8 +592,14 @@ class _Check:
 
         started = time.monotonic()
         tune_gc()
+        confinement = find_confinement(SandboxMode(self.settings.sandbox), BotLimits(), self.out)
+        self.confinement = confinement.describe()
+        socket_dir = Path(tempfile.mkdtemp(prefix="arena-referee-"))
+        socket_dir.chmod(0o755)
+        socket = socket_dir / "referee.sock"
+        self.processes = BotProcesses(self.report.log_dir, confinement, socket)
         with _arena_logs(self.report.log_dir) as refusals:
-            port = await self.server.start("127.0.0.1", 0)
+            port = await self.server.start("127.0.0.1", 0, unix_socket=socket)
             opponents: list[tuple[Any, asyncio.Task[int]]] = []
             try:
                 opponents = await self._start_opponents(f"127.0.0.1:{port}")
@@ -595,6 +614,7 @@ class _Check:
                 # The server ends every stream it holds: an opponent that missed its stop
                 # (cancelled just as its Welcome came in) ends with its stream.
                 await self.server.stop()
+                shutil.rmtree(socket_dir, ignore_errors=True)
                 tasks = [task for _, task in opponents]
                 _, stuck = await asyncio.wait(tasks, timeout=5) if tasks else (set(), set())
                 for task in stuck:
@@ -644,6 +664,7 @@ class _Check:
             self.report.hello = BotHello(info.version, info.variants, info.free_slots, time.monotonic() - started)
             for line in header_lines(settings, self.report.hello):
                 self.out(line)
+            self.out(f"  {self.confinement}")
             return True
         waiting.cancel()
         if self.exited.done():

@@ -23,12 +23,13 @@ from rich.console import Console
 
 from arena.results.sprt import monitor_from, status_line, stored_monitor, verdict
 from arena.tournament.lineup import BotStartError
-from arena.tournament.lock import hold_lock, log_dir_for
+from arena.tournament.lock import arena_secrets, hold_lock, log_dir_for
 from arena.tournament.progress import progress_bar, status_text
 from arena.tournament.runner import LocalArena, MatchRunner, RemoteArena, RunSummary, Standing
+from arena.tournament.sandbox import SandboxError, SandboxMode, find_confinement
 from arena.tournament.schedule import ScheduleError
 from arena.tournament.settings import DEFAULT_DB, TournamentRequest, TournamentSettings, build_settings, finalize_games
-from arena.tournament.worker import decided, is_complete, play_claimed, saver
+from arena.tournament.worker import crash_saver, decided, is_complete, play_claimed, saver
 from engine import ConfigError
 
 T = TypeVar("T")
@@ -46,6 +47,7 @@ class Run:
     optional: frozenset[str] = frozenset()   # new runs: sample bots that may be left out
     created_db: bool = False                 # new runs: this command made the database file
     workers: int = 1                         # 0: only show progress while `arena worker`s play
+    db: str = DEFAULT_DB
 
 
 def resume_command(tournament_id: str, db: str, remote: bool = False) -> str:
@@ -79,6 +81,7 @@ def run_tournament_command(req: TournamentRequest, console: Console, err_console
     if run is None:
         return
     run.workers = 1 if req.workers is None else req.workers
+    run.db = req.db
     store, settings, tournament_id = run.store, run.settings, run.tournament_id
     lock = hold_lock(run.log_dir, tournament_id)  # noqa: F841 (held until this process ends)
 
@@ -104,7 +107,7 @@ def run_tournament_command(req: TournamentRequest, console: Console, err_console
                           f"Resume with: {resume_command(tournament_id, req.db, bool(settings.server))}",
                           highlight=False, soft_wrap=True)
         raise SystemExit(130) from None
-    except (BotStartError, ScheduleError) as exc:
+    except (BotStartError, ScheduleError, SandboxError) as exc:
         if req.resume is None and not store.finished_game_indexes(tournament_id):
             # It never got going and would fail the same way on --resume: leave nothing behind.
             discard(run, req.db, keep_log=isinstance(exc, BotStartError) and exc.log is not None)
@@ -160,6 +163,9 @@ def new_run(req: TournamentRequest, notice: Callable[[str], None]) -> Run:
         if not folder.is_dir() or not os.access(folder, os.W_OK):
             raise ConfigError(f"cannot create {req.db}: {folder} is not a writable directory")
     settings = build_settings(req, notice)
+    if not settings.server and settings.sandbox == SandboxMode.BWRAP.value:
+        # Confinement required: refuse before anything is written if it cannot be had.
+        find_confinement(SandboxMode.BWRAP, settings.bot_limits(), notice)
     created_db = "://" not in req.db and not Path(req.db).exists()
     if settings.server:
         if not req.admin_token:
@@ -247,7 +253,10 @@ async def run_local_or_remote(run: Run, admin_token: str | None, console: Consol
     if run.workers == 0:       # other processes (arena worker) play; this one shows progress
         on_ready()
         return await play_with_progress(None, run, console)
-    async with LocalArena(settings, run.log_dir, optional=run.optional, notice=notice) as local:
+    async with LocalArena(settings, run.log_dir, optional=run.optional, notice=notice,
+                          hidden=arena_secrets(run.db), on_crash=crash_saver(run.store),
+                          tournament_id=run.tournament_id) as local:
+        console.print(local.describe_confinement(), highlight=False)
         if local.dropped:
             settings.bots = [b for b in settings.bots if b["name"] not in local.dropped]
             finalize_games(settings, run.requested_games, notice)

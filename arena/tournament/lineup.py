@@ -1,10 +1,12 @@
 """Which bots play, and starting them as their own processes.
 
 A bot in the lineup is a name and the command that starts it. The arena appends
-``--arena HOST:PORT --token TOKEN`` to the command (and sets ``ARENA_ADDRESS``,
+``--arena ADDRESS --token TOKEN`` to the command (and sets ``ARENA_ADDRESS``,
 ``ARENA_TOKEN``, ``ARENA_BOT_NAME``, ``ARENA_MAX_MATCHES`` in its environment), so
-any program that reads either can play. Bots are started with exec, never fork
-(a forked child of a running grpc process hangs; see GRPC-NOTES).
+any program that reads either can play. A confined bot (the default, see
+arena.tournament.sandbox) gets the referee's Unix socket as its address
+(``unix:/run/arena/referee.sock``), an unconfined one its TCP address. Bots are
+started with exec, never fork (a forked child of a running grpc process hangs).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import re
 import shlex
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 from collections.abc import Callable
@@ -23,6 +26,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import sample_bots
+from arena.tournament.sandbox import (
+    SOCKET_DIR,
+    Confinement,
+    Launched,
+    LaunchSpec,
+    SandboxMode,
+    launch,
+    program_folders,
+    unconfined,
+)
 from arena.wire.proto_gen import INSTALLED_PROTO
 
 SAMPLE_DIR = Path(sample_bots.__file__).resolve().parent
@@ -68,6 +81,7 @@ class BotEntry:
     # Sample bots understand these; foreign commands get them only through the environment.
     extra_args: bool = False
     env: dict[str, str] = field(default_factory=dict)   # added to the process's environment
+    readable: list[Path] = field(default_factory=list)  # folders a confined bot may read besides its own
 
 
 def check_name(name: str) -> str:
@@ -130,6 +144,39 @@ def startable(name: str, argv: list[str]) -> list[str]:
     return [program if "/" in program else f"./{program}", *argv[1:]]
 
 
+def program_files(entry: BotEntry) -> list[Path]:
+    """The files a bot's command names (its script, its program), resolved from where
+    it was given: what the other bots of a tournament must not read.
+
+    >>> import os, tempfile
+    >>> folder = tempfile.mkdtemp(); open(os.path.join(folder, "a.py"), "w").close()
+    >>> [p.name for p in program_files(BotEntry("a", [sys.executable, "a.py", "--fast"], cwd=Path(folder)))]
+    ['a.py']
+    """
+    base = entry.cwd or Path.cwd()
+    shared = [Path(p) for p in ("/usr", "/bin", "/sbin", "/lib", "/lib64", "/etc", sys.prefix, sys.base_prefix)]
+    files = []
+    for arg in entry.command:
+        path = (base / arg).resolve()
+        if not arg.startswith("-") and path.is_file() and not any(path.is_relative_to(root) for root in shared):
+            files.append(path)
+    return files
+
+
+def private_to_root(paths: list[Path]) -> Path | None:
+    """The first of a bot's own files or folders that an unprivileged user cannot read
+    (a confined bot of a root arena runs under a uid of its own), or None."""
+    for path in paths:
+        try:
+            mode = path.stat().st_mode
+        except OSError:
+            continue
+        wanted = stat.S_IROTH | (stat.S_IXOTH if stat.S_ISDIR(mode) else 0)
+        if mode & wanted != wanted:
+            return path
+    return None
+
+
 def node_packages_dir() -> Path:
     """Where the Node bot's npm packages live: a per-user cache, one folder per lock file
     (never inside the Python installation, which may be read-only)."""
@@ -185,56 +232,193 @@ def sample_lineup(notice: Callable[[str], None], with_node: bool = True, lineup:
     if packages is not None:
         # NODE_PATH: node finds the cached packages although bot.js sits elsewhere.
         entries.append(BotEntry(NODE_BOT_NAME, ["node", str(NODE_BOT_DIR / "bot.js"), "--proto", str(PROTO_FILE)],
-                                extra_args=True, env={"NODE_PATH": str(packages / "node_modules")}))
+                                extra_args=True, env={"NODE_PATH": str(packages / "node_modules")},
+                                readable=[packages]))
     return entries
+
+
+# What one bot process may write to its log in a run of it: a bot that prints without
+# end fills neither the disk nor the arena's time (the rest of its output is dropped).
+LOG_LIMIT = 16 << 20
+# Headers that mark a file as an SQLite database (the arena's own, or any other that
+# could hold a master seed): such files are hidden from a confined bot's own folder.
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def databases_in(folders: list[Path], depth: int = 3, budget: int = 5000) -> list[Path]:
+    """SQLite files in ``folders`` (``depth`` levels down, at most ``budget`` entries looked
+    at): a confined bot sees its own folder, never a database that sits in it."""
+    found: list[Path] = []
+    todo = [(folder, 0) for folder in folders]
+    while todo and budget > 0:
+        folder, level = todo.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries[:budget]:
+            budget -= 1
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    if level < depth and entry.name != "node_modules":
+                        todo.append((Path(entry.path), level + 1))
+                elif entry.is_file(follow_symlinks=False) and entry.stat().st_size >= len(SQLITE_HEADER):
+                    with open(entry.path, "rb") as handle:
+                        if handle.read(len(SQLITE_HEADER)) == SQLITE_HEADER:
+                            found.append(Path(entry.path))
+            except OSError:
+                continue
+    return found
+
+
+def exit_reason(code: int) -> str:
+    """A process's end in words.
+
+    >>> exit_reason(1), exit_reason(-9)
+    ('exited with code 1', 'killed by signal 9 (SIGKILL)')
+    """
+    if code >= 0:
+        return f"exited with code {code}"
+    try:
+        name = signal.Signals(-code).name
+    except ValueError:
+        return f"killed by signal {-code}"
+    return f"killed by signal {-code} ({name})"
+
+
+async def copy_output(stream: asyncio.StreamReader, log: Path, limit: int = LOG_LIMIT) -> None:
+    """Append what a bot prints to its log, up to ``limit`` bytes; after that one line says
+    the rest was dropped, and the output is still read (so the bot never blocks on it)."""
+    written = 0
+    with open(log, "ab") as out:
+        while chunk := await stream.read(1 << 16):
+            if written < limit:
+                out.write(chunk[:limit - written])
+                written += len(chunk)
+                if written >= limit:
+                    out.write(f"\n[arena: this bot's output past {limit >> 20} MiB is not kept]\n".encode())
+                out.flush()
 
 
 @dataclass
 class BotProcesses:
-    """The running bot processes of one tournament; their output goes to ``log_dir``."""
+    """The running bot processes of one tournament; their output goes to ``log_dir``.
+
+    Each is started through :func:`arena.tournament.sandbox.launch` as ``confinement``
+    says: confined bots reach the referee only through its Unix socket (``socket``),
+    see only their own files (minus ``hidden`` and any database among them) and get a
+    cleared environment plus ``bot_env``. Processes are kept by a key: the bot's name,
+    or a name per match with ``--fresh-per-match``.
+    """
 
     log_dir: Path
+    confinement: Confinement = field(default_factory=unconfined)
+    socket: Path | None = None
+    hidden: list[Path] = field(default_factory=list)
+    bot_env: dict[str, str] = field(default_factory=dict)
     processes: dict[str, asyncio.subprocess.Process] = field(default_factory=dict)
+    launched: dict[str, Launched] = field(default_factory=dict)
+    _output: dict[str, asyncio.Task[None]] = field(default_factory=dict)
 
-    async def start(self, entry: BotEntry, address: str, token: str, max_matches: int) -> None:
+    @property
+    def confined(self) -> bool:
+        return self.confinement.mode is SandboxMode.BWRAP
+
+    async def start(self, entry: BotEntry, address: str, token: str, max_matches: int, key: str | None = None,
+                    hidden: list[Path] | None = None) -> None:
+        """Start ``entry`` with its arena arguments; ``address`` is the referee's TCP
+        address, used by unconfined bots (a confined one gets the Unix socket)."""
+        key = key or entry.name
         self.log_dir.mkdir(parents=True, exist_ok=True)
+        if self.confined:
+            assert self.socket is not None, "confined bots need the referee's Unix socket"
+            address = f"unix:{SOCKET_DIR}/{self.socket.name}"
         argv = [*entry.command, "--arena", address, "--token", token]
         if entry.extra_args:
             argv += ["--name", entry.name, "--max-matches", str(max_matches)]
-        env = {**os.environ, **entry.env, "ARENA_ADDRESS": address, "ARENA_TOKEN": token,
-               "ARENA_BOT_NAME": entry.name, "ARENA_MAX_MATCHES": str(max_matches),
-               "ARENA_PARENT_PID": str(os.getpid()), "PYTHONUNBUFFERED": "1"}
-        log = open(self.log_dir / f"{entry.name}.log", "ab")
+        arena_env = {"ARENA_ADDRESS": address, "ARENA_TOKEN": token, "ARENA_BOT_NAME": entry.name,
+                     "ARENA_MAX_MATCHES": str(max_matches), "PYTHONUNBUFFERED": "1"}
+        if self.confined:
+            env = {**entry.env, **self.bot_env, **arena_env}
+        else:   # the organiser's own bots: their whole environment, as any program they start
+            env = {**os.environ, **entry.env, **self.bot_env, **arena_env, "ARENA_PARENT_PID": str(os.getpid())}
+        folders = program_folders(argv, entry.cwd)
+        if self.confined and os.geteuid() == 0:
+            private = private_to_root([*folders, *program_files(entry)])
+            if private is not None:
+                raise BotStartError(entry.name, f"bot {entry.name!r}: {private} is not readable by others "
+                                    f"(mode {private.stat().st_mode & 0o777:o}), and a confined bot runs as an "
+                                    f"unprivileged user: chmod o+rX {shlex.quote(str(private))} (or --sandbox none "
+                                    "for a bot you trust)")
+        spec = LaunchSpec(name=entry.name, argv=argv, env=env, cwd=entry.cwd, readable=list(entry.readable),
+                          hidden=[*self.hidden, *(hidden or []), *(databases_in(folders) if self.confined else [])],
+                          socket_dir=self.socket.parent if self.socket is not None else None)
         try:
-            self.processes[entry.name] = await asyncio.create_subprocess_exec(
-                *argv, cwd=entry.cwd, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-                start_new_session=True,  # a Ctrl-C in the terminal is the arena's to handle, not the bots'
-            )
+            launched = await launch(self.confinement, spec, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         except OSError as error:   # exec refused it: no such file, not executable, bad "#!" line...
-            raise BotStartError(entry.name, f"bot {entry.name!r} cannot start: {' '.join(map(shlex.quote, argv[:1]))}: "
+            raise BotStartError(entry.name, f"bot {entry.name!r} cannot start: {shlex.quote(entry.command[0])}: "
                                 f"{error.strerror or error}") from None
-        finally:
-            log.close()
+        self.launched[key] = launched
+        self.processes[key] = launched.process
+        assert launched.process.stdout is not None
+        self._output[key] = asyncio.ensure_future(copy_output(launched.process.stdout,
+                                                              self.log_dir / f"{entry.name}.log"))
 
     def exited(self) -> dict[str, int]:
         """Bots whose process has ended, with their exit codes."""
         return {name: p.returncode for name, p in self.processes.items() if p.returncode is not None}
 
+    def end_reason(self, key: str) -> str:
+        """Why the process ``key`` ended, in words: a limit it hit, else its exit status."""
+        launched = self.launched[key]
+        code = launched.process.returncode
+        limit = launched.limit_hit()
+        if limit is not None:
+            return f"killed: {limit}"
+        return exit_reason(code) if code is not None else "still running"
+
     async def stop(self, timeout: float = 3.0, only: str | None = None) -> None:
-        """SIGTERM every bot (or just ``only``), then SIGKILL those still running after ``timeout``."""
-        processes = {only: self.processes[only]} if only is not None else self.processes
-        for proc in processes.values():
-            if proc.returncode is None:
-                try:
-                    proc.send_signal(signal.SIGTERM)
-                except ProcessLookupError:
-                    pass
-        for proc in processes.values():
+        """SIGTERM every bot (or just ``only``), then SIGKILL those still running after
+        ``timeout``; every process a bot started is gone when this returns."""
+        keys = [only] if only is not None else list(self.processes)
+        for key in keys:
+            if self.processes[key].returncode is None:
+                self.launched[key].terminate()
+        for key in keys:
+            proc = self.processes[key]
             try:
                 await asyncio.wait_for(proc.wait(), timeout)
             except TimeoutError:
+                pass
+            await self.launched[key].kill()
+            await proc.wait()
+            self.launched[key].cleanup()
+            output = self._output.get(key)
+            if output is not None:
                 try:
-                    proc.kill()
-                except ProcessLookupError:
+                    await asyncio.wait_for(asyncio.shield(output), 1.0)
+                except TimeoutError:   # a process left behind unconfined still holds the pipe
+                    output.cancel()
+                except Exception:
                     pass
-                await proc.wait()
+
+    async def last_line(self, key: str, log: Path) -> str:
+        """The last line the ended process ``key`` printed (its output copied to ``log``
+        first), or empty."""
+        output = self._output.get(key)
+        if output is not None:
+            try:
+                await asyncio.wait_for(asyncio.shield(output), 1.0)
+            except (TimeoutError, Exception):
+                pass
+        try:
+            lines = log.read_text(errors="replace").strip().splitlines()
+        except OSError:
+            return ""
+        return lines[-1] if lines else ""
+
+    def forget(self, key: str) -> None:
+        """Drop a process that ended and was stopped (its key may be started again)."""
+        self.processes.pop(key, None)
+        self.launched.pop(key, None)
+        self._output.pop(key, None)

@@ -31,6 +31,21 @@ def log_dir_for(db: str, tournament_id: str) -> Path:
     return Path(db).resolve().parent / "arena-logs" / tournament_id
 
 
+def arena_secrets(db: str) -> list[Path]:
+    """What no bot the arena starts may see: the database file with its journal files
+    (they hold the master seed and every deal) and the ``arena-logs`` folder (every
+    bot's output).
+
+    >>> [p.name for p in arena_secrets("/srv/runs/arena.db")]
+    ['arena.db', 'arena.db-wal', 'arena.db-shm', 'arena.db-journal', 'arena-logs']
+    """
+    logs = log_dir_for(db, "-").parent
+    if "://" in db:
+        return [logs]
+    path = Path(db).resolve()
+    return [path.with_name(path.name + suffix) for suffix in ("", "-wal", "-shm", "-journal")] + [logs]
+
+
 def lock_held(log_dir: Path) -> bool | None:
     """Whether some process holds the run lock of the tournament at ``log_dir`` right now
     (None where it cannot be told: no lock file, or no flock on this platform). A

@@ -17,13 +17,16 @@ True
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 from arena.referee.limits import MAX_FAULTS, MAX_SECONDS, MOVE_TIME, TIME_BANK
+from arena.tournament.bot_limits import BotLimits
 from arena.tournament.lineup import LINEUPS, BotEntry, LineupError, parse_bot_option, sample_lineup
+from arena.tournament.sandbox import SandboxMode
 from arena.tournament.schedule import (
     DEAL_FORMATS,
     ScheduledGame,
@@ -79,6 +82,17 @@ class TournamentSettings:
     format: str = "round-robin"
     sprt: dict[str, Any] | None = None
     gauntlet: str | None = None
+    # How the bots this arena starts run (arena.tournament.sandbox): confined with
+    # bubblewrap where it works ("auto"), always ("bwrap") or never ("none"); a fresh
+    # process for every match; the limits of each bot over all its processes; the
+    # variables the organiser passes to them (a confined bot's environment is cleared).
+    sandbox: str = SandboxMode.AUTO.value
+    fresh_per_match: bool = False
+    memory_limit_mb: int = BotLimits.memory_mb
+    process_limit: int = BotLimits.processes
+    file_size_limit_mb: int = BotLimits.file_size_mb
+    open_files_limit: int = BotLimits.open_files
+    bot_env: dict[str, str] = field(default_factory=dict)
 
     @property
     def variant(self) -> str:
@@ -91,12 +105,17 @@ class TournamentSettings:
     def game_config(self, seed: int) -> GameConfig:
         return GameConfig.from_dict({**self.game, "seed": seed})
 
+    def bot_limits(self) -> BotLimits:
+        return BotLimits(memory_mb=self.memory_limit_mb, processes=self.process_limit,
+                         file_size_mb=self.file_size_limit_mb, open_files=self.open_files_limit)
+
     def bot_names(self) -> list[str]:
         return [b["name"] for b in self.bots]
 
     def entries(self) -> list[BotEntry]:
         return [BotEntry(b["name"], list(b["command"]), Path(b["cwd"]) if b.get("cwd") else None,
-                         bool(b.get("extra_args")), dict(b.get("env") or {})) for b in self.bots]
+                         bool(b.get("extra_args")), dict(b.get("env") or {}), [Path(p) for p in b.get("readable", [])])
+                for b in self.bots]
 
     def schedule(self) -> list[ScheduledGame]:
         if self.sprt is not None:
@@ -142,7 +161,8 @@ class TournamentSettings:
     @staticmethod
     def entry_dict(entry: BotEntry) -> dict[str, Any]:
         return {"name": entry.name, "command": entry.command,
-                "cwd": str(entry.cwd) if entry.cwd else None, "extra_args": entry.extra_args, "env": entry.env}
+                "cwd": str(entry.cwd) if entry.cwd else None, "extra_args": entry.extra_args, "env": entry.env,
+                "readable": [str(p) for p in entry.readable]}
 
 
 DEFAULTS = TournamentSettings()
@@ -183,6 +203,13 @@ class TournamentRequest:
     gauntlet: str | None = None     # a bot of the lineup that plays every table
     workers: int | None = None      # local workers: 1 (None) plays here; 0 only shows progress (arena worker plays)
     lineup: str | None = None       # "samples" (None) or "ladder": the sample bots plus the search bot
+    sandbox: str | None = None      # auto (None), bwrap or none
+    fresh_per_match: bool | None = None
+    memory_limit: int | None = None       # MiB
+    process_limit: int | None = None
+    file_size_limit: int | None = None    # MiB
+    open_files_limit: int | None = None
+    bot_env: list[str] | None = None      # NAME=VALUE
 
     def given_game_options(self) -> list[str]:
         """The options a ``--resume`` refuses (the stored tournament has its own).
@@ -229,6 +256,45 @@ def check_numbers(req: TournamentRequest) -> None:
         raise ConfigError(f"--deals must be {' or '.join(DEAL_FORMATS)} (got {req.deals!r})")
     if req.server is not None and (":" not in req.server or not req.server.rsplit(":", 1)[1].isdigit()):
         raise ConfigError(f"--server takes HOST:PORT (got {req.server!r})")
+    modes = [mode.value for mode in SandboxMode]
+    if req.sandbox is not None and req.sandbox not in modes:
+        raise ConfigError(f"--sandbox must be {', '.join(modes[:-1])} or {modes[-1]} (got {req.sandbox!r})")
+    limits = [("--memory-limit", req.memory_limit, 32), ("--process-limit", req.process_limit, 8),
+              ("--file-size-limit", req.file_size_limit, 1), ("--open-files-limit", req.open_files_limit, 32)]
+    for option, value, minimum in limits:
+        if value is not None and value < minimum:
+            raise ConfigError(f"{option} must be at least {minimum} (got {value})")
+    if req.server is not None and (req.sandbox or req.fresh_per_match or req.bot_env
+                                   or any(value is not None for _, value, _ in limits)):
+        raise ConfigError("with --server the bots run wherever their authors started them; drop the sandbox, "
+                          "limit and --bot-env options")
+    parse_bot_env(req.bot_env or [])
+
+
+ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def parse_bot_env(items: list[str]) -> dict[str, str]:
+    """``--bot-env NAME=VALUE`` options as a dict: variables the organiser passes to every
+    bot (a confined bot's environment is otherwise cleared); a ConfigError for a bad one.
+
+    >>> parse_bot_env(["OMP_NUM_THREADS=1", "MODEL=/opt/model.bin"])
+    {'OMP_NUM_THREADS': '1', 'MODEL': '/opt/model.bin'}
+    >>> parse_bot_env(["ARENA_TOKEN=x"])
+    Traceback (most recent call last):
+    ...
+    engine.core.ConfigError: --bot-env ARENA_TOKEN: the ARENA_ variables are the arena's own
+    """
+    env: dict[str, str] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not ENV_NAME.match(name):
+            raise ConfigError(f"--bot-env takes NAME=VALUE with a variable name of letters, digits and '_' "
+                              f"(got {item!r})")
+        if name.startswith("ARENA_"):
+            raise ConfigError(f"--bot-env {name}: the ARENA_ variables are the arena's own")
+        env[name] = value
+    return env
 
 
 def build_settings(req: TournamentRequest, notice: Callable[[str], None]) -> TournamentSettings:
@@ -250,7 +316,10 @@ def build_settings(req: TournamentRequest, notice: Callable[[str], None]) -> Tou
     del game["seed"]
     # Numbers not given keep the defaults of TournamentSettings.
     numbers: dict[str, Any] = {"move_time": req.move_time, "time_bank": req.time_bank,
-                               "max_faults": req.max_faults, "concurrency": req.concurrency}
+                               "max_faults": req.max_faults, "concurrency": req.concurrency,
+                               "sandbox": req.sandbox, "fresh_per_match": req.fresh_per_match,
+                               "memory_limit_mb": req.memory_limit, "process_limit": req.process_limit,
+                               "file_size_limit_mb": req.file_size_limit, "open_files_limit": req.open_files_limit}
     settings = TournamentSettings(
         game=game,
         # The master seed is the tournament's secret: a fresh 63-bit one unless given.
@@ -258,6 +327,7 @@ def build_settings(req: TournamentRequest, notice: Callable[[str], None]) -> Tou
         server=req.server,
         # Bots the arena starts itself are the organiser's; bots on a server are anyone's.
         deals=req.deals if req.deals is not None else ("independent" if req.server else DEFAULTS.deals),
+        bot_env=parse_bot_env(req.bot_env or []),
         **{name: value for name, value in numbers.items() if value is not None},
     )
     if req.candidate is not None or req.baseline is not None:

@@ -16,6 +16,7 @@ own bot processes, started from the lineup's commands on its machine.
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import socket
 import time
@@ -25,17 +26,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena.records import MatchRecord
-from arena.tournament.runner import MatchRunner, RunSummary, Standing, match_spec
+from arena.records import BotCrash, MatchRecord
+from arena.tournament.runner import MatchRunner, RunSummary, Standing, match_spec, worker_name
 from arena.tournament.settings import LEASE_SECONDS, TournamentSettings
+
+log = logging.getLogger(__name__)
 
 # How often a worker with nothing to claim looks again (others hold the last units).
 IDLE_SECONDS = 1.0
-
-
-def worker_name() -> str:
-    """This worker's name in the leases: host and process, so an organiser can tell them apart."""
-    return f"{socket.gethostname()}:{os.getpid()}"
 
 
 def release_dead_local_workers(store: Any, tournament_id: str) -> int:
@@ -171,6 +169,24 @@ def is_complete(store: Any, settings: TournamentSettings, tournament_id: str) ->
     return stored_monitor(store, tournament_id, settings.sprt, settings.players, settings.games).decided()
 
 
+def crash_saver(store: Any) -> Callable[[BotCrash], None]:
+    """``on_crash(crash)`` for a LocalArena: store the crash off the event loop (a storage
+    error is logged; it must not stop the run)."""
+    pending: set[asyncio.Future[None]] = set()
+
+    def on_crash(crash: BotCrash) -> None:
+        task = asyncio.ensure_future(asyncio.to_thread(store.save_crash, crash))
+        pending.add(task)
+        task.add_done_callback(_logged)
+
+    def _logged(task: asyncio.Future[None]) -> None:
+        pending.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("could not store a bot crash: %s", task.exception())
+
+    return on_crash
+
+
 def saver(store: Any) -> Callable[[MatchRecord], Awaitable[bool]]:
     """``save(record)``: store it off the event loop, one writer at a time; whether it was new."""
     lock = asyncio.Lock()
@@ -217,6 +233,7 @@ async def run_worker(store: Any, db: str, tournament_id: str | None, slots: int,
     reason in one ``notice`` line, nothing claimed, nobody forfeits.
     """
     from arena.tournament.lineup import BotStartError
+    from arena.tournament.lock import arena_secrets
     from arena.tournament.runner import LocalArena
 
     worker = worker_name()
@@ -244,7 +261,9 @@ async def run_worker(store: Any, db: str, tournament_id: str | None, slots: int,
             continue
         say(f"worker {worker}: playing tournament {tid} ({settings.describe()})")
         try:
-            async with LocalArena(settings, worker_log_dir(db, tid, worker)) as local:
+            async with LocalArena(settings, worker_log_dir(db, tid, worker), notice=notice, hidden=arena_secrets(db),
+                                  on_crash=crash_saver(store), tournament_id=tid) as local:
+                say(local.describe_confinement())
                 summary = await play_claimed(local, store, settings, tid, saver(store),
                                              stop=decided(store, settings, tid), worker=worker,
                                              lease_seconds=lease_seconds, wait_for_others=tournament_id is not None)
