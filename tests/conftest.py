@@ -47,6 +47,15 @@ if TYPE_CHECKING:
 POSTGRES_URL = os.environ.get("ARENA_TEST_POSTGRES_URL")
 
 
+@pytest.fixture(autouse=True)
+def _tmp_path_readable_by_bots(request: pytest.FixtureRequest) -> None:
+    """pytest makes each test's ``tmp_path`` private (mode 0700); a bot written there runs,
+    confined, as an unprivileged user that must read it, as a bot in an organiser's
+    ordinary folder can (the arena refuses a private one with a one-line error)."""
+    if "tmp_path" in request.fixturenames:
+        request.getfixturevalue("tmp_path").chmod(0o755)
+
+
 def _wipe_postgres(url: str) -> None:
     from sqlalchemy import create_engine, text
 

@@ -119,11 +119,12 @@ def test_an_optional_sample_bot_that_fails_to_start_is_left_out_and_the_tourname
     # A package cache that looks complete (so no npm runs) and a node that fails as it
     # starts: the Node.js sample bot dies before connecting, as with a broken install.
     # (NODE_OPTIONS rather than the empty cache alone: in a checkout, bot.js would find
-    # packages in its own folder.)
+    # packages in its own folder; and unconfined, since only then does the organiser's
+    # environment reach a bot.)
     lock = (NODE_BOT_DIR / "package-lock.json").read_bytes()
     fake = tmp_path / "cache" / "wizard-arena" / f"node-bot-{hashlib.sha256(lock).hexdigest()[:12]}"
     (fake / "node_modules" / "@grpc" / "grpc-js").mkdir(parents=True)
-    done = arena("tournament", "--rounds", "1", "--games", "4", cwd=tmp_path,
+    done = arena("tournament", "--rounds", "1", "--games", "4", "--sandbox", "none", cwd=tmp_path,
                  env={"XDG_CACHE_HOME": str(tmp_path / "cache"),
                       "NODE_OPTIONS": f"--require={tmp_path / 'no-such-file.js'}"})
     assert done.returncode == 0, done.stderr
