@@ -213,7 +213,9 @@ def bench_sandbox(
 
     if games < 1 or runs < 1:
         raise typer.BadParameter("must be at least 1", param_hint="--games/--runs")
-    print_figures(run(games=games, rounds=rounds, runs=runs), as_json)
+    figures = run(games=games, rounds=rounds, runs=runs)
+    print_figures(figures if as_json else {k: f"{v:.3f}" if k.endswith("_ratio") else v
+                                           for k, v in figures.items()}, as_json)
 
 
 def bench_ladder(

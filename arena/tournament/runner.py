@@ -129,22 +129,21 @@ class LocalArena:
         self._tokens: dict[str, str] = {}          # process key -> its one-run token
         self._closing = False
         self._watchers: list[asyncio.Future[None]] = []
-        self.crashes = 0
 
     async def __aenter__(self) -> LocalArena:
         from arena.referee.server import tune_gc
 
         tune_gc()  # this process is the referee for the whole run
         confinement = find_confinement(SandboxMode(self.settings.sandbox), self.settings.bot_limits(), self.notice)
-        # The socket's folder is bound into every sandbox: it holds the socket alone.
-        self._socket_dir = Path(tempfile.mkdtemp(prefix="arena-referee-"))
-        self._socket_dir.chmod(0o755)
-        socket = self._socket_dir / "referee.sock"
-        self.bots = BotProcesses(self.log_dir, confinement, socket, self.hidden, dict(self.settings.bot_env))
-        port = await self.server.start("127.0.0.1", 0, unix_socket=socket)
-        self.address = f"127.0.0.1:{port}"
-        note_referee(self.log_dir, self.address)   # for `arena web`: live matches
         try:
+            # The socket's folder is bound into every sandbox: it holds the socket alone.
+            self._socket_dir = Path(tempfile.mkdtemp(prefix="arena-referee-"))
+            self._socket_dir.chmod(0o755)
+            socket = self._socket_dir / "referee.sock"
+            self.bots = BotProcesses(self.log_dir, confinement, socket, self.hidden, dict(self.settings.bot_env))
+            port = await self.server.start("127.0.0.1", 0, unix_socket=socket)
+            self.address = f"127.0.0.1:{port}"
+            note_referee(self.log_dir, self.address)   # for `arena web`: live matches
             for entry in self.entries.values():
                 try:
                     await self._start(entry, entry.name)
@@ -293,7 +292,6 @@ class LocalArena:
         if self._closing:
             return
         name = key.partition("@")[0]
-        self.crashes += 1
         self.notice(f"bot {name} {reason}" + ("; restarting it" if restarted else ""))
         proc = self.bots.processes.get(key) if self.bots is not None else None
         code = proc.returncode if proc is not None else None
