@@ -235,6 +235,7 @@ async def run_worker(store: Any, db: str, tournament_id: str | None, slots: int,
     from arena.tournament.lineup import BotStartError
     from arena.tournament.lock import arena_secrets
     from arena.tournament.runner import LocalArena
+    from arena.tournament.sandbox import SandboxError
 
     worker = worker_name()
     run = WorkerRun()
@@ -267,7 +268,7 @@ async def run_worker(store: Any, db: str, tournament_id: str | None, slots: int,
                 summary = await play_claimed(local, store, settings, tid, saver(store),
                                              stop=decided(store, settings, tid), worker=worker,
                                              lease_seconds=lease_seconds, wait_for_others=tournament_id is not None)
-        except BotStartError as error:
+        except (BotStartError, SandboxError) as error:
             notice(f"this machine cannot run the lineup of tournament {tid}: {error}; its games are left "
                    "to other workers")
             cannot.add(tid)
