@@ -254,6 +254,7 @@ def test_a_bot_that_dies_mid_tournament_is_restarted_and_the_tournament_complete
     crashes = store.crashes(tournament_id=tournament.id)
     assert crashes["crash"].count >= 1 and "exited with code 1" in crashes["crash"].last_reason
     assert "crash" in done.stdout and "crashed" in done.stdout
+    assert "bot crash" in done.stdout.splitlines()[-1]       # the closing line counts them
     faults = sum(m.faults for m in store.tournament_matches(tournament.id, range(12)))
     assert faults >= 1      # its seats in the match it died in: a disconnect
 

@@ -124,10 +124,12 @@ def run_tournament_command(req: TournamentRequest, console: Console, err_console
         console.print(f"{len(store.finished_game_indexes(tournament_id))} games stored by workers. "
                       f"Stored in {req.db}.", highlight=False)
         return
+    crashes = sum(c.count for c in store.crashes(tournament_id=tournament_id).values()) if not settings.server else 0
     console.print(f"{summary.played} games played in {summary.seconds:.1f} s"
                   + (f" ({summary.skipped} already stored)" if summary.skipped else "")
-                  + f", {summary.faults} fault{'' if summary.faults == 1 else 's'}. Stored in {req.db}.",
-                  highlight=False)
+                  + f", {summary.faults} fault{'' if summary.faults == 1 else 's'}"
+                  + (f", {crashes} bot crash{'' if crashes == 1 else 'es'}" if crashes else "")
+                  + f". Stored in {req.db}.", highlight=False)
 
 
 def resumed_run(req: TournamentRequest, notice: Callable[[str], None], console: Console) -> Run | None:
