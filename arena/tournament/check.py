@@ -52,6 +52,7 @@ from arena.records import FaultRecord, MatchRecord, MatchSpec
 from arena.referee.limits import GRACE, MAX_FAULTS, MAX_SECONDS
 from arena.tournament.bot_limits import BotLimits
 from arena.tournament.lineup import BotEntry, BotProcesses, LineupError, check_name, parse_bot_option
+from arena.tournament.runner import socket_folder
 from arena.tournament.sandbox import SandboxMode, find_confinement
 from arena.tournament.settings import DEFAULTS, MIN_MOVE_TIME
 from engine import TRUMP, VARIANTS, GameConfig, new_game
@@ -594,8 +595,7 @@ class _Check:
         tune_gc()
         confinement = find_confinement(SandboxMode(self.settings.sandbox), BotLimits(), self.out)
         self.confinement = confinement.describe()
-        socket_dir = Path(tempfile.mkdtemp(prefix="arena-referee-"))
-        socket_dir.chmod(0o755)
+        socket_dir = socket_folder()
         socket = socket_dir / "referee.sock"
         self.processes = BotProcesses(self.report.log_dir, confinement, socket)
         with _arena_logs(self.report.log_dir) as refusals:

@@ -89,6 +89,22 @@ RESTART_DELAYS = (0.5, 1.0, 2.0, 4.0, 8.0)
 CONNECT_TIMEOUT = 30.0   # seconds a started bot has to say Hello
 
 
+SOCKET_FOLDER_PREFIX = "arena-referee-"
+
+
+def socket_folder() -> Path:
+    """A new folder for a local referee's Unix socket (it is bound into every sandbox, so
+    it holds the socket alone), named for this process; the folders of runs whose
+    process is gone (killed with -9) are removed on the way."""
+    for stale in Path(tempfile.gettempdir()).glob(f"{SOCKET_FOLDER_PREFIX}*-*"):
+        pid = stale.name.removeprefix(SOCKET_FOLDER_PREFIX).partition("-")[0]
+        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+            shutil.rmtree(stale, ignore_errors=True)
+    folder = Path(tempfile.mkdtemp(prefix=f"{SOCKET_FOLDER_PREFIX}{os.getpid()}-"))
+    folder.chmod(0o755)
+    return folder
+
+
 class LocalArena:
     """A referee in this process plus the lineup's bots as child processes, confined as
     the settings say (arena.tournament.sandbox).
@@ -136,9 +152,7 @@ class LocalArena:
         tune_gc()  # this process is the referee for the whole run
         confinement = find_confinement(SandboxMode(self.settings.sandbox), self.settings.bot_limits(), self.notice)
         try:
-            # The socket's folder is bound into every sandbox: it holds the socket alone.
-            self._socket_dir = Path(tempfile.mkdtemp(prefix="arena-referee-"))
-            self._socket_dir.chmod(0o755)
+            self._socket_dir = socket_folder()
             socket = self._socket_dir / "referee.sock"
             self.bots = BotProcesses(self.log_dir, confinement, socket, self.hidden, dict(self.settings.bot_env))
             port = await self.server.start("127.0.0.1", 0, unix_socket=socket)
