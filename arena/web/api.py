@@ -13,9 +13,10 @@ from typing import Any
 
 from arena.results import Store, elo_history
 from arena.results import leaderboard as lb
-from arena.store import StoreError
+from arena.store import StoreError, TournamentInfo
 from arena.tournament.command import resume_command
 from arena.tournament.lock import shown_status
+from arena.web import disclosure
 from arena.web.bots import NoSuchBot, bot_json
 from arena.web.viewer import match_json
 from engine import VARIANTS
@@ -76,8 +77,14 @@ def elo(store: Store, variant: str, tournament_id: str | None = None,
     return elo_history.to_json(variant, tournament_id, lines)
 
 
+def master_seed(info: TournamentInfo) -> int | None:
+    """The master seed of ``info`` as shown: once it has finished (``arena.web.disclosure``), else None."""
+    return info.master_seed if disclosure.seeds_shown(info) else None
+
+
 def tournaments(store: Store, db: str | None = None) -> list[dict[str, Any]]:
-    """Every stored tournament, newest first: id, creation date, variant, status, matches, settings.
+    """Every stored tournament, newest first: id, creation date, variant, status, matches,
+    master seed (None until it has finished) and the public settings (``arena.web.disclosure``).
 
     With ``db`` (the database as ``arena web --db`` was given it) the status is the one
     ``arena tournaments`` shows (``shown_status``: a dead run is ``interrupted``); without, as stored.
@@ -85,14 +92,27 @@ def tournaments(store: Store, db: str | None = None) -> list[dict[str, Any]]:
     found = sorted(store.list_tournaments(), key=lambda t: t.created_at, reverse=True)
     return [{"id": t.id, "created_at": t.created_at.isoformat(), "variant": t.settings.get("game", {}).get("variant"),
              "status": t.status if db is None else shown_status(t, db), "matches": t.matches,
-             "settings": t.settings} for t in found]
+             "master_seed": master_seed(t), "settings": disclosure.public_settings(t)} for t in found]
 
 
-def match(store: Store, match_id: str) -> dict[str, Any]:
-    """The stored record of ``match_id`` and the viewer's steps (see ``arena.web.viewer``)."""
+def match(store: Store, match_id: str, tournaments: dict[str, TournamentInfo | None] | None = None) -> dict[str, Any]:
+    """The stored record of ``match_id`` and the viewer's steps (see ``arena.web.viewer``);
+    the record's deal seed only where ``arena.web.disclosure`` allows it. ``tournaments``
+    keeps the tournaments already read, for a caller that asks for many matches."""
     with not_found_as_404():
         record = store.load_match(match_id)
-    return match_json(record)
+    data = match_json(record)
+    info = None
+    if record.tournament_id is not None:
+        known = {} if tournaments is None else tournaments
+        if record.tournament_id not in known:
+            try:
+                known[record.tournament_id] = store.get_tournament(record.tournament_id)
+            except StoreError:      # not in this database: its seeds stay hidden
+                known[record.tournament_id] = None
+        info = known[record.tournament_id]
+    data["record"] = disclosure.public_record(data["record"], disclosure.match_seed_shown(record.tournament_id, info))
+    return data
 
 
 def matches(store: Store, variant: str | None = None, tournament_id: str | None = None,
@@ -105,7 +125,8 @@ def matches(store: Store, variant: str | None = None, tournament_id: str | None 
 
 
 def tournament(store: Store, db: str, tournament_id: str, with_matches: bool = True) -> dict[str, Any]:
-    """One tournament: its settings, dates, progress, status as ``arena tournaments`` shows
+    """One tournament: its public settings and its master seed once it has finished
+    (``arena.web.disclosure``), dates, progress, status as ``arena tournaments`` shows
     it (``shown_status``: stored as running with nobody holding its run lock is
     ``interrupted``), the resume command when it is unfinished, its board rows and its
     matches. ``db`` is the database as ``arena web --db`` was given it (the run lock
@@ -125,7 +146,7 @@ def tournament(store: Store, db: str, tournament_id: str, with_matches: bool = T
         "first_game_at": finished[0] if finished and with_matches else None,
         "last_game_at": finished[-1] if finished else None,    # without matches: the last one stored
         "resume_command": resume_command(info.id, db) if status == "interrupted" else None,
-        "settings": {key: value for key, value in info.settings.items() if key != "bots"},
+        "master_seed": master_seed(info), "settings": disclosure.public_settings(info),
         "bots": [bot.get("name") for bot in info.settings.get("bots", []) if isinstance(bot, dict)],
         "board": [{"rank": r.rank, "bot": r.bot, "rating": r.rating, "interval": r.interval, "games": r.games,
                    "avg_score": r.avg_score, "avg_place": r.avg_place, "faults": r.faults} for r in board],

@@ -17,6 +17,7 @@ from typing import Any
 
 from arena.results import Store
 from arena.results.leaderboard import ReplayLink
+from arena.store import TournamentInfo
 from arena.web import api, pages
 
 MATCHES_DIR = "matches"
@@ -27,12 +28,15 @@ def replay_page(store: Store, match_id: str) -> str:
     return _replay(store, match_id)[0]
 
 
-def _replay(store: Store, match_id: str) -> tuple[str, dict[str, Any]]:
-    """The replay page of ``match_id`` and its stored record (as ``/api/matches`` gives it)."""
+def _replay(store: Store, match_id: str,
+            tournaments: dict[str, TournamentInfo | None] | None = None) -> tuple[str, dict[str, Any]]:
+    """The replay page of ``match_id`` and its stored record (as ``/api/matches`` gives it:
+    the deal seed only where ``arena.web.disclosure`` allows it, the same rule as the
+    server's, since an exported folder is meant to be published)."""
     static = resources.files("arena.web") / "static"
     css = (static / "style.css").read_text(encoding="utf-8")
     script = (static / "viewer.js").read_text(encoding="utf-8")
-    data = api.match(store, match_id)
+    data = api.match(store, match_id, tournaments)
     return pages.match(match_id, data["record"], standalone=(css, script, data)), data["record"]
 
 
@@ -54,8 +58,9 @@ def export_replays(store: Store, directory: Path, match_ids: list[str]) -> list[
     """:func:`write_replays`, with what the exported board lists of each page written
     (``arena.results.leaderboard.export(replays=...)``): id, variant, date, bots, totals."""
     built = []
+    tournaments: dict[str, TournamentInfo | None] = {}
     for match_id in match_ids:
-        text, record = _replay(store, match_id)
+        text, record = _replay(store, match_id, tournaments)
         link = ReplayLink(match_id, record["variant"], datetime.fromisoformat(record["finished_at"]),
                           list(record["bots"]), list(record["totals"]))
         built.append((replay_path(directory, match_id), text, link))

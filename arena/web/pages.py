@@ -150,10 +150,23 @@ def tournament_board_rows(board: list[dict[str, Any]]) -> str:
         f'<td>{r["avg_score"]:.1f}</td><td>{r["avg_place"]:.2f}</td><td>{r["faults"]}</td></tr>' for r in board)
 
 
+# The seed setting of a tournament that has not finished (``arena.web.disclosure``).
+SEED_HIDDEN = "hidden until the tournament finishes"
+
+
 def _settings(settings: dict[str, Any], bots: list[str]) -> str:
+    """Every public setting (``arena.web.disclosure.public_settings``): the game's options
+    as ``game: KEY``, the master seed once the tournament has finished, the names of the
+    variables passed to the bots, the bots' names."""
     game = settings.get("game") or {}
-    items = [(f"game: {key}", value) for key, value in game.items()]
-    items += [(key, value) for key, value in settings.items() if key != "game"]
+    items: list[tuple[str, Any]] = [(f"game: {key}", value) for key, value in game.items()]
+    for key, value in settings.items():
+        if key == "seed" and value is None:
+            items.append((key, SEED_HIDDEN))
+        elif key == "bot_env":
+            items.append((key, ", ".join(value) or "none"))
+        elif key != "game":
+            items.append((key, value))
     items.append(("bots", ", ".join(bots) or "not known"))
     return '<dl class="metadata" id="settings">' + "".join(
         f"<dt>{esc(key)}</dt><dd>{esc('–' if value is None else value)}</dd>" for key, value in items) + "</dl>"
