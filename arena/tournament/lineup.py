@@ -340,8 +340,10 @@ class BotProcesses:
                      "ARENA_MAX_MATCHES": str(max_matches), "PYTHONUNBUFFERED": "1"}
         if self.confined:
             env = {**entry.env, **self.bot_env, **arena_env}
-        else:   # the organiser's own bots: their whole environment, as any program they start
-            env = {**os.environ, **entry.env, **self.bot_env, **arena_env, "ARENA_PARENT_PID": str(os.getpid())}
+        else:   # the organiser's own bots: their environment, as any program they start, but the
+            # arena's variables are the arena's (never the organiser's ARENA_ADMIN_TOKEN or ARENA_TLS_CA)
+            inherited = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
+            env = {**inherited, **entry.env, **self.bot_env, **arena_env, "ARENA_PARENT_PID": str(os.getpid())}
         folders = program_folders(argv, entry.cwd)
         if self.confined and os.geteuid() == 0:
             private = private_to_root([*folders, *program_files(entry)])
