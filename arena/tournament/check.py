@@ -51,8 +51,7 @@ from typing import Any
 from arena.records import FaultRecord, MatchRecord, MatchSpec
 from arena.referee.limits import GRACE, MAX_FAULTS, MAX_SECONDS
 from arena.tournament.bot_limits import BotLimits
-from arena.tournament.lineup import BotEntry, BotProcesses, LineupError, check_name, parse_bot_option
-from arena.tournament.runner import socket_folder
+from arena.tournament.lineup import BotEntry, BotProcesses, LineupError, check_name, parse_bot_option, socket_folder
 from arena.tournament.sandbox import SandboxMode, find_confinement
 from arena.tournament.settings import DEFAULTS, MIN_MOVE_TIME
 from engine import TRUMP, VARIANTS, GameConfig, new_game

@@ -21,6 +21,7 @@ import signal
 import stat
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -298,6 +299,22 @@ async def copy_output(stream: asyncio.StreamReader, log: Path, limit: int = LOG_
                 if written >= limit:
                     out.write(f"\n[arena: this bot's output past {limit >> 20} MiB is not kept]\n".encode())
                 out.flush()
+
+
+SOCKET_FOLDER_PREFIX = "arena-referee-"
+
+
+def socket_folder() -> Path:
+    """A new folder for a local referee's Unix socket (it is bound into every sandbox, so
+    it holds the socket alone), named for this process; the folders of runs whose
+    process is gone (killed with -9) are removed on the way."""
+    for stale in Path(tempfile.gettempdir()).glob(f"{SOCKET_FOLDER_PREFIX}*-*"):
+        pid = stale.name.removeprefix(SOCKET_FOLDER_PREFIX).partition("-")[0]
+        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+            shutil.rmtree(stale, ignore_errors=True)
+    folder = Path(tempfile.mkdtemp(prefix=f"{SOCKET_FOLDER_PREFIX}{os.getpid()}-"))
+    folder.chmod(0o755)
+    return folder
 
 
 @dataclass
