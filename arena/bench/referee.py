@@ -18,6 +18,12 @@ JSON dict of figures. In one invocation it measures:
    moment of the machine then costs both alike, and the ratios ``ratio_unix_to_tcp_*``
    compare like with like. The TCP figures keep their names; the socket's have
    ``unix`` in theirs.
+
+   With ``tls`` a third transport takes its turn in (1) and (2): TLS over loopback TCP,
+   with a throwaway CA and certificate (``arena.tls.make_certificates``); its figures have
+   ``tls`` in their names, and ``ratio_tls_to_tcp_*`` compare it with plaintext TCP. The
+   referee of the TLS bots in (2) is a second ``ArenaServer`` in the same process (a
+   referee's TCP port speaks one or the other), idle while the other plays.
 3. **concurrent matches**: ``concurrent_matches`` full 4-player classic games at once in
    this one referee process; the bots are 4 processes holding ``concurrent_matches``
    connections each. Timeouts at a 1 s limit, decisions per second over all matches,
@@ -27,7 +33,9 @@ JSON dict of figures. In one invocation it measures:
    connections (``shared_*``: what a bot process serving many matches would do). For
    comparison, the same layouts of bare echo streams (4 processes ×
    ``concurrent_matches`` streams) are measured too: the ceiling grpc itself puts on
-   this machine, in this run.
+   this machine, in this run. With ``tls`` each layout is played a second time right
+   after, over TLS (``concurrent_tls_*``, ``shared_tls_*``): every bot connection makes its
+   own handshake, so the first layout is also TLS's hardest case.
 
 The referee process gets the garbage-collector settings ``arena serve`` uses
 (``arena.referee.server.tune_gc``) before anything is measured.
@@ -50,6 +58,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +67,7 @@ import grpc
 from arena.records import MatchSpec
 from arena.referee.auth import MAX_STREAMS_PER_BOT
 from arena.referee.server import ArenaServer, tune_gc
+from arena.tls import ClientTls, ServerTls, load_server_tls, make_certificates
 from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
 from arena.wire.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
 
@@ -102,15 +112,44 @@ def _unix(socket: Path) -> str:
     return f"unix:{socket}"
 
 
-def _transport(peer: str) -> str:
-    """``"unix"`` or ``"tcp"``: how a server-side peer (``context.peer()``) came in; grpc
-    names a Unix socket's client ``unix:`` and a TCP one ``ipv4:HOST:PORT``."""
-    return "unix" if peer.startswith("unix:") else "tcp"
+def _transport(context: grpc.aio.ServicerContext) -> str:
+    """``"unix"``, ``"tls"`` or ``"tcp"``: how a server-side call came in; grpc names a Unix
+    socket's client ``unix:`` and a TCP one ``ipv4:HOST:PORT``, and says ``ssl`` in the
+    call's auth context when it came over TLS."""
+    if context.peer().startswith("unix:"):
+        return "unix"
+    security = context.auth_context().get("transport_security_type") or []
+    return "tls" if b"ssl" in security else "tcp"
 
 
-async def _echo_server(ping: Any, unix_socket: Path | None = None) -> tuple[grpc.aio.Server, int]:
-    """A bare grpc.aio server whose one bidi method is ``ping``; returns it and its port.
-    With ``unix_socket`` it also listens there."""
+@dataclass(frozen=True)
+class BenchTls:
+    """A throwaway CA and the certificate for 127.0.0.1 it signed: the server's side and
+    the CA file its clients trust."""
+
+    server: ServerTls
+    ca: Path
+
+
+@contextlib.contextmanager
+def _throwaway_tls() -> Iterator[BenchTls]:
+    """A fresh CA and certificate for 127.0.0.1 (valid one day), removed afterwards."""
+    with tempfile.TemporaryDirectory(prefix="arena-bench-tls-") as folder:
+        made = make_certificates("127.0.0.1", Path(folder), days=1)
+        yield BenchTls(load_server_tls(made.certificate, made.key), made.ca)
+
+
+def _channel(address: str, tls_ca: str | None) -> grpc.aio.Channel:
+    """A client channel of the benchmark's processes: over TLS trusting ``tls_ca`` when given."""
+    if tls_ca:
+        return ClientTls(Path(tls_ca)).secure_channel(address, CLIENT_OPTIONS)
+    return grpc.aio.insecure_channel(address, options=CLIENT_OPTIONS)
+
+
+async def _echo_server(ping: Any, unix_socket: Path | None = None,
+                       tls: BenchTls | None = None) -> tuple[grpc.aio.Server, int, int]:
+    """A bare grpc.aio server whose one bidi method is ``ping``; returns it, its plaintext
+    port and its TLS port (0 without ``tls``). With ``unix_socket`` it also listens there."""
     handler = grpc.method_handlers_generic_handler(
         "bench.Echo", {"Ping": grpc.stream_stream_rpc_method_handler(ping)})
     server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
@@ -118,20 +157,21 @@ async def _echo_server(ping: Any, unix_socket: Path | None = None) -> tuple[grpc
     port = server.add_insecure_port("127.0.0.1:0")
     if unix_socket is not None:
         server.add_insecure_port(_unix(unix_socket))
+    tls_port = server.add_secure_port("127.0.0.1:0", tls.server.credentials()) if tls is not None else 0
     await server.start()
-    return server, port
+    return server, port, tls_port
 
 
 # ---------------------------------------------------------------------- (1) ping-pong
 
 
 async def ping_pong(round_trips: int = 3000, out_bytes: int = 1800, back_bytes: int = 24,
-                    unix: bool = True) -> dict[str, float]:
+                    unix: bool = True, tls: BenchTls | None = None) -> dict[str, float]:
     """Median and p99 round trip (µs) of a bare grpc.aio bidi stream to an echo process,
-    over TCP and (``unix``) over a Unix socket: one echo process on each, and the two
-    streams take turns, one round trip at a time, so that they are never in flight at
-    once and share whatever else the machine is doing."""
-    transports = ("tcp", "unix") if unix else ("tcp",)
+    over TCP, (``unix``) over a Unix socket and (``tls``) over TLS: one echo process on
+    each, and the streams take turns, one round trip at a time, so that they are never in
+    flight at once and share whatever else the machine is doing."""
+    transports = ("tcp",) + (("unix",) if unix else ()) + (("tls",) if tls is not None else ())
     loop = asyncio.get_running_loop()
     done = {transport: loop.create_future() for transport in transports}
     turn = {transport: asyncio.Event() for transport in transports}
@@ -140,7 +180,7 @@ async def ping_pong(round_trips: int = 3000, out_bytes: int = 1800, back_bytes: 
 
     async def ping(request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
         # The server speaks first, like the referee: write, then wait for the echo.
-        mine = _transport(context.peer())
+        mine = _transport(context)
         after = transports[(transports.index(mine) + 1) % len(transports)]
         arrived.add(mine)
         if len(arrived) == len(transports):   # every stream is here: the first one begins
@@ -162,10 +202,11 @@ async def ping_pong(round_trips: int = 3000, out_bytes: int = 1800, back_bytes: 
                 done[mine].set_result(samples)
 
     with _socket_path() as socket:
-        server, port = await _echo_server(ping, socket if unix else None)
-        address = {"tcp": f"127.0.0.1:{port}", "unix": _unix(socket)}
-        clients = [await _spawn("--echo-client", address[transport], "--back-bytes", str(back_bytes))
-                   for transport in transports]
+        server, port, tls_port = await _echo_server(ping, socket if unix else None, tls)
+        address = {"tcp": f"127.0.0.1:{port}", "unix": _unix(socket), "tls": f"127.0.0.1:{tls_port}"}
+        trust = {"tls": ["--tls-ca", str(tls.ca)]} if tls is not None else {}
+        clients = [await _spawn("--echo-client", address[transport], "--back-bytes", str(back_bytes),
+                                *trust.get(transport, [])) for transport in transports]
         try:
             measured = dict(zip(transports, await asyncio.wait_for(asyncio.gather(*done.values()), 120)))
         finally:
@@ -174,7 +215,7 @@ async def ping_pong(round_trips: int = 3000, out_bytes: int = 1800, back_bytes: 
     figures = {}
     for transport, samples in measured.items():
         samples = samples[len(samples) // 10:]   # drop the warm-up
-        name = "ping_pong" if transport == "tcp" else "ping_pong_unix"
+        name = "ping_pong" if transport == "tcp" else f"ping_pong_{transport}"
         figures[f"{name}_median_us"] = statistics.median(samples)
         figures[f"{name}_p99_us"] = statistics.quantiles(samples, n=100)[98]
     return figures
@@ -200,7 +241,7 @@ async def ping_pong_throughput(streams: int = 64, processes: int = 4, round_trip
         if len(finished) == total and not all_done.done():
             all_done.set_result(None)
 
-    server, port = await _echo_server(ping)
+    server, port, _ = await _echo_server(ping)
     started = time.perf_counter()
     clients = [await _spawn("--echo-client", f"127.0.0.1:{port}", "--back-bytes", str(back_bytes),
                             "--connections", str(streams), "--channels", str(channels or streams))
@@ -214,10 +255,12 @@ async def ping_pong_throughput(streams: int = 64, processes: int = 4, round_trip
     return {"ping_pong_streams": total, "ping_pong_round_trips_per_s": total * round_trips / elapsed}
 
 
-async def _echo_client(address: str, back_bytes: int, streams: int = 1, channels: int = 1) -> None:
-    """Echo every message of ``streams`` streams spread over ``channels`` channels."""
+async def _echo_client(address: str, back_bytes: int, streams: int = 1, channels: int = 1,
+                       tls_ca: str | None = None) -> None:
+    """Echo every message of ``streams`` streams spread over ``channels`` channels (over
+    TLS trusting ``tls_ca`` when given)."""
     reply = b"y" * back_bytes
-    opened = [grpc.aio.insecure_channel(address, options=CLIENT_OPTIONS) for _ in range(min(channels, streams))]
+    opened = [_channel(address, tls_ca) for _ in range(min(channels, streams))]
 
     async def echo(channel: grpc.aio.Channel) -> None:
         call = channel.stream_stream(ECHO_METHOD)()
@@ -250,11 +293,13 @@ async def _bot_connection(channel: grpc.aio.Channel, name: str, token: str, seed
         await call.write(pb.BotMessage(action=action))
 
 
-async def _bots(address: str, names: str, tokens: str, connections: int, channels: int) -> None:
+async def _bots(address: str, names: str, tokens: str, connections: int, channels: int,
+                tls_ca: str | None = None) -> None:
     """``connections`` Play streams spread over ``channels`` channels (HTTP/2 connections),
-    and over the comma-separated ``names`` (with their ``tokens``) in turn."""
+    and over the comma-separated ``names`` (with their ``tokens``) in turn; over TLS
+    trusting ``tls_ca`` when given."""
     logins = list(zip(names.split(","), tokens.split(",")))
-    opened = [grpc.aio.insecure_channel(address, options=CLIENT_OPTIONS) for _ in range(channels)]
+    opened = [_channel(address, tls_ca) for _ in range(channels)]
     try:
         await asyncio.gather(*(_bot_connection(opened[i % channels], *logins[i % len(logins)], seed=i)
                                for i in range(connections)))
@@ -276,31 +321,36 @@ def _name(seat: int, group: int, groups: int, prefix: str = "bench") -> str:
     return f"{prefix}{seat}" if groups == 1 else f"{prefix}{seat}.{group}"
 
 
-# The names of the bots on the Unix socket in (2) start with this instead of "bench".
+# The names of the bots on the Unix socket in (2) start with this instead of "bench",
+# those over TLS with the other.
 UNIX_PREFIX = "unix"
+TLS_PREFIX = "tls"
 
 
-async def _arena_with_bots(connections: int, move_time: float, channels: int = 1,
-                           unix_socket: Path | None = None) -> tuple[ArenaServer, list[asyncio.subprocess.Process]]:
+async def _arena_with_bots(connections: int, move_time: float, channels: int = 1, unix_socket: Path | None = None,
+                           tls: BenchTls | None = None) -> tuple[ArenaServer, list[asyncio.subprocess.Process]]:
     """A referee and 4 bot processes holding ``connections`` streams each over TCP; with
     ``unix_socket`` the referee listens there too, and 4 more bot processes connect
-    through it under names starting with :data:`UNIX_PREFIX`."""
+    through it under names starting with :data:`UNIX_PREFIX`. With ``tls`` its TCP port
+    speaks TLS and the TCP bots' names start with :data:`TLS_PREFIX`."""
     arena = ArenaServer(move_time=move_time, time_bank=0.0 if move_time >= 1 else 10.0)
-    port = await arena.start(unix_socket=unix_socket)
+    port = await arena.start(unix_socket=unix_socket, tls=tls.server if tls is not None else None)
     processes = []
     groups = _groups(connections)
-    logins = [("bench", f"127.0.0.1:{port}")]
+    logins = [("bench" if tls is None else TLS_PREFIX, f"127.0.0.1:{port}", [] if tls is None
+               else ["--tls-ca", str(tls.ca)])]
     if unix_socket is not None:
-        logins.append((UNIX_PREFIX, _unix(unix_socket)))
+        logins.append((UNIX_PREFIX, _unix(unix_socket), []))
     every = []
-    for prefix, address in logins:
+    for prefix, address, trust in logins:
         for i in range(4):
             names = [_name(i, g, groups, prefix) for g in range(groups)]
             for name in names:
                 arena.add_local_bot(name, f"token-{name}")
             processes.append(await _spawn("--bots", address, "--name", ",".join(names),
                                           "--token", ",".join(f"token-{n}" for n in names),
-                                          "--connections", str(connections), "--channels", str(channels)))
+                                          "--connections", str(connections), "--channels", str(channels),
+                                          *trust))
             every += names
     await arena.wait_connected(every, 60)
     while sum(info.connections for info in arena.connected_bots().values()) < 4 * len(logins) * connections:
@@ -313,37 +363,43 @@ def _spec(seed: int, group: int = 0, groups: int = 1, prefix: str = "bench") -> 
                      bots=[_name(i, group, groups, prefix) for i in range(4)])
 
 
-async def sequential_games(games: int, unix: bool = True) -> dict[str, float]:
+async def sequential_games(games: int, unix: bool = True, tls: BenchTls | None = None) -> dict[str, float]:
     """Full 4-player classic games one after another; latencies on the referee's clock.
 
     With ``unix`` the same games are played a second time by bots on a Unix socket of
     the same referee, game by game in turn with the TCP ones (the same seeds, so the
-    same decisions), and measured apart."""
-    transports = ("tcp", "unix") if unix else ("tcp",)
-    prefix = {"tcp": "bench", "unix": UNIX_PREFIX}
+    same decisions), and measured apart. With ``tls`` a third time, in the same turns, by
+    bots over TLS to a second referee in this process."""
+    transports = ("tcp",) + (("unix",) if unix else ()) + (("tls",) if tls is not None else ())
+    prefix = {"tcp": "bench", "unix": UNIX_PREFIX, "tls": TLS_PREFIX}
     latencies: dict[str, list[float]] = {transport: [] for transport in transports}
     decisions = dict.fromkeys(transports, 0)
     elapsed = dict.fromkeys(transports, 0.0)
     cpu = dict.fromkeys(transports, 0.0)
     with _socket_path() as socket:
         arena, processes = await _arena_with_bots(connections=1, move_time=1.0, unix_socket=socket if unix else None)
+        arenas = dict.fromkeys(transports, arena)
         try:
+            if tls is not None:
+                arenas["tls"], more = await _arena_with_bots(connections=1, move_time=1.0, tls=tls)
+                processes += more
             for transport in transports:             # warm-up, not counted
-                await arena.run_match(_spec(seed=10_000, prefix=prefix[transport]))
+                await arenas[transport].run_match(_spec(seed=10_000, prefix=prefix[transport]))
             for game in range(games):
                 for transport in transports:
                     started, cpu_started = time.perf_counter(), time.process_time()
-                    record = await arena.run_match(_spec(seed=game, prefix=prefix[transport]))
+                    record = await arenas[transport].run_match(_spec(seed=game, prefix=prefix[transport]))
                     elapsed[transport] += time.perf_counter() - started
                     cpu[transport] += time.process_time() - cpu_started
                     latencies[transport] += [ms for ms in record.latencies_ms if ms is not None]
                     decisions[transport] += len(record.actions)
         finally:
-            await arena.stop(0)
+            for each in set(arenas.values()):
+                await each.stop(0)
             await _reap(processes)
     figures: dict[str, float] = {"sequential_games": games, "sequential_decisions": decisions["tcp"]}
     for transport in transports:
-        unix_ = "unix_" if transport == "unix" else ""
+        unix_ = "" if transport == "tcp" else f"{transport}_"
         figures.update({
             f"referee_{unix_}median_round_trip_us": statistics.median(latencies[transport]) * 1000,
             f"referee_{unix_}p99_round_trip_us": statistics.quantiles(latencies[transport], n=100)[98] * 1000,
@@ -353,18 +409,20 @@ async def sequential_games(games: int, unix: bool = True) -> dict[str, float]:
     return figures
 
 
-async def concurrent_matches(matches: int, channels: int | None = None,
-                             prefix: str = "concurrent") -> dict[str, float]:
+async def concurrent_matches(matches: int, channels: int | None = None, prefix: str = "concurrent",
+                             tls: BenchTls | None = None) -> dict[str, float]:
     """``matches`` full games at once in this process, 4 × ``matches`` bot connections
     over ``channels`` HTTP/2 connections per bot process (default: one per stream, 256
-    real connections for 64 matches, the hardest case for the server). The figures'
-    names start with ``prefix``; the memory figure is ``referee_rss_mb`` either way
-    (with another prefix, ``<prefix>_referee_rss_mb``)."""
-    arena, processes = await _arena_with_bots(connections=matches, move_time=1.0, channels=channels or matches)
+    real connections for 64 matches, the hardest case for the server), over TLS with
+    ``tls``. The figures' names start with ``prefix``; the memory figure is
+    ``referee_rss_mb`` with the default prefix, else ``<prefix>_referee_rss_mb``."""
+    arena, processes = await _arena_with_bots(connections=matches, move_time=1.0, channels=channels or matches,
+                                              tls=tls)
+    names = "bench" if tls is None else TLS_PREFIX
     try:
         started, cpu = time.perf_counter(), time.process_time()
         groups = _groups(matches)
-        records = await asyncio.gather(*(arena.run_match(_spec(100 + i, i % groups, groups))
+        records = await asyncio.gather(*(arena.run_match(_spec(100 + i, i % groups, groups, names))
                                          for i in range(matches)))
         elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
         memory = rss_mb()
@@ -389,40 +447,53 @@ async def concurrent_matches(matches: int, channels: int | None = None,
 
 
 def bench_referee(games: int = 20, concurrent_matches: int = 64, round_trips: int = 3000,
-                  shared_channels: int = 1, unix: bool = True) -> dict[str, Any]:
+                  shared_channels: int = 1, unix: bool = True, tls: bool = False) -> dict[str, Any]:
     """Run all three measurements; return every figure in one dict (times in µs).
     ``shared_channels``: HTTP/2 connections per bot process in the shared layout of (3);
-    ``unix``: (1) and (2) over a Unix socket too."""
+    ``unix``: (1) and (2) over a Unix socket too; ``tls``: (1), (2) and both layouts of
+    (3) over TLS too."""
+    with contextlib.ExitStack() as stack:
+        material = stack.enter_context(_throwaway_tls()) if tls else None
+        return asyncio.run(_bench_referee(games, concurrent_matches, round_trips, shared_channels, unix, material))
 
-    async def run() -> dict[str, Any]:
-        tune_gc()
-        figures: dict[str, Any] = {}
-        figures.update(await ping_pong(round_trips, unix=unix))
-        figures.update(await sequential_games(games, unix=unix))
-        figures["ratio_referee_to_ping_pong"] = (figures["referee_median_round_trip_us"]
-                                                 / figures["ping_pong_median_us"])
-        if unix:
-            figures["ratio_unix_referee_to_ping_pong"] = (figures["referee_unix_median_round_trip_us"]
-                                                          / figures["ping_pong_unix_median_us"])
-            figures["ratio_unix_to_tcp_ping_pong"] = (figures["ping_pong_unix_median_us"]
-                                                      / figures["ping_pong_median_us"])
-            figures["ratio_unix_to_tcp_referee_round_trip"] = (figures["referee_unix_median_round_trip_us"]
-                                                               / figures["referee_median_round_trip_us"])
-        # One connection per stream: keys as before.
-        figures.update(await ping_pong_throughput(streams=concurrent_matches, processes=4))
-        figures.update(await globals()["concurrent_matches"](concurrent_matches))
-        figures["ratio_concurrent_decisions_to_ping_pong_throughput"] = (
-            figures["concurrent_decisions_per_s"] / figures["ping_pong_round_trips_per_s"])
-        # Streams multiplexed over a few connections per bot process.
-        echo = await ping_pong_throughput(streams=concurrent_matches, processes=4, channels=shared_channels)
-        figures["ping_pong_shared_round_trips_per_s"] = echo["ping_pong_round_trips_per_s"]
-        figures.update(await globals()["concurrent_matches"](concurrent_matches, channels=shared_channels,
-                                                             prefix="shared"))
-        figures["ratio_shared_decisions_to_ping_pong_throughput"] = (
-            figures["shared_decisions_per_s"] / figures["ping_pong_shared_round_trips_per_s"])
-        return figures
 
-    return asyncio.run(run())
+async def _bench_referee(games: int, matches: int, round_trips: int, shared_channels: int, unix: bool,
+                         tls: BenchTls | None) -> dict[str, Any]:
+    tune_gc()
+    figures: dict[str, Any] = {}
+    figures.update(await ping_pong(round_trips, unix=unix, tls=tls))
+    figures.update(await sequential_games(games, unix=unix, tls=tls))
+    figures["ratio_referee_to_ping_pong"] = (figures["referee_median_round_trip_us"]
+                                             / figures["ping_pong_median_us"])
+    for transport in (("unix",) if unix else ()) + (("tls",) if tls is not None else ()):
+        t = transport
+        figures[f"ratio_{t}_referee_to_ping_pong"] = (figures[f"referee_{t}_median_round_trip_us"]
+                                                      / figures[f"ping_pong_{t}_median_us"])
+        figures[f"ratio_{t}_to_tcp_ping_pong"] = figures[f"ping_pong_{t}_median_us"] / figures["ping_pong_median_us"]
+        figures[f"ratio_{t}_to_tcp_referee_round_trip"] = (figures[f"referee_{t}_median_round_trip_us"]
+                                                           / figures["referee_median_round_trip_us"])
+        figures[f"ratio_{t}_to_tcp_sequential_decisions_per_s"] = (figures[f"sequential_{t}_decisions_per_s"]
+                                                                   / figures["sequential_decisions_per_s"])
+    # One connection per stream: keys as before; over TLS right after.
+    figures.update(await ping_pong_throughput(streams=matches, processes=4))
+    figures.update(await concurrent_matches(matches))
+    figures["ratio_concurrent_decisions_to_ping_pong_throughput"] = (
+        figures["concurrent_decisions_per_s"] / figures["ping_pong_round_trips_per_s"])
+    if tls is not None:
+        figures.update(await concurrent_matches(matches, prefix="concurrent_tls", tls=tls))
+        figures["ratio_tls_to_tcp_concurrent_decisions_per_s"] = (figures["concurrent_tls_decisions_per_s"]
+                                                                  / figures["concurrent_decisions_per_s"])
+    # Streams multiplexed over a few connections per bot process.
+    echo = await ping_pong_throughput(streams=matches, processes=4, channels=shared_channels)
+    figures["ping_pong_shared_round_trips_per_s"] = echo["ping_pong_round_trips_per_s"]
+    figures.update(await concurrent_matches(matches, channels=shared_channels, prefix="shared"))
+    figures["ratio_shared_decisions_to_ping_pong_throughput"] = (
+        figures["shared_decisions_per_s"] / figures["ping_pong_shared_round_trips_per_s"])
+    if tls is not None:
+        figures.update(await concurrent_matches(matches, channels=shared_channels, prefix="shared_tls", tls=tls))
+        figures["ratio_tls_to_tcp_shared_decisions_per_s"] = (figures["shared_tls_decisions_per_s"]
+                                                              / figures["shared_decisions_per_s"])
+    return figures
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -434,7 +505,9 @@ def main(argv: list[str] | None = None) -> None:
                         help="HTTP/2 connections per bot process in the shared layout")
     parser.add_argument("--no-unix", dest="unix", action="store_false",
                         help="measure the round trips over TCP only, not over a Unix socket too")
-    # Internal modes: the processes this benchmark starts.
+    parser.add_argument("--tls", action="store_true",
+                        help="measure the round trips and the concurrent matches over TLS too")
+    # Internal modes: the processes this benchmark starts (--tls-ca: the CA they trust).
     parser.add_argument("--echo-client", metavar="ADDRESS")
     parser.add_argument("--back-bytes", type=int, default=24)
     parser.add_argument("--bots", metavar="ADDRESS")
@@ -442,16 +515,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--token")
     parser.add_argument("--connections", type=int, default=1)
     parser.add_argument("--channels", type=int, default=1)
+    parser.add_argument("--tls-ca")
     args = parser.parse_args(argv)
     if args.echo_client or args.bots:
-        helper = (_echo_client(args.echo_client, args.back_bytes, args.connections, args.channels)
+        helper = (_echo_client(args.echo_client, args.back_bytes, args.connections, args.channels, args.tls_ca)
                   if args.echo_client
-                  else _bots(args.bots, args.name, args.token, args.connections, args.channels))
+                  else _bots(args.bots, args.name, args.token, args.connections, args.channels, args.tls_ca))
         with contextlib.suppress(grpc.aio.AioRpcError):   # the benchmark stopped the server
             asyncio.run(helper)
         return
     print(json.dumps(bench_referee(args.games, args.concurrent_matches, args.round_trips, args.shared_channels,
-                                   args.unix), indent=2))
+                                   args.unix, args.tls), indent=2))
 
 if __name__ == "__main__":
     main()

@@ -10,6 +10,7 @@ problem, exit code 2, no traceback, nothing written.
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import NoReturn
 
@@ -55,6 +56,7 @@ app.command()(sprt.sprt)
 app.command()(worker.worker)
 app.command()(browse.tournaments)
 app.command()(serve.serve)
+app.command("tls-cert")(serve.tls_cert)
 app.command()(bots.proto)
 bot_app.command("register")(bots.bot_register)
 bot_app.command("remove")(bots.bot_remove)
@@ -117,6 +119,10 @@ def one_line(exc: BaseException) -> str:
 
 def main(argv: list[str] | None = None) -> NoReturn:
     """Entry point of the ``arena`` script."""
+    # grpc's core logs a failed TLS handshake on stderr (an INFO line) unless told a level,
+    # beside the one line the command prints about it. It reads the variable once, when it
+    # is first imported: the commands import it lazily, after this. The user's value wins.
+    os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
     command = typer.main.get_command(app)
     args = sys.argv[1:] if argv is None else argv
     try:

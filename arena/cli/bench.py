@@ -53,15 +53,17 @@ def bench_referee(
     concurrent_matches: int = typer.Option(64, help="Matches at once for the load measurement."),
     unix: bool = typer.Option(True, "--unix/--tcp-only", help="Measure the round trips over a Unix socket "
                               "too (how a sandboxed bot connects), taking turns with TCP, and their ratio."),
+    tls: bool = typer.Option(False, "--tls", help="Measure over TLS too (a throwaway certificate): the round "
+                             "trips taking turns with TCP, and the matches at once right after TCP's; with ratios."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
-    """Bare gRPC ping-pong vs the real referee, over TCP and a Unix socket; then many matches at once."""
+    """Bare gRPC ping-pong vs the real referee, over TCP and a Unix socket (and TLS); then many matches at once."""
     from arena.bench.referee import bench_referee as run
 
     if games < 1 or concurrent_matches < 1:
         raise typer.BadParameter("must be at least 1", param_hint="--games/--concurrent-matches")
-    figures = run(games=games, concurrent_matches=concurrent_matches, unix=unix)
-    # Ratios near 1 (the Unix socket against TCP) need more than one decimal.
+    figures = run(games=games, concurrent_matches=concurrent_matches, unix=unix, tls=tls)
+    # Ratios near 1 (the Unix socket or TLS against TCP) need more than one decimal.
     shown = {k: f"{v:.3f}" if k.startswith("ratio_") else v for k, v in figures.items()}
     print_figures(figures if as_json else shown, as_json)
 

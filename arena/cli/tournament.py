@@ -7,6 +7,8 @@ engine's game options.
 
 from __future__ import annotations
 
+import os
+
 import typer
 
 from arena.cli.common import DbOption, console, db_location, err_console
@@ -112,6 +114,11 @@ def tournament(
                                       "bots there", show_default=False),
     admin_token: str | None = typer.Option(None, envvar="ARENA_ADMIN_TOKEN", help="With --server: the "
                                            "admin token `arena serve` printed", show_default=False),
+    tls_ca: str | None = typer.Option(None, "--tls-ca", metavar="FILE", help="With --server: it serves TLS; "
+                                      "trust the CA certificate in FILE (the ca.pem of `arena tls-cert`), kept "
+                                      "for --resume [env ARENA_TLS_CA]", show_default=False),
+    tls: bool = typer.Option(False, "--tls", help="With --server: it serves TLS with a certificate the system's "
+                             "CAs trust (a public one)"),
     gauntlet: str | None = typer.Option(None, metavar="NAME", help="A gauntlet: every table has this bot of the "
                                         "lineup and opponents from the rest; the result is its rating and its "
                                         "record against each", show_default=False),
@@ -130,13 +137,16 @@ def tournament(
     db: str | None = DbOption,
 ) -> None:
     """Run a whole tournament: start a referee and the bots, play, store, print the leaderboard."""
+    if server is not None and tls_ca is None and not tls:
+        tls_ca = os.environ.get("ARENA_TLS_CA") or None    # not on --resume: its CA is stored
     from arena.tournament.command import run_tournament_command  # imported here: it brings grpc
 
     request = TournamentRequest(
         variant=variant, rounds=rounds, players=players, games=games, seed=seed, move_time=move_time,
         time_bank=time_bank, max_faults=max_faults, concurrency=concurrency, deals=deals, bidding=bidding,
         plus_minus_one=plus_minus_one, length=length, destroyer_penalty=destroyer_penalty, bots=bot,
-        no_samples=no_samples, server=server, admin_token=admin_token, resume=resume, db=db_location(db),
+        no_samples=no_samples, server=server, admin_token=admin_token, tls_ca=tls_ca, tls=tls or None,
+        resume=resume, db=db_location(db),
         gauntlet=gauntlet, workers=workers, lineup=lineup, sandbox=sandbox,
         fresh_per_match=fresh_per_match, memory_limit=memory_limit, process_limit=process_limit,
         file_size_limit=file_size_limit, open_files_limit=open_files_limit, bot_env=bot_env or None,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import typer
 
 from arena.cli.common import DbOption, db_location, fail, open_store
@@ -14,6 +16,10 @@ def web(
         [], metavar="HOST:PORT",
         help="A running referee (`arena serve`) whose matches /live shows as they are played; repeat for more. "
              "The database's running tournaments are found without it."),
+    tls_ca: Path | None = typer.Option(None, "--tls-ca", metavar="FILE", envvar="ARENA_TLS_CA",
+                                       help="The --referee servers speak TLS: trust the CA certificate in FILE "
+                                       "(a --server tournament's own CA is used without it) [env ARENA_TLS_CA]",
+                                       show_default=False),
     db: str | None = DbOption,
 ) -> None:
     """Serve the database read-only in a browser: leaderboards, crosstables, tournaments and a match viewer.
@@ -23,7 +29,9 @@ def web(
     """
     import uvicorn
 
+    from arena.tls import ClientTls, read_pem
     from arena.web.app import create_app, listening_socket
+    from arena.web.live import REFEREE_TLS
 
     if not 0 <= port <= 65535:
         raise typer.BadParameter("must be 0..65535", param_hint="--port")
@@ -31,6 +39,10 @@ def web(
         host_part, _, port_part = address.rpartition(":")
         if not host_part or not port_part.isdigit() or not 0 < int(port_part) <= 65535:
             raise typer.BadParameter(f"takes HOST:PORT (got {address!r})", param_hint="--referee")
+    if tls_ca is not None and referee:
+        read_pem(tls_ca, "--tls-ca", "certificate")     # a missing or foreign file: one line, exit 2
+        for address in referee:
+            REFEREE_TLS[address] = ClientTls(tls_ca.resolve())
     open_store(db, must_exist=True).close()     # a missing database: one line, exit 2
     app = create_app(db_location(db), referee)
     # Bind the socket here rather than in uvicorn: a taken port is then one line (exit 2),

@@ -48,6 +48,7 @@ from arena.referee.match import Referee
 from arena.referee.seating import Absence, ConnectedBotInfo, Registry, SeatingError
 from arena.referee.servicer import ArenaServicer
 from arena.referee.spectators import Spectators
+from arena.tls import ServerTls
 from arena.wire.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
 from engine import GameConfig
 
@@ -139,13 +140,18 @@ class ArenaServer:
 
     # -- lifecycle
 
-    async def start(self, host: str = "127.0.0.1", port: int = 0, unix_socket: Path | None = None) -> int:
+    async def start(self, host: str = "127.0.0.1", port: int = 0, unix_socket: Path | None = None,
+                    tls: ServerTls | None = None) -> int:
         """Start listening; returns the bound port (``port=0`` picks a free one).
+
+        With ``tls`` (checked by :func:`arena.tls.load_server_tls`) the TCP port speaks
+        TLS only, asking for a client certificate when ``tls.client_ca`` is set.
 
         With ``unix_socket`` the server also listens on that Unix domain socket (gRPC's
         ``unix:`` address): the only way into the arena for a confined bot, whose
-        sandbox has no network. The socket is made connectable by every user (a bot may
-        run under an unprivileged uid); its token still decides who may play."""
+        sandbox has no network. It stays plaintext, TLS or not: it never leaves this
+        machine. The socket is made connectable by every user (a bot may run under an
+        unprivileged uid); its token still decides who may play."""
         server = grpc.aio.server(interceptors=[AuthInterceptor(self.tokens, self.admin_token)],
                                  options=server_options(self.keepalive_ms))
         pb_grpc.add_ArenaServicer_to_server(ArenaServicer(self), server)
@@ -154,7 +160,8 @@ class ArenaServer:
         reflection.enable_server_reflection(
             [SERVICE, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME], server)
         try:
-            bound = server.add_insecure_port(f"{host}:{port}")
+            bound = (server.add_secure_port(f"{host}:{port}", tls.credentials()) if tls is not None
+                     else server.add_insecure_port(f"{host}:{port}"))
         except RuntimeError:   # grpc's way of saying the bind failed
             bound = 0
         if bound == 0:
@@ -307,12 +314,15 @@ class ArenaServer:
 async def serve(host: str = "127.0.0.1", port: int = 50051, db_path: str = "arena.db", move_time: float = MOVE_TIME,
                 time_bank: float = TIME_BANK, max_faults: int = MAX_FAULTS, grace: float = GRACE,
                 ladder_variant: str | None = None, ladder_players: int = 4, ladder_rounds: int | None = None,
-                admin_token: str | None = None, quiet: bool = False) -> None:
+                admin_token: str | None = None, quiet: bool = False, tls: ServerTls | None = None) -> None:
     """``arena serve``: run the arena until SIGINT or SIGTERM, storing every finished match.
 
     The admin token is ``admin_token``, else ``$ARENA_ADMIN_TOKEN``, else a fresh random
-    one; it is printed once at startup together with the bound address. Connections,
-    finished matches and faults are logged on stderr (only warnings with ``quiet``).
+    one; it is printed once at startup together with the bound address (and ``(TLS)``
+    after it when the port speaks TLS, ``(TLS, client certificates required)`` with mutual
+    TLS). Connections, finished matches and faults are logged on stderr (only warnings
+    with ``quiet``). Whether plaintext may be served on ``host`` is the command's
+    decision (arena.cli.serve), made before this is called.
     """
     from arena.results import Store
 
@@ -325,9 +335,10 @@ async def serve(host: str = "127.0.0.1", port: int = 50051, db_path: str = "aren
         ladder = {"variant": ladder_variant, "players": ladder_players, "rounds": ladder_rounds}
     arena = ArenaServer(store=store, move_time=move_time, time_bank=time_bank, max_faults=max_faults,
                         grace=grace, admin_token=admin_token or os.environ.get("ARENA_ADMIN_TOKEN"), ladder=ladder)
-    bound = await arena.start(host, port)
+    bound = await arena.start(host, port, tls=tls)
     tune_gc()
-    print(f"arena listening on {host}:{bound}", flush=True)
+    secured = "" if tls is None else " (TLS, client certificates required)" if tls.client_ca else " (TLS)"
+    print(f"arena listening on {host}:{bound}{secured}", flush=True)
     print(f"admin token: {arena.admin_token}", flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

@@ -249,7 +249,7 @@ async def run_local_or_remote(run: Run, admin_token: str | None, console: Consol
     game not yet stored with a progress bar."""
     settings = run.settings
     if settings.server:
-        async with RemoteArena(settings.server, admin_token or "") as remote:
+        async with RemoteArena(settings.server, admin_token or "", settings.client_tls()) as remote:
             on_ready()
             return await play_with_progress(remote, run, console)
     if run.workers == 0:       # other processes (arena worker) play; this one shows progress
@@ -372,5 +372,5 @@ async def sigterm_as_ctrl_c(work: Awaitable[T]) -> T:
 
 
 async def _remote_bots(settings: TournamentSettings, admin_token: str) -> list[str]:
-    async with RemoteArena(settings.server or "", admin_token) as remote:
+    async with RemoteArena(settings.server or "", admin_token, settings.client_tls()) as remote:
         return await remote.connected_bots(settings.variant)

@@ -14,7 +14,6 @@ import os
 import secrets
 import shutil
 import socket
-import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
@@ -27,7 +26,8 @@ from arena.records import BotCrash, MatchRecord, MatchSpec
 from arena.referee.auth import MAX_STREAMS_PER_PROCESS
 from arena.referee.limits import GRACE
 from arena.referee.seating import Absence
-from arena.tournament.lineup import BotEntry, BotProcesses, BotStartError, program_files
+from arena.tls import ClientTls, TlsError, tls_problem
+from arena.tournament.lineup import BotEntry, BotProcesses, BotStartError, program_files, socket_folder
 from arena.tournament.lock import note_referee
 from arena.tournament.sandbox import CANNOT_START, SandboxMode, find_confinement
 from arena.tournament.schedule import ScheduledGame
@@ -87,22 +87,6 @@ class RunSummary:
 RESTARTS = 5
 RESTART_DELAYS = (0.5, 1.0, 2.0, 4.0, 8.0)
 CONNECT_TIMEOUT = 30.0   # seconds a started bot has to say Hello
-
-
-SOCKET_FOLDER_PREFIX = "arena-referee-"
-
-
-def socket_folder() -> Path:
-    """A new folder for a local referee's Unix socket (it is bound into every sandbox, so
-    it holds the socket alone), named for this process; the folders of runs whose
-    process is gone (killed with -9) are removed on the way."""
-    for stale in Path(tempfile.gettempdir()).glob(f"{SOCKET_FOLDER_PREFIX}*-*"):
-        pid = stale.name.removeprefix(SOCKET_FOLDER_PREFIX).partition("-")[0]
-        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
-            shutil.rmtree(stale, ignore_errors=True)
-    folder = Path(tempfile.mkdtemp(prefix=f"{SOCKET_FOLDER_PREFIX}{os.getpid()}-"))
-    folder.chmod(0o755)
-    return folder
 
 
 class LocalArena:
@@ -366,28 +350,48 @@ class LocalArena:
 
 
 class RemoteArena:
-    """Matches run by a running ``arena serve`` through its organiser calls."""
+    """Matches run by a running ``arena serve`` through its organiser calls.
 
-    def __init__(self, address: str, admin_token: str):
+    With ``tls`` the channel speaks TLS and trusts the referee's certificate as ``tls``
+    says (``--tls-ca FILE`` or ``--tls``). A call that fails in the TLS handshake (or
+    plaintext to a TLS port) raises a one-line :class:`~arena.tls.TlsError` saying what to
+    check; other failures are grpc's errors as they come."""
+
+    def __init__(self, address: str, admin_token: str, tls: ClientTls | None = None):
         from arena.wire.pb.wizard_arena.v1 import arena_pb2_grpc
 
         self.address = address
+        self.tls = tls
         self.metadata = (("authorization", f"Bearer {admin_token}"),)
-        self.channel = grpc.aio.insecure_channel(address, options=[("grpc.max_receive_message_length", 64 << 20)])
+        options = [("grpc.max_receive_message_length", 64 << 20)]
+        self.channel = (tls.secure_channel(address, options) if tls is not None
+                        else grpc.aio.insecure_channel(address, options=options))
         self.stub = arena_pb2_grpc.ArenaStub(self.channel)
 
     async def connected_bots(self, variant: str) -> list[str]:
         from arena.wire.pb.wizard_arena.v1 import arena_pb2
 
-        reply = await self.stub.ListBots(arena_pb2.ListBotsRequest(), metadata=self.metadata, timeout=10)
+        try:
+            reply = await self.stub.ListBots(arena_pb2.ListBotsRequest(), metadata=self.metadata, timeout=10)
+        except grpc.aio.AioRpcError as error:
+            raise await self._explained(error) from None
         return sorted(b.name for b in reply.bots if not b.variants or variant in b.variants)
 
     async def run_match(self, spec: MatchSpec) -> MatchRecord:
         from arena.wire import jsonc
         from arena.wire.calls import run_match_request
 
-        reply = await self.stub.RunMatch(run_match_request(**asdict(spec)), metadata=self.metadata)
+        try:
+            reply = await self.stub.RunMatch(run_match_request(**asdict(spec)), metadata=self.metadata)
+        except grpc.aio.AioRpcError as error:
+            raise await self._explained(error) from None
         return MatchRecord.from_json(jsonc.loads(reply.record_json))
+
+    async def _explained(self, error: grpc.aio.AioRpcError) -> Exception:
+        """A TlsError for a failure at the TLS layer (which may ask the server whether it
+        speaks TLS: off the event loop), else ``error`` itself."""
+        problem = await asyncio.to_thread(tls_problem, error, self.address, self.tls)
+        return TlsError(problem) if problem is not None else error
 
     async def __aenter__(self) -> RemoteArena:
         return self

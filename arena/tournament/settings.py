@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.referee.limits import MAX_FAULTS, MAX_SECONDS, MOVE_TIME, TIME_BANK
+from arena.tls import ClientTls, read_pem
 from arena.tournament.bot_limits import BotLimits
 from arena.tournament.lineup import LINEUPS, BotEntry, LineupError, parse_bot_option, sample_lineup
 from arena.tournament.sandbox import SandboxMode
@@ -73,6 +74,11 @@ class TournamentSettings:
     max_faults: int = MAX_FAULTS
     concurrency: int = 4
     server: str | None = None
+    # How the organiser's calls reach ``server``: TLS (``tls``), trusting the CA certificate
+    # at ``tls_ca`` (an absolute path, so that --resume works from any folder) or, without
+    # it, the system's roots; plaintext when ``tls`` is false.
+    tls: bool = False
+    tls_ca: str | None = None
     deals: str = DEAL_FORMATS[0]     # duplicate
     bots: list[dict[str, Any]] = field(default_factory=list)   # BotEntry fields, for local runs
     # "round-robin"; "gauntlet": every table has the bot ``gauntlet`` and opponents from
@@ -104,6 +110,17 @@ class TournamentSettings:
 
     def game_config(self, seed: int) -> GameConfig:
         return GameConfig.from_dict({**self.game, "seed": seed})
+
+    def client_tls(self) -> ClientTls | None:
+        """How to reach :attr:`server`: over TLS (trusting :attr:`tls_ca`, or the system's
+        roots) or, None, in plaintext.
+
+        >>> TournamentSettings(server="h:1", tls=True, tls_ca="/etc/arena/ca.pem").client_tls()
+        ClientTls(ca=PosixPath('/etc/arena/ca.pem'))
+        """
+        if not self.tls:
+            return None
+        return ClientTls(Path(self.tls_ca) if self.tls_ca else None)
 
     def bot_limits(self) -> BotLimits:
         return BotLimits(memory_mb=self.memory_limit_mb, processes=self.process_limit,
@@ -191,6 +208,8 @@ class TournamentRequest:
     no_samples: bool = False
     server: str | None = None
     admin_token: str | None = None
+    tls_ca: str | None = None       # with --server: the CA certificate that signed its certificate
+    tls: bool | None = None         # with --server: TLS, trusting the system's roots
     resume: str | None = None
     # arena sprt: the two bots under test (NAME=COMMAND) and the test's bounds; the
     # opponents are ``bots`` (or the sample bots).
@@ -256,6 +275,11 @@ def check_numbers(req: TournamentRequest) -> None:
         raise ConfigError(f"--deals must be {' or '.join(DEAL_FORMATS)} (got {req.deals!r})")
     if req.server is not None and (":" not in req.server or not req.server.rsplit(":", 1)[1].isdigit()):
         raise ConfigError(f"--server takes HOST:PORT (got {req.server!r})")
+    if (req.tls_ca is not None or req.tls) and req.server is None:
+        raise ConfigError("--tls-ca and --tls are for --server: the arena's own referee is on this machine, "
+                          "in plaintext")
+    if req.tls_ca is not None and req.tls:
+        raise ConfigError("--tls-ca FILE trusts that CA, --tls the system's: pass one of them")
     modes = [mode.value for mode in SandboxMode]
     if req.sandbox is not None and req.sandbox not in modes:
         raise ConfigError(f"--sandbox must be {', '.join(modes[:-1])} or {modes[-1]} (got {req.sandbox!r})")
@@ -269,6 +293,13 @@ def check_numbers(req: TournamentRequest) -> None:
         raise ConfigError("with --server the bots run wherever their authors started them; drop the sandbox, "
                           "limit and --bot-env options")
     parse_bot_env(req.bot_env or [])
+
+
+def checked_ca(path: Path) -> Path:
+    """``--tls-ca FILE`` as an absolute path, once it is known to be a readable PEM
+    certificate (a one-line TlsError otherwise)."""
+    read_pem(path, "--tls-ca", "certificate")
+    return path.resolve()
 
 
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -325,6 +356,8 @@ def build_settings(req: TournamentRequest, notice: Callable[[str], None]) -> Tou
         # The master seed is the tournament's secret: a fresh 63-bit one unless given.
         seed=req.seed if req.seed is not None else new_master_seed(),
         server=req.server,
+        tls=req.tls_ca is not None or bool(req.tls),
+        tls_ca=str(checked_ca(Path(req.tls_ca))) if req.tls_ca is not None else None,
         # Bots the arena starts itself are the organiser's; bots on a server are anyone's.
         deals=req.deals if req.deals is not None else ("independent" if req.server else DEFAULTS.deals),
         bot_env=parse_bot_env(req.bot_env or []),

@@ -21,18 +21,26 @@ read with ``EventSource``)::
 
 A step has the shape of :class:`arena.web.viewer.Step` (one per decision seen), so the
 page draws it with the replay viewer's code.
+
+A referee that serves TLS is reached over TLS when this process knows how to trust it
+(:data:`REFEREE_TLS`): ``arena web --tls-ca FILE`` for its ``--referee`` addresses, and the
+CA a ``--server`` tournament was started with for that server. Every other referee is
+asked in plaintext; one that turns out to speak TLS is reported as such.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator, Iterable, Sequence
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
 import grpc
 
 from arena.results import Store
+from arena.tls import ClientTls, TlsError, tls_problem
 from arena.tournament.lock import referee_address
 from arena.web.viewer import Step
 from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
@@ -45,6 +53,10 @@ LIST_TIMEOUT = 2.0
 # The public events that are a seat's decision: each starts a step of the live viewer
 # (and so does a token_returned the winner chose: see ``is_decision``).
 DECISION_EVENTS = frozenset({"trump_chosen", "bid", "bid_made", "prediction", "destroyer", "play"})
+# How each referee that serves TLS is trusted, by its HOST:PORT; a referee not here is
+# asked in plaintext. ``arena web --tls-ca`` fills it for its --referee addresses, and
+# :func:`referees` for the servers of running tournaments stored with TLS.
+REFEREE_TLS: dict[str, ClientTls] = {}
 
 
 def is_decision(event: dict[str, Any]) -> bool:
@@ -81,6 +93,9 @@ def referees(store: Store, db: str, given: Sequence[str]) -> list[str]:
     for info in store.list_tournaments():
         if info.status == "running":
             address = referee_address(info, db)
+            if address and info.settings.get("server") == address and info.settings.get("tls"):
+                REFEREE_TLS.setdefault(address, ClientTls(Path(info.settings["tls_ca"]) if info.settings.get("tls_ca")
+                                                          else None))
             if address and address not in found:
                 found.append(address)
     return found
@@ -92,12 +107,19 @@ def running_matches(addresses: Iterable[str]) -> tuple[list[LiveMatch], list[str
     matches: list[LiveMatch] = []
     problems: list[str] = []
     for address in addresses:
-        with grpc.insecure_channel(address) as channel:
+        tls = REFEREE_TLS.get(address)
+        try:
+            channel = (grpc.secure_channel(address, tls.credentials()) if tls is not None
+                       else grpc.insecure_channel(address))
+        except TlsError as error:     # its CA file is gone or damaged
+            problems.append(f"the referee at {address} was not asked: {error}")
+            continue
+        with channel:
             try:
                 reply = arena_pb2_grpc.ArenaStub(channel).ListMatches(pb.ListMatchesRequest(limit=500),
                                                                       timeout=LIST_TIMEOUT)
             except grpc.RpcError as error:
-                problems.append(f"the referee at {address} did not answer: {_rpc_problem(error)}")
+                problems.append(f"the referee at {address} did not answer: {_rpc_problem(error, address)}")
                 continue
         matches += [LiveMatch(match_id=m.match_id, variant=m.variant, bots=list(m.bot_names), totals=list(m.totals),
                               tournament_id=m.tournament_id or None, options=_options(m.options_json),
@@ -114,7 +136,12 @@ def _options(text: str) -> dict[str, Any]:
     return options if isinstance(options, dict) else {}
 
 
-def _rpc_problem(error: grpc.RpcError) -> str:
+def _rpc_problem(error: grpc.RpcError, address: str) -> str:
+    """What went wrong, in a few words: why the TLS handshake failed (arena.tls), else
+    grpc's status code and the first line of its details."""
+    tls = tls_problem(error, address, REFEREE_TLS.get(address))
+    if tls is not None:
+        return tls
     code = error.code() if isinstance(error, grpc.Call) else None
     details = error.details() if isinstance(error, grpc.Call) else str(error)
     return f"{code.name if code else 'error'} ({(details or '').splitlines()[0] if details else 'no details'})"
@@ -170,13 +197,20 @@ def sse(event: str, data: Any) -> str:
 async def stream(match: LiveMatch, replay_url: str) -> AsyncIterator[str]:
     """The match's public events from its start, live, as the page's Server-Sent Events."""
     steps = LiveSteps(match.bots, str(match.options.get("bidding") or "open"))
-    async with grpc.aio.insecure_channel(match.referee) as channel:
+    tls = REFEREE_TLS.get(match.referee)
+    try:
+        channel = tls.secure_channel(match.referee) if tls is not None else grpc.aio.insecure_channel(match.referee)
+    except TlsError as error:
+        yield sse("failure", {"message": f"the referee was not asked: {error}"})
+        return
+    async with channel:
         call = arena_pb2_grpc.ArenaStub(channel).Spectate(pb.SpectateRequest(match_id=match.match_id))
         try:
             async for update in call:
                 start = steps.add(json.loads(text) for text in update.events_json)
                 yield sse("steps", steps.since(start))
         except grpc.RpcError as error:
-            yield sse("failure", {"message": f"the referee stopped the stream: {_rpc_problem(error)}"})
+            problem = await asyncio.to_thread(_rpc_problem, error, match.referee)
+            yield sse("failure", {"message": f"the referee stopped the stream: {problem}"})
             return
     yield sse("end", {"replay": replay_url})
