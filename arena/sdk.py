@@ -19,14 +19,28 @@ A bot is a subclass of :class:`Bot` with one method per decision kind::
 and is started with the standard command line::
 
     python my_bot.py --arena HOST[:PORT] --token T [--name N] [--max-matches N] [--seed S]
-                     [--retry-for SECONDS] [-v]
+                     [--retry-for SECONDS] [--tls-ca FILE | --tls] [--tls-cert FILE --tls-key FILE] [-v]
 
 (the token may come from the ``ARENA_TOKEN`` environment variable instead, the
-address from ``ARENA_ADDRESS``). The port defaults to 50051, the port ``arena serve``
+address from ``ARENA_ADDRESS``, the TLS settings from ``ARENA_TLS_CA``, ``ARENA_TLS=1``,
+``ARENA_TLS_CERT`` and ``ARENA_TLS_KEY``). The port defaults to 50051, the port ``arena serve``
 listens on; an IPv6 address goes in brackets (``[::1]`` or ``[::1]:50051``). The
 arena may also be a Unix domain socket, ``unix:/PATH`` (or ``unix:///PATH``), with an
 absolute path: that is how the arena reaches a bot it runs in a sandbox without a
 network (``--arena unix:/run/arena/referee.sock``).
+
+TLS. An arena that serves TLS is reached with ``--tls-ca FILE``: the bot then trusts the
+CA in FILE (the one the organiser hands out), checks the arena's certificate against it
+and against the host name or address in ``--arena``, and sends its token and receives its
+hands encrypted. ``--tls`` trusts the usual public CAs instead, for an arena with a
+public certificate (grpc's own list, or the file ``GRPC_DEFAULT_SSL_ROOTS_FILE_PATH``
+names). ``--tls-cert FILE --tls-key FILE`` add a client certificate, for an arena that
+asks for one. A ``unix:`` address stays plaintext: the socket is local to the machine. A
+failed handshake is said in one line, with what to check, and ends the bot (exit 2)::
+
+    ERROR random: TLS handshake with 127.0.0.1:50051 failed: the arena's certificate is not signed by
+    the CA in ca.pem (unable to get local issuer certificate); check --tls-ca (or ARENA_TLS_CA): it must
+    be the CA that signed the arena's certificate
 
 What the SDK does for you:
 
@@ -62,30 +76,41 @@ default), so a bot that comes back in time plays on in its matches. The delay an
 the 60 s start again after every Welcome.
 
 It does not retry what retrying cannot fix: a refused token or name, a bad Hello
-(the codes in :data:`FATAL_CODES`). It does not come back after the arena ends the
-stream with status OK, which is what ``arena serve`` does when it is stopped
-(SIGTERM, Ctrl-C): that is the end of the session, not a failure.
+(the codes in :data:`FATAL_CODES`), a TLS handshake that failed on the arena's
+certificate or because one side does not speak TLS (:func:`tls_failure`). It does not
+come back after the arena ends the stream with status OK, which is what ``arena serve``
+does when it is stopped (SIGTERM, Ctrl-C): that is the end of the session, not a failure.
 
 Exit codes of :func:`run`:
 
 * 0: stopped by SIGTERM/SIGINT, or the arena ended the stream cleanly (status OK),
   or the arena process that launched this bot is gone (see :func:`launcher_gone`);
 * 1: gave up: no connection for ``--retry-for`` seconds;
-* 2: refused by the arena (bad token, name mismatch, bad Hello), or a bad command
-  line (such as ``--arena host:abc`` or ``--arena unix:relative.sock``); these print
-  one line on stderr.
+* 2: refused by the arena (bad token, name mismatch, bad Hello), a failed TLS handshake
+  (a certificate that does not verify, TLS against a plaintext arena), or a bad command
+  line (such as ``--arena host:abc``, ``--arena unix:relative.sock`` or an unreadable
+  ``--tls-ca`` file); these print one line on stderr.
 """
 
+# ruff: noqa: E402
 from __future__ import annotations
+
+import os
+
+# grpc's core logs a failed TLS handshake on stderr (an INFO line) unless told a level; the
+# SDK says in one line what failed and what to check. So a bot process that chose no level
+# gets ERROR: grpc reads the variable once, when it is first imported, hence before the
+# imports (the file-wide noqa above: imports after code).
+os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
 
 import argparse
 import asyncio
 import ipaddress
 import logging
-import os
 import random
 import re
 import signal
+import ssl
 import sys
 import time
 import traceback
@@ -100,9 +125,9 @@ from arena.wire.pb.wizard_arena.v1 import arena_pb2, arena_pb2_grpc
 from engine import PREDICT, Prediction
 
 __all__ = [
-    "Bot", "BotClient", "FaultInfo", "MatchInfo", "MatchResult", "Prediction",
+    "Bot", "BotClient", "FaultInfo", "MatchInfo", "MatchResult", "Prediction", "Tls",
     "CHANNEL_OPTIONS", "DEFAULT_PORT", "RETRY_FOR", "RETRY_MAX_DELAY",
-    "arena_target", "ask", "main", "parse_args", "run",
+    "arena_target", "ask", "check_key_pair", "main", "parse_args", "read_pem", "run", "tls_failure",
 ]
 
 log = logging.getLogger("arena.sdk")
@@ -276,6 +301,167 @@ def _port_number(port: str | None) -> int:
     if not 1 <= int(port) <= 65535:
         raise ValueError(f"the port {int(port)} is out of range (1-65535)")
     return int(port)
+
+
+# ---------------------------------------------------------------- TLS
+
+# The first line of each kind of PEM block a TLS setting may hold; grpc takes PEM only.
+_PEM_BEGIN = {
+    "CERTIFICATE": re.compile(rb"-----BEGIN CERTIFICATE-----"),
+    "PRIVATE KEY": re.compile(rb"-----BEGIN (?:RSA |EC )?PRIVATE KEY-----"),
+}
+
+
+def read_pem(path: str, kind: str) -> bytes:
+    """The bytes of the PEM file at ``path``, which must hold a ``kind`` block
+    ("CERTIFICATE" or "PRIVATE KEY"); ``ValueError`` says in one line why it cannot be used.
+
+    Checked when the bot starts: grpc itself takes any bytes and fails only at the first
+    connection, with lines of its own on stderr.
+
+    >>> read_pem("/nonexistent/ca.pem", "CERTIFICATE")
+    Traceback (most recent call last):
+    ...
+    ValueError: cannot read '/nonexistent/ca.pem': No such file or directory
+    >>> read_pem("/", "CERTIFICATE")
+    Traceback (most recent call last):
+    ...
+    ValueError: cannot read '/': Is a directory
+    """
+    try:
+        with open(path, "rb") as file:
+            data = file.read()
+    except OSError as error:
+        raise ValueError(f"cannot read {path!r}: {error.strerror or error}") from None
+    if not _PEM_BEGIN[kind].search(data):
+        what = "a PEM certificate (-----BEGIN CERTIFICATE-----)" if kind == "CERTIFICATE" else \
+            "an unencrypted PEM private key (-----BEGIN PRIVATE KEY-----)"
+        raise ValueError(f"{path!r} is not {what}")
+    return data
+
+
+def check_key_pair(cert: str, key: str) -> None:
+    """``ValueError`` in one line unless the PEM file ``key`` is the private key of the
+    certificate in ``cert``, unencrypted (grpc takes no passphrase).
+
+    Checked with the standard library's ``ssl`` when the bot starts: grpc would refuse
+    the pair only when it connects, with lines of its own on stderr.
+    """
+    try:
+        # A password that is never right: an encrypted key fails instead of prompting.
+        ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT).load_cert_chain(cert, key, password=b"\0")
+    except ssl.SSLError as error:
+        raise ValueError(f"{key!r} is not the unencrypted private key of the certificate in {cert!r} "
+                         f"({error.reason or 'unreadable, or encrypted'})") from None
+    except OSError as error:
+        raise ValueError(f"cannot read {cert!r} or {key!r}: {error.strerror or error}") from None
+
+
+@dataclass(frozen=True)
+class Tls:
+    """TLS for the connection to the arena: which CA to trust, and the bot's own
+    certificate for an arena that asks for one.
+
+    ``Tls()`` trusts the usual public CAs (``--tls``); ``Tls.from_files(ca="ca.pem")`` the CA
+    the organiser handed out (``--tls-ca``). Verification is never switched off: the
+    arena's certificate must be signed by a trusted CA and name the host (or address) the
+    bot dials. ``ca_file`` is only for messages: where ``root_certificates`` came from.
+    """
+
+    root_certificates: bytes | None = None   # PEM: the CAs to trust; None: grpc's default roots
+    private_key: bytes | None = None         # PEM: the client certificate's key ...
+    certificate_chain: bytes | None = None   # ... and the certificate, both or neither
+    ca_file: str | None = None
+
+    def __post_init__(self) -> None:
+        if (self.private_key is None) != (self.certificate_chain is None):
+            raise ValueError("a client certificate needs both --tls-cert and --tls-key")
+
+    @classmethod
+    def from_files(cls, ca: str | None = None, cert: str | None = None, key: str | None = None) -> Tls:
+        """TLS settings from PEM files (see :func:`read_pem` for the one-line ``ValueError``)."""
+        if (cert is None) != (key is None):
+            raise ValueError("a client certificate needs both --tls-cert and --tls-key")
+        if cert is not None and key is not None:
+            check_key_pair(cert, key)
+        return cls(root_certificates=read_pem(ca, "CERTIFICATE") if ca else None,
+                   private_key=read_pem(key, "PRIVATE KEY") if key else None,
+                   certificate_chain=read_pem(cert, "CERTIFICATE") if cert else None,
+                   ca_file=ca)
+
+    def credentials(self) -> grpc.ChannelCredentials:
+        return grpc.ssl_channel_credentials(root_certificates=self.root_certificates,
+                                            private_key=self.private_key,
+                                            certificate_chain=self.certificate_chain)
+
+    def closed_hint(self) -> str:
+        """What to check when the arena closed a TLS connection before answering: with
+        TLS 1.3 that is how a refused (or missing) client certificate shows."""
+        if self.certificate_chain is None:
+            return "if the arena asks for a client certificate, give --tls-cert FILE and --tls-key FILE"
+        return "the arena may not accept this client certificate (--tls-cert)"
+
+
+# Said when a plaintext connection was closed before the arena answered: a TLS arena
+# closes a connection that does not start a handshake.
+_PLAINTEXT_CLOSED_HINT = "if the arena uses TLS, give --tls-ca FILE (or --tls)"
+
+
+def tls_failure(details: str, tls: Tls | None, arena: str) -> str | None:
+    """What the status details of a failed connection say went wrong in its TLS handshake,
+    and what to check, in one line; None when they tell of no handshake failure.
+
+    Such a failure comes from the settings on one side or the other, not from an arena that
+    is down, so the bot does not retry it. grpc reports it as UNAVAILABLE (the texts are
+    grpcio 1.85's, measured against a real arena, docs/protocol.md section 10):
+
+    >>> ca = Tls(root_certificates=b"...", ca_file="ca.pem")
+    >>> print(tls_failure("failed to connect to all addresses; last error: UNKNOWN: ipv4:127.0.0.1:50051: "
+    ...       "Tls handshake failed (TSI_PROTOCOL_FAILURE): SSL_ERROR_SSL: error:1000007d:SSL routines:"
+    ...       "OPENSSL_internal:CERTIFICATE_VERIFY_FAILED: unable to get local issuer certificate: OK",
+    ...       ca, "127.0.0.1:50051"))
+    the arena's certificate is not signed by the CA in ca.pem (unable to get local issuer certificate); \
+check --tls-ca (or ARENA_TLS_CA): it must be the CA that signed the arena's certificate
+    >>> print(tls_failure("... Tls handshake failed (TSI_PROTOCOL_FAILURE): SSL_ERROR_SSL: error:100000f7:"
+    ...       "SSL routines:OPENSSL_internal:WRONG_VERSION_NUMBER: Invalid certificate verification context: OK",
+    ...       ca, "127.0.0.1:50051"))
+    the arena at 127.0.0.1:50051 does not use TLS (WRONG_VERSION_NUMBER); leave out --tls, --tls-ca and \
+ARENA_TLS*, or ask the organiser for the arena's TLS address
+    >>> print(tls_failure("... Custom verification check failed with error: UNAUTHENTICATED: "
+    ...       "Hostname Verification Check failed.", ca, "127.0.0.2:50051"))
+    the arena's certificate is not for 127.0.0.2 (Hostname Verification Check failed); connect by a name \
+or address the certificate is for (ask the organiser)
+    >>> tls_failure("... Failed to connect to remote host: Connection refused", ca, "127.0.0.1:50051") is None
+    True
+    """
+    if tls is None:
+        return None
+    if "Hostname Verification Check failed" in details:
+        host = arena.rpartition(":")[0].strip("[]")
+        return (f"the arena's certificate is not for {host} (Hostname Verification Check failed); "
+                f"connect by a name or address the certificate is for (ask the organiser)")
+    verify = re.search(r"CERTIFICATE_VERIFY_FAILED: (.*?)(?:: OK)?$", details)
+    if verify:
+        reason = verify.group(1)
+        if "expired" in reason or "not yet valid" in reason:
+            return (f"the arena's certificate is out of date ({reason}); tell the organiser, "
+                    f"or check this machine's clock")
+        if tls.root_certificates is not None:
+            return (f"the arena's certificate is not signed by the CA in {tls.ca_file or 'root_certificates'} "
+                    f"({reason}); check --tls-ca (or ARENA_TLS_CA): it must be the CA that signed the "
+                    f"arena's certificate")
+        return (f"the arena's certificate is not signed by a CA this system trusts ({reason}); give the CA "
+                f"the organiser hands out with --tls-ca FILE (or ARENA_TLS_CA)")
+    if "WRONG_VERSION_NUMBER" in details:
+        return (f"the arena at {arena} does not use TLS (WRONG_VERSION_NUMBER); leave out --tls, --tls-ca "
+                f"and ARENA_TLS*, or ask the organiser for the arena's TLS address")
+    if "Failed to create security handshaker" in details:
+        return ("grpc could not use the TLS settings (Failed to create security handshaker); check that "
+                "--tls-key is the private key of --tls-cert")
+    if re.search(r"[Hh]andshake failed", details):   # another refusal, e.g. no protocol version in common
+        code = re.search(r"OPENSSL_internal:([A-Z0-9_]+)", details)
+        return f"the handshake was refused ({code.group(1) if code else details[-200:]})"
+    return None
 
 
 # ---------------------------------------------------------------- values handed to bots
@@ -512,7 +698,7 @@ class BotClient:
     ``bot`` is a :class:`Bot` subclass (one instance per seat) or an instance
     (shared by every seat). Use :func:`run` for the command line; use this class
     directly to embed a bot in another program (``await client.run()``,
-    ``client.stop()``).
+    ``client.stop()``). ``tls`` connects with TLS (``Tls.from_files(ca="ca.pem")``).
     """
 
     bot: type[Bot] | Bot
@@ -524,12 +710,19 @@ class BotClient:
     seed: int | None = None
     give_up_after: float = RETRY_FOR   # seconds without a connection before exiting (--retry-for)
     channel_options: tuple[tuple[str, Any], ...] = CHANNEL_OPTIONS
+    tls: Tls | None = None             # None: plaintext; ignored for a unix: address (the socket is local)
     seats: dict[tuple[str, int], _Seat] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         # HOST alone means the arena's default port; unix:/PATH stays as it is
         # (ValueError for a non-address).
         self.arena = arena_target(self.arena)
+        # TLS over TCP only: a Unix socket is local, and the arena serves it in plaintext
+        # (a confined bot's environment may still carry an organiser's ARENA_TLS_CA).
+        self._tls = None if self.arena.startswith("unix:") else self.tls
+        if self.tls is not None and self._tls is None:
+            log.debug("%s: %s is a Unix socket: connecting without TLS", self.name or self.bot.name, self.arena)
+        self._credentials = self._tls.credentials() if self._tls is not None else None
         # The token says which bot this is: Hello names one only when it was given
         # (--name, $ARENA_BOT_NAME), and then it must be the token's. The class's name
         # is for logs until the Welcome tells the registered one.
@@ -590,6 +783,10 @@ class BotClient:
                 log.error("%s: refused by the arena: %s %s%s", self.name, end.code.name, end.details,
                           _REFUSAL_HINTS.get(end.code, ""))
                 return 2
+            handshake = tls_failure(end.details, self._tls, self.arena)
+            if handshake is not None and end.code is grpc.StatusCode.UNAVAILABLE:   # the arena is not down
+                log.error("%s: TLS handshake with %s failed: %s", self.name, self.arena, handshake)
+                return 2
             if launcher_gone():
                 log.info("%s: the arena that started this bot has exited; exiting", self.name)
                 return 0
@@ -613,26 +810,39 @@ class BotClient:
             else:
                 outage.attempts += 1
             left = outage.since + self.give_up_after - time.monotonic()
+            why = self._reason(end)
             if left <= 0:
                 log.error("%s: gave up after %.0f s and %d attempt%s: cannot reach %s (%s)", self.name,
                           time.monotonic() - outage.since, outage.attempts, "s" if outage.attempts != 1 else "",
-                          self.arena, end.reason())
+                          self.arena, why)
                 return 1
             if new_outage:   # said once; each attempt is logged only under -v (debug)
                 log.warning("%s: %s %s (%s); %s with backoff up to %g s for %g s", self.name,
                             "lost the connection to" if outage.lost else "cannot reach", self.arena,
-                            end.reason(), "reconnecting" if outage.lost else "retrying",
+                            why, "reconnecting" if outage.lost else "retrying",
                             RETRY_MAX_DELAY, self.give_up_after)
             # The last wait ends at the give-up time, for one last attempt then.
             wait = min(outage.next_wait(self._jitter), left)
             log.debug("%s: next attempt in %.1f s (%d failed so far, the last: %s)", self.name, wait,
-                      outage.attempts, end.reason())
+                      outage.attempts, why)
             try:
                 await asyncio.wait_for(self._wake.wait(), wait)
             except TimeoutError:
                 pass
         log.info("%s: stopped", self.name)
         return 0
+
+    def _reason(self, end: _SessionEnd) -> str:
+        """The failure in a few words, with a hint when the arena closed the connection
+        before answering: grpc cannot tell why, and a mismatch of TLS settings (plaintext
+        to a TLS arena, a client certificate missing or refused) looks just like that. It
+        is still retried: an arena going down looks the same."""
+        reason = end.reason()
+        closed_at_once = "failed to connect to all addresses" in end.details and "Socket closed" in end.details
+        if end.welcomed or not closed_at_once or self.arena.startswith("unix:"):
+            return reason
+        hint = self._tls.closed_hint() if self._tls is not None else _PLAINTEXT_CLOSED_HINT
+        return f"{reason} before the arena answered: {hint}"
 
     def _connect_timeout(self) -> float:
         """How long this attempt may wait for its Welcome: CONNECT_TIMEOUT, less when the
@@ -644,7 +854,10 @@ class BotClient:
     async def _session(self) -> _SessionEnd:
         """One connection: Hello, then answer messages until the stream ends."""
         welcomed = False
-        channel = grpc.aio.insecure_channel(self.arena, options=self.channel_options)
+        if self._credentials is not None:
+            channel = grpc.aio.secure_channel(self.arena, self._credentials, options=self.channel_options)
+        else:
+            channel = grpc.aio.insecure_channel(self.arena, options=self.channel_options)
         try:
             stub = arena_pb2_grpc.ArenaStub(channel)
             call = self._call = stub.Play(metadata=(("authorization", f"Bearer {self.token}"),))
@@ -694,9 +907,10 @@ class BotClient:
         if outage is not None:
             tries = outage.attempts + 1   # the failed ones and this one
             after = f" after {time.monotonic() - outage.since:.1f} s ({tries} attempt{'s' if tries > 1 else ''})"
-        log.info("%s: %s %s%s as %s (server %s)", self.name,
+        log.info("%s: %s %s%s%s as %s (server %s)", self.name,
                  "reconnected to" if outage is not None and outage.lost else "connected to",
-                 self.arena, after, welcome.bot_id, welcome.server_version)
+                 self.arena, " over TLS" if self._credentials is not None else "", after, welcome.bot_id,
+                 welcome.server_version)
 
     # -- messages
 
@@ -824,7 +1038,8 @@ def parse_args(argv: list[str] | None = None, *, default_name: str = "bot") -> a
     a ``unix:`` one with an absolute socket path.
 
     A mistake (no token, ``--arena host:abc``, ``--arena unix:relative.sock``, a bad
-    ``$ARENA_ADDRESS``) ends the process with one line on stderr and exit status 2.
+    ``$ARENA_ADDRESS``, an unreadable ``--tls-ca``) ends the process with one line on stderr
+    and exit status 2. ``args.tls`` is the :class:`Tls` to connect with, or None (plaintext).
     """
     parser = _OneLineParser(description=f"Wizard Arena bot {default_name!r}")
     parser.add_argument("--arena", metavar="HOST[:PORT]|unix:/PATH",
@@ -844,6 +1059,18 @@ def parse_args(argv: list[str] | None = None, *, default_name: str = "bot") -> a
     parser.add_argument("--retry-for", "--give-up-after", dest="retry_for", type=float, default=RETRY_FOR,
                         metavar="SECONDS",
                         help=f"seconds without a connection before exiting with status 1 (default {RETRY_FOR:g})")
+    tls = parser.add_argument_group("TLS", "for an arena that serves TLS; a unix: address stays plaintext")
+    tls.add_argument("--tls-ca", metavar="FILE",
+                     help="connect with TLS, trusting the CA certificate in FILE (PEM): the one the organiser "
+                          "hands out (default: $ARENA_TLS_CA)")
+    tls.add_argument("--tls", dest="tls_on", action="store_true",
+                     help="connect with TLS, trusting the usual public CAs (grpc's list, or the file "
+                          "$GRPC_DEFAULT_SSL_ROOTS_FILE_PATH names) (default: $ARENA_TLS=1; ARENA_TLS=0 "
+                          "turns the ARENA_TLS_* variables off)")
+    tls.add_argument("--tls-cert", metavar="FILE",
+                     help="a client certificate (PEM), for an arena that asks for one; with --tls-key "
+                          "(default: $ARENA_TLS_CERT)")
+    tls.add_argument("--tls-key", metavar="FILE", help="its private key (PEM) (default: $ARENA_TLS_KEY)")
     parser.add_argument("--verbose", "-v", action="store_true", help="log more to stderr (every retry)")
     args = parser.parse_args(argv)
 
@@ -868,14 +1095,55 @@ def parse_args(argv: list[str] | None = None, *, default_name: str = "bot") -> a
     if not args.retry_for >= 0:   # also refuses nan
         parser.error("--retry-for must be 0 or more seconds")
     args.give_up_after = args.retry_for   # the attribute's first name, for callers that read it
+    args.tls = _tls_settings(args, parser)
     return args
+
+
+# The environment variable behind each TLS option (the option wins when both are given).
+_TLS_ENV = {"tls_ca": "ARENA_TLS_CA", "tls_cert": "ARENA_TLS_CERT", "tls_key": "ARENA_TLS_KEY"}
+_YES, _NO = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
+
+
+def _tls_settings(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Tls | None:
+    """The :class:`Tls` the command line and the ``ARENA_TLS*`` variables ask for, or None
+    for plaintext; a file that cannot be used ends the process with one line (exit 2).
+
+    ``ARENA_TLS=1`` is ``--tls``; ``ARENA_TLS=0`` turns the other variables off (a bot that
+    inherited an organiser's ``ARENA_TLS_CA`` but plays on a plaintext arena), not the options.
+    """
+    switch = os.environ.get("ARENA_TLS", "").strip().lower()
+    if switch and switch not in _YES + _NO:
+        parser.error(f"ARENA_TLS={os.environ['ARENA_TLS']!r}: give 1 (TLS) or 0 (plaintext)")
+    files: dict[str, tuple[str, str]] = {}   # option -> (path, the option or variable that gave it)
+    for option, variable in _TLS_ENV.items():
+        if getattr(args, option):
+            files[option] = (getattr(args, option), "--" + option.replace("_", "-"))
+        elif os.environ.get(variable) and switch not in _NO:
+            files[option] = (os.environ[variable], variable)
+    if not (args.tls_on or switch in _YES or files):
+        return None
+    if ("tls_cert" in files) != ("tls_key" in files):
+        parser.error("a client certificate needs both --tls-cert and --tls-key (or ARENA_TLS_CERT and ARENA_TLS_KEY)")
+    pem: dict[str, bytes] = {}
+    for option, (path, source) in files.items():
+        try:
+            pem[option] = read_pem(path, "PRIVATE KEY" if option == "tls_key" else "CERTIFICATE")
+        except ValueError as error:
+            parser.error(f"{source}: {error}")
+    if "tls_cert" in files:
+        try:
+            check_key_pair(files["tls_cert"][0], files["tls_key"][0])
+        except ValueError as error:
+            parser.error(f"{files['tls_key'][1]}: {error}")
+    return Tls(root_certificates=pem.get("tls_ca"), private_key=pem.get("tls_key"),
+               certificate_chain=pem.get("tls_cert"), ca_file=files["tls_ca"][0] if "tls_ca" in files else None)
 
 
 async def main(bot: type[Bot] | Bot, args: argparse.Namespace) -> int:
     """Run a bot until it is stopped; SIGTERM and SIGINT stop it cleanly."""
     client = BotClient(bot=bot, arena=args.arena, token=args.token, name=args.name,
                        max_matches=args.max_matches, seed=args.seed,
-                       give_up_after=getattr(args, "retry_for", RETRY_FOR))
+                       give_up_after=getattr(args, "retry_for", RETRY_FOR), tls=getattr(args, "tls", None))
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         try:

@@ -3,9 +3,17 @@
 //
 //   node bot.js --arena 127.0.0.1:50051 --token T [--name node-heuristic] [--seed S]
 //               [--max-matches N] [--proto PATH] [--retry-for SECONDS]
+//               [--tls-ca FILE | --tls] [--tls-cert FILE --tls-key FILE]
 //
 // --arena may also be a Unix domain socket, unix:/PATH (or unix:///PATH): how the arena
 // reaches a bot it runs in a sandbox without a network.
+//
+// For an arena that serves TLS: --tls-ca FILE trusts the CA the organiser hands out (and
+// checks the arena's certificate against it and against the host in --arena), --tls the
+// usual public CAs (Node's, or the file GRPC_DEFAULT_SSL_ROOTS_FILE_PATH names); --tls-cert
+// and --tls-key add a client certificate. The same come from
+// ARENA_TLS_CA, ARENA_TLS=1, ARENA_TLS_CERT and ARENA_TLS_KEY (ARENA_TLS=0 turns those
+// variables off). A unix: address stays plaintext: the socket is local.
 //
 // It speaks the protocol in proto/wizard_arena/v1/arena.proto with nothing but
 // @grpc/grpc-js and @grpc/proto-loader: one bidirectional Play stream, Hello first,
@@ -13,9 +21,12 @@
 // taken from the request's options (a prediction only takes tokens the supply has),
 // so the bot never plays an illegal move. When the connection drops it reconnects
 // with backoff (the arena keeps its seats for a grace period); SIGTERM/SIGINT and a
-// stream the arena ends with status OK make it exit with status 0.
+// stream the arena ends with status OK make it exit with status 0. A refusal, a failed
+// TLS handshake (a certificate that does not verify, TLS against a plaintext arena) or a
+// bad command line is one line on stderr and exit status 2.
 'use strict';
 
+const fs = require('fs');
 const path = require('path');
 const grpc = require('@grpc/grpc-js');
 const protoLoader = require('@grpc/proto-loader');
@@ -33,6 +44,10 @@ function parseArgs(argv) {
     maxMatches: Math.max(1, parseInt(process.env.ARENA_MAX_MATCHES, 10) || 1),
     proto: defaultProto(),
     giveUpAfter: 60,
+    tls: false,
+    tlsCa: null,
+    tlsCert: null,
+    tlsKey: null,
   };
   const flags = {
     '--arena': (v) => { args.arena = v; },
@@ -43,14 +58,19 @@ function parseArgs(argv) {
     '--proto': (v) => { args.proto = path.resolve(v); },
     '--retry-for': (v) => { args.giveUpAfter = Number(v); },
     '--give-up-after': (v) => { args.giveUpAfter = Number(v); },   // the older name
+    '--tls-ca': (v) => { args.tlsCa = v; },
+    '--tls-cert': (v) => { args.tlsCert = v; },
+    '--tls-key': (v) => { args.tlsKey = v; },
   };
   for (let i = 0; i < argv.length; i++) {
     let [flag, value] = argv[i].split(/=(.*)/s);
     if (flag === '--help' || flag === '-h') {
       console.log('usage: node bot.js --arena HOST:PORT|unix:/PATH --token T [--name N] [--seed S] ' +
-                  '[--max-matches N] [--proto PATH] [--retry-for SECONDS]');
+                  '[--max-matches N] [--proto PATH] [--retry-for SECONDS] [--tls-ca FILE | --tls] ' +
+                  '[--tls-cert FILE --tls-key FILE]');
       process.exit(0);
     }
+    if (flag === '--tls' && value === undefined) { args.tls = true; continue; }   // a switch: no value
     if (!(flag in flags)) fail(`unknown argument ${flag}`);
     if (value === undefined) {
       value = argv[++i];
@@ -61,6 +81,7 @@ function parseArgs(argv) {
   if (!args.token) fail('a token is needed: --token T or ARENA_TOKEN');
   if (!(args.giveUpAfter >= 0)) fail(`--retry-for takes seconds (got ${args.giveUpAfter})`);
   args.arena = withPort(args.arena);
+  args.tls = tlsSettings(args);
   return args;
 }
 
@@ -126,6 +147,110 @@ function fail(message) {
 
 function log(message) {
   console.error(`${new Date().toISOString()} ${message}`);
+}
+
+// ------------------------------------------------------------------ TLS
+
+// The TLS settings the options and the ARENA_TLS* variables ask for, read and checked now
+// (grpc-js would only fail at the first connection): null for plaintext, else the PEM
+// contents for grpc.credentials.createSsl and where the CA came from, for messages.
+function tlsSettings(args) {
+  const switchValue = (process.env.ARENA_TLS || '').trim().toLowerCase();
+  const on = ['1', 'true', 'yes', 'on'].includes(switchValue);
+  const off = ['0', 'false', 'no', 'off'].includes(switchValue);
+  if (switchValue && !on && !off) fail(`ARENA_TLS='${process.env.ARENA_TLS}': give 1 (TLS) or 0 (plaintext)`);
+  const files = {};   // what -> [path, the option or variable that gave it]
+  for (const [what, given, flag, variable] of [['ca', args.tlsCa, '--tls-ca', 'ARENA_TLS_CA'],
+                                               ['cert', args.tlsCert, '--tls-cert', 'ARENA_TLS_CERT'],
+                                               ['key', args.tlsKey, '--tls-key', 'ARENA_TLS_KEY']]) {
+    if (given) files[what] = [given, flag];
+    else if (process.env[variable] && !off) files[what] = [process.env[variable], variable];
+  }
+  if (!args.tls && !on && Object.keys(files).length === 0) return null;
+  if (Boolean(files.cert) !== Boolean(files.key)) {
+    fail('a client certificate needs both --tls-cert and --tls-key (or ARENA_TLS_CERT and ARENA_TLS_KEY)');
+  }
+  const pem = {};
+  for (const [what, [file, source]] of Object.entries(files)) {
+    let data;
+    try {
+      data = fs.readFileSync(file);
+    } catch (err) {
+      fail(`${source}: cannot read '${file}': ${err.code === 'ENOENT' ? 'no such file' : err.code || err.message}`);
+    }
+    const begin = what === 'key' ? /-----BEGIN (RSA |EC )?PRIVATE KEY-----/ : /-----BEGIN CERTIFICATE-----/;
+    if (!begin.test(data.toString('latin1'))) {
+      fail(`${source}: '${file}' is not ${what === 'key' ? 'an unencrypted PEM private key' : 'a PEM certificate'}`);
+    }
+    pem[what] = data;
+  }
+  if (pem.cert) {
+    try {   // the key must be the certificate's own: Node's TLS checks the pair here
+      require('tls').createSecureContext({ cert: pem.cert, key: pem.key });
+    } catch (err) {
+      fail(`${files.key[1]}: '${files.key[0]}' is not the private key of the certificate in '${files.cert[0]}' ` +
+           `(${err.message})`);
+    }
+  }
+  return { ca: pem.ca || null, cert: pem.cert || null, key: pem.key || null, caFile: files.ca ? files.ca[0] : null };
+}
+
+// How grpc-js reports a failed TLS handshake: UNAVAILABLE, with Node's own error text in
+// the details (measured with @grpc/grpc-js 1.14.7 on Node 20). These come from the
+// settings on one side or the other, not from an arena that is down: returned is the
+// one line to say (the bot then exits with status 2), or null for any other failure.
+const CERTIFICATE_ERRORS = new RegExp(`(${[
+  'unable to verify the first certificate', 'unable to get (?:local )?issuer certificate',
+  'self[- ]signed certificate(?: in certificate chain)?', 'certificate signature failure', 'invalid CA certificate',
+  'certificate has expired', 'certificate is not yet valid',
+].join('|')})`);
+
+function tlsFailure(details, tls, arena) {
+  if (!tls) return null;
+  if (/ERR_TLS_CERT_ALTNAME_INVALID|does not match certificate's altnames/.test(details)) {
+    const host = arena.replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
+    return `the arena's certificate is not for ${host} (ERR_TLS_CERT_ALTNAME_INVALID); ` +
+           'connect by a name or address the certificate is for (ask the organiser)';
+  }
+  const verify = details.match(CERTIFICATE_ERRORS);
+  if (verify) {
+    if (/expired|not yet valid/.test(verify[1])) {
+      return `the arena's certificate is out of date (${verify[1]}); tell the organiser, or check this machine's clock`;
+    }
+    if (tls.ca) {
+      return `the arena's certificate is not signed by the CA in ${tls.caFile} (${verify[1]}); ` +
+             "check --tls-ca (or ARENA_TLS_CA): it must be the CA that signed the arena's certificate";
+    }
+    return `the arena's certificate is not signed by a CA this system trusts (${verify[1]}); ` +
+           'give the CA the organiser hands out with --tls-ca FILE (or ARENA_TLS_CA)';
+  }
+  if (/wrong version number/.test(details)) {
+    return `the arena at ${arena} does not use TLS (wrong version number); leave out --tls, --tls-ca and ` +
+           "ARENA_TLS*, or ask the organiser for the arena's TLS address";
+  }
+  return null;
+}
+
+// grpc-js says only "Failed to connect" when the arena closed the connection before
+// answering; a TLS arena does that to a plaintext bot, and (TLS 1.3) to a bot whose client
+// certificate is missing or refused. It is retried, since a stopping arena looks the same,
+// but said with what to check.
+function closedHint(details, tls, arena) {
+  if (arena.startsWith('unix:') || !/Last error: Failed to connect \(/.test(details || '')) return '';
+  if (!tls) return '; if the arena uses TLS, give --tls-ca FILE (or --tls)';
+  if (!tls.cert) return '; if the arena asks for a client certificate, give --tls-cert FILE and --tls-key FILE';
+  return '; the arena may not accept this client certificate (--tls-cert)';
+}
+
+// grpc-js gives TLS the target's host as the server name, and Node warns once (DEP0123)
+// when that is an IP address, as with --arena 127.0.0.1:50051. The certificate is still
+// checked against the address; only that warning is kept out of the bot's log.
+function quietIpServerNameWarning() {
+  const emitWarning = process.emitWarning;
+  process.emitWarning = function filteredWarning(warning, ...rest) {
+    const code = rest[0] && typeof rest[0] === 'object' ? rest[0].code : rest[1];
+    if (code !== 'DEP0123') emitWarning.call(process, warning, ...rest);
+  };
 }
 
 // ------------------------------------------------------------------ seeded randomness
@@ -368,6 +493,10 @@ function main() {
     keepCase: true, longs: String, enums: String, defaults: true, oneofs: true,
   });
   const ArenaClient = grpc.loadPackageDefinition(definition).wizard_arena.v1.Arena;
+  // TLS over TCP only: a Unix socket is local, and the arena serves it in plaintext.
+  const tls = args.arena.startsWith('unix:') ? null : args.tls;
+  const credentials = tls ? grpc.credentials.createSsl(tls.ca, tls.key, tls.cert) : grpc.credentials.createInsecure();
+  if (tls) quietIpServerNameWarning();
 
   const seats = new Map();        // "matchId/seat" -> { rng, info }
   let client = null;
@@ -392,7 +521,7 @@ function main() {
       case 'welcome':
         delay = 100;
         if (message.welcome.bot_name) args.name = message.welcome.bot_name;
-        log(`${args.name || 'bot'}: connected to ${args.arena} as ${message.welcome.bot_id}` +
+        log(`${args.name || 'bot'}: connected to ${args.arena}${tls ? ' over TLS' : ''} as ${message.welcome.bot_id}` +
             (retrying ? ` after ${((Date.now() - disconnectedSince) / 1000).toFixed(1)} s` : ''));
         retrying = false;
         break;
@@ -426,7 +555,7 @@ function main() {
   function connect() {
     retryTimer = null;
     if (stopping) return;
-    client = new ArenaClient(args.arena, grpc.credentials.createInsecure(), CHANNEL_OPTIONS);
+    client = new ArenaClient(args.arena, credentials, CHANNEL_OPTIONS);
     const metadata = new grpc.Metadata();
     metadata.add('authorization', `Bearer ${args.token}`);
     let welcomed = false;
@@ -451,6 +580,13 @@ function main() {
         log(`${args.name || 'bot'}: refused by the arena: ${status.details}`);
         process.exit(2);
       }
+      // grpc-js ends its details with an empty "Resolution note: ", left out of the log.
+      const said = (status.details || String(status.code)).replace(/\.? Resolution note: $/, '');
+      const handshake = status.code === grpc.status.UNAVAILABLE ? tlsFailure(status.details, tls, args.arena) : null;
+      if (handshake) {
+        log(`${args.name || 'bot'}: TLS handshake with ${args.arena} failed: ${handshake}`);
+        process.exit(2);
+      }
       // Started by an arena (ARENA_PARENT_PID) that has since exited: nothing to reconnect to.
       // Only a launcher that was the parent at the start counts: in a sandbox (its own PID
       // namespace) the arena sets no ARENA_PARENT_PID, and one leaking in from outside
@@ -462,14 +598,16 @@ function main() {
       }
       if (welcomed) disconnectedSince = Date.now();
       else if (Date.now() - disconnectedSince > args.giveUpAfter * 1000) {
-        log(`${args.name || 'bot'}: no connection to ${args.arena} for ${args.giveUpAfter} s; giving up`);
+        log(`${args.name || 'bot'}: no connection to ${args.arena} for ${args.giveUpAfter} s; giving up ` +
+            `(${said}${closedHint(status.details, tls, args.arena)})`);
         process.exit(1);
       }
       const wait = Math.min(delay * (0.5 + Math.random()), 5000);
       if (!retrying) {
         retrying = true;
         log(`${args.name || 'bot'}: ${welcomed ? 'lost the connection to' : 'cannot reach'} ${args.arena} ` +
-            `(${status.details || status.code}); retrying with backoff up to 5 s for ${args.giveUpAfter} s`);
+            `(${said}${welcomed ? '' : closedHint(status.details, tls, args.arena)}); ` +
+            `retrying with backoff up to 5 s for ${args.giveUpAfter} s`);
       }
       retryTimer = setTimeout(connect, wait);
       delay = Math.min(delay * 2, 5000);
@@ -496,4 +634,4 @@ function main() {
 
 if (require.main === module) main();
 
-module.exports = { strategy, answer, classicWinner, extremeWinner, makeRng };
+module.exports = { strategy, answer, classicWinner, extremeWinner, makeRng, tlsFailure };
