@@ -191,6 +191,9 @@ class ClientTls:
     (``--tls-ca FILE``), or, with ``ca`` None, the system's roots (``--tls``)."""
 
     ca: Path | None = None
+    # A client certificate and its key, for an arena that requires one (--tls-client-ca).
+    cert: Path | None = None
+    key: Path | None = None
 
     @property
     def option(self) -> str:
@@ -198,11 +201,14 @@ class ClientTls:
         return f"--tls-ca {self.ca}" if self.ca is not None else "--tls"
 
     def credentials(self) -> grpc.ChannelCredentials:
-        """grpc's channel credentials; a one-line TlsError for a CA file that is not one."""
+        """grpc's channel credentials; a one-line TlsError for a file that is not what it should be."""
         import grpc
 
         roots = read_pem(self.ca, "--tls-ca", "certificate") if self.ca is not None else None
-        return grpc.ssl_channel_credentials(root_certificates=roots)
+        chain = read_pem(self.cert, "--tls-cert", "certificate") if self.cert is not None else None
+        private_key = read_pem(self.key, "--tls-key", "key") if self.key is not None else None
+        return grpc.ssl_channel_credentials(root_certificates=roots, private_key=private_key,
+                                            certificate_chain=chain)
 
     def secure_channel(self, address: str, options: list[tuple[str, Any]] | None = None) -> grpc.aio.Channel:
         """A grpc.aio channel to ``address`` over TLS."""

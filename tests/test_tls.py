@@ -515,3 +515,35 @@ def test_a_certificate_for_another_name_is_said_so(tmp_path: Path) -> None:
 
     assert "failed: the arena's certificate is not for 127.0.0.1 (connect with a name the certificate has" in (
         asyncio.run(scenario()))
+
+
+def test_the_organisers_client_certificate_reaches_a_mutual_tls_arena(pki: Pki, serve: type[Served],
+                                                                        tmp_path: Path) -> None:
+    """arena serve --tls-client-ca admits the organiser's own calls only with a client
+    certificate: arena tournament --server takes --tls-cert/--tls-key (or ARENA_TLS_CERT
+    and ARENA_TLS_KEY) and stores them for --resume."""
+    from arena.tournament.runner import RemoteArena
+    from arena.tournament.settings import TournamentSettings
+
+    server = serve("--tls-cert", str(pki.cert), "--tls-key", str(pki.key), "--tls-client-ca", str(pki.client_ca))
+
+    async def bots(tls: ClientTls) -> list[str]:
+        async with RemoteArena(server.address, ADMIN, tls) as remote:
+            return await remote.connected_bots("classic")
+
+    assert asyncio.run(bots(ClientTls(pki.ca, pki.client_cert, pki.client_key))) == []
+    with pytest.raises(TlsError, match="does it require a client certificate"):
+        asyncio.run(bots(ClientTls(pki.ca)))
+    # The command line reaches it too: with no bot connected it stops at the lineup, past TLS.
+    done = subprocess.run(arena_command("tournament", "--server", server.address, "--tls-ca", str(pki.ca),
+                                        "--db", str(tmp_path / "t.db")), capture_output=True, text=True,
+                          timeout=60, env={**ENV, "ARENA_TLS_CERT": str(pki.client_cert),
+                                           "ARENA_TLS_KEY": str(pki.client_key)})
+    assert done.returncode == 2 and "TLS" not in done.stderr and "certificate" not in done.stderr, done.stderr
+    settings = TournamentSettings(server="h:1", tls=True, tls_ca=str(pki.ca), tls_cert=str(pki.client_cert),
+                                  tls_key=str(pki.client_key))
+    assert TournamentSettings.from_dict(settings.to_dict()).client_tls() == ClientTls(pki.ca, pki.client_cert,
+                                                                                      pki.client_key)
+    half = run_arena("tournament", "--server", server.address, "--tls-ca", str(pki.ca), "--tls-cert",
+                     str(pki.client_cert))
+    assert half.returncode == 2 and "both --tls-cert FILE and --tls-key FILE" in one_error_line(half)

@@ -119,6 +119,11 @@ def tournament(
                                       "for --resume [env ARENA_TLS_CA]", show_default=False),
     tls: bool = typer.Option(False, "--tls", help="With --server: it serves TLS with a certificate the system's "
                              "CAs trust (a public one)"),
+    tls_cert: str | None = typer.Option(None, "--tls-cert", metavar="FILE", help="With --server over TLS: the "
+                                        "client certificate it requires (arena serve --tls-client-ca) "
+                                        "[env ARENA_TLS_CERT]", show_default=False),
+    tls_key: str | None = typer.Option(None, "--tls-key", metavar="FILE", help="The key of --tls-cert "
+                                       "[env ARENA_TLS_KEY]", show_default=False),
     gauntlet: str | None = typer.Option(None, metavar="NAME", help="A gauntlet: every table has this bot of the "
                                         "lineup and opponents from the rest; the result is its rating and its "
                                         "record against each", show_default=False),
@@ -139,6 +144,8 @@ def tournament(
     """Run a whole tournament: start a referee and the bots, play, store, print the leaderboard."""
     if server is not None and tls_ca is None and not tls:
         tls_ca = os.environ.get("ARENA_TLS_CA") or None    # not on --resume: its CA is stored
+    if server is not None and tls_cert is None and tls_key is None:
+        tls_cert, tls_key = os.environ.get("ARENA_TLS_CERT") or None, os.environ.get("ARENA_TLS_KEY") or None
     from arena.tournament.command import run_tournament_command  # imported here: it brings grpc
 
     request = TournamentRequest(
@@ -146,6 +153,7 @@ def tournament(
         time_bank=time_bank, max_faults=max_faults, concurrency=concurrency, deals=deals, bidding=bidding,
         plus_minus_one=plus_minus_one, length=length, destroyer_penalty=destroyer_penalty, bots=bot,
         no_samples=no_samples, server=server, admin_token=admin_token, tls_ca=tls_ca, tls=tls or None,
+        tls_cert=tls_cert, tls_key=tls_key,
         resume=resume, db=db_location(db),
         gauntlet=gauntlet, workers=workers, lineup=lineup, sandbox=sandbox,
         fresh_per_match=fresh_per_match, memory_limit=memory_limit, process_limit=process_limit,

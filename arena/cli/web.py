@@ -20,6 +20,12 @@ def web(
                                        help="The --referee servers speak TLS: trust the CA certificate in FILE "
                                        "(a --server tournament's own CA is used without it) [env ARENA_TLS_CA]",
                                        show_default=False),
+    tls_cert: Path | None = typer.Option(None, "--tls-cert", metavar="FILE", envvar="ARENA_TLS_CERT",
+                                         help="With --tls-ca: the client certificate the --referee servers "
+                                         "require (arena serve --tls-client-ca) [env ARENA_TLS_CERT]",
+                                         show_default=False),
+    tls_key: Path | None = typer.Option(None, "--tls-key", metavar="FILE", envvar="ARENA_TLS_KEY",
+                                        help="The key of --tls-cert [env ARENA_TLS_KEY]", show_default=False),
     db: str | None = DbOption,
 ) -> None:
     """Serve the database read-only in a browser: leaderboards, crosstables, tournaments and a match viewer.
@@ -39,10 +45,17 @@ def web(
         host_part, _, port_part = address.rpartition(":")
         if not host_part or not port_part.isdigit() or not 0 < int(port_part) <= 65535:
             raise typer.BadParameter(f"takes HOST:PORT (got {address!r})", param_hint="--referee")
+    if (tls_cert is None) != (tls_key is None):
+        raise typer.BadParameter("a client certificate takes both --tls-cert FILE and --tls-key FILE",
+                                 param_hint="--tls-cert/--tls-key")
     if tls_ca is not None and referee:
         read_pem(tls_ca, "--tls-ca", "certificate")     # a missing or foreign file: one line, exit 2
+        if tls_cert is not None and tls_key is not None:
+            read_pem(tls_cert, "--tls-cert", "certificate")
+            read_pem(tls_key, "--tls-key", "key")
         for address in referee:
-            REFEREE_TLS[address] = ClientTls(tls_ca.resolve())
+            REFEREE_TLS[address] = ClientTls(tls_ca.resolve(), tls_cert.resolve() if tls_cert else None,
+                                             tls_key.resolve() if tls_key else None)
     open_store(db, must_exist=True).close()     # a missing database: one line, exit 2
     app = create_app(db_location(db), referee)
     # Bind the socket here rather than in uvicorn: a taken port is then one line (exit 2),

@@ -79,6 +79,10 @@ class TournamentSettings:
     # it, the system's roots; plaintext when ``tls`` is false.
     tls: bool = False
     tls_ca: str | None = None
+    # The organiser's client certificate and key (absolute paths), for a server that
+    # requires one (arena serve --tls-client-ca).
+    tls_cert: str | None = None
+    tls_key: str | None = None
     deals: str = DEAL_FORMATS[0]     # duplicate
     bots: list[dict[str, Any]] = field(default_factory=list)   # BotEntry fields, for local runs
     # "round-robin"; "gauntlet": every table has the bot ``gauntlet`` and opponents from
@@ -120,7 +124,8 @@ class TournamentSettings:
         """
         if not self.tls:
             return None
-        return ClientTls(Path(self.tls_ca) if self.tls_ca else None)
+        return ClientTls(Path(self.tls_ca) if self.tls_ca else None, Path(self.tls_cert) if self.tls_cert else None,
+                         Path(self.tls_key) if self.tls_key else None)
 
     def bot_limits(self) -> BotLimits:
         return BotLimits(memory_mb=self.memory_limit_mb, processes=self.process_limit,
@@ -210,6 +215,8 @@ class TournamentRequest:
     admin_token: str | None = None
     tls_ca: str | None = None       # with --server: the CA certificate that signed its certificate
     tls: bool | None = None         # with --server: TLS, trusting the system's roots
+    tls_cert: str | None = None     # with --server over TLS: the organiser's client certificate
+    tls_key: str | None = None      # and its key
     resume: str | None = None
     # arena sprt: the two bots under test (NAME=COMMAND) and the test's bounds; the
     # opponents are ``bots`` (or the sample bots).
@@ -280,6 +287,10 @@ def check_numbers(req: TournamentRequest) -> None:
                           "in plaintext")
     if req.tls_ca is not None and req.tls:
         raise ConfigError("--tls-ca FILE trusts that CA, --tls the system's: pass one of them")
+    if (req.tls_cert is None) != (req.tls_key is None):
+        raise ConfigError("a client certificate takes both --tls-cert FILE and --tls-key FILE")
+    if req.tls_cert is not None and req.tls_ca is None and not req.tls:
+        raise ConfigError("--tls-cert and --tls-key are for a --server that serves TLS: pass --tls-ca FILE or --tls")
     modes = [mode.value for mode in SandboxMode]
     if req.sandbox is not None and req.sandbox not in modes:
         raise ConfigError(f"--sandbox must be {', '.join(modes[:-1])} or {modes[-1]} (got {req.sandbox!r})")
@@ -298,7 +309,13 @@ def check_numbers(req: TournamentRequest) -> None:
 def checked_ca(path: Path) -> Path:
     """``--tls-ca FILE`` as an absolute path, once it is known to be a readable PEM
     certificate (a one-line TlsError otherwise)."""
-    read_pem(path, "--tls-ca", "certificate")
+    return checked_pem(path, "--tls-ca", "certificate")
+
+
+def checked_pem(path: Path, option: str, what: str) -> Path:
+    """A TLS file option as an absolute path (kept for --resume), once it is known to be
+    a readable PEM ``what`` ("certificate" or "key"; a one-line TlsError otherwise)."""
+    read_pem(path, option, what)
     return path.resolve()
 
 
@@ -358,6 +375,8 @@ def build_settings(req: TournamentRequest, notice: Callable[[str], None]) -> Tou
         server=req.server,
         tls=req.tls_ca is not None or bool(req.tls),
         tls_ca=str(checked_ca(Path(req.tls_ca))) if req.tls_ca is not None else None,
+        tls_cert=str(checked_pem(Path(req.tls_cert), "--tls-cert", "certificate")) if req.tls_cert else None,
+        tls_key=str(checked_pem(Path(req.tls_key), "--tls-key", "key")) if req.tls_key else None,
         # Bots the arena starts itself are the organiser's; bots on a server are anyone's.
         deals=req.deals if req.deals is not None else ("independent" if req.server else DEFAULTS.deals),
         bot_env=parse_bot_env(req.bot_env or []),

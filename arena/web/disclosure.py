@@ -45,11 +45,12 @@ FINISHED = "finished"
 PUBLIC_SETTINGS = frozenset({
     "game", "games", "seed", "move_time", "time_bank", "max_faults", "concurrency", "server", "deals", "format",
     "sprt", "gauntlet", "sandbox", "fresh_per_match", "memory_limit_mb", "process_limit", "file_size_limit_mb",
-    "open_files_limit", "organised_elsewhere",
+    "open_files_limit", "organised_elsewhere", "tls",
 })
 # Settings never shown as stored: the bots' commands, folders and variables (their names
-# are shown apart), and the values of the variables passed to every bot (their names are shown).
-PRIVATE_SETTINGS = frozenset({"bots", "bot_env"})
+# are shown apart), the values of the variables passed to every bot (their names are
+# shown), and where the organiser keeps its TLS files.
+PRIVATE_SETTINGS = frozenset({"bots", "bot_env", "tls_ca", "tls_cert", "tls_key"})
 
 
 def seeds_shown(info: TournamentInfo | None) -> bool:

@@ -34,7 +34,6 @@ import asyncio
 import json
 from collections.abc import AsyncIterator, Iterable, Sequence
 from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import Any
 
 import grpc
@@ -42,6 +41,7 @@ import grpc
 from arena.results import Store
 from arena.tls import ClientTls, TlsError, tls_problem
 from arena.tournament.lock import referee_address
+from arena.tournament.settings import TournamentSettings
 from arena.web.viewer import Step
 from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
 from arena.wire.pb.wizard_arena.v1 import arena_pb2_grpc
@@ -94,8 +94,7 @@ def referees(store: Store, db: str, given: Sequence[str]) -> list[str]:
         if info.status == "running":
             address = referee_address(info, db)
             if address and info.settings.get("server") == address and info.settings.get("tls"):
-                REFEREE_TLS.setdefault(address, ClientTls(Path(info.settings["tls_ca"]) if info.settings.get("tls_ca")
-                                                          else None))
+                REFEREE_TLS.setdefault(address, TournamentSettings.from_dict(info.settings).client_tls() or ClientTls())
             if address and address not in found:
                 found.append(address)
     return found
