@@ -120,7 +120,7 @@ class TournamentSettings:
         roots) or, None, in plaintext.
 
         >>> TournamentSettings(server="h:1", tls=True, tls_ca="/etc/arena/ca.pem").client_tls()
-        ClientTls(ca=PosixPath('/etc/arena/ca.pem'))
+        ClientTls(ca=PosixPath('/etc/arena/ca.pem'), cert=None, key=None)
         """
         if not self.tls:
             return None
