@@ -867,7 +867,7 @@ class BotClient:
                 timeout = self._connect_timeout()
                 try:
                     # Bounded: an unanswering host would hold grpc for 20 s. A timed-out
-                    # read breaks the stream (GRPC-NOTES), but this one is abandoned anyway.
+                    # read breaks the stream (grpc.aio cancels the call), but this one is abandoned anyway.
                     message = await asyncio.wait_for(self._hello(call), timeout)
                 except TimeoutError:
                     call.cancel()

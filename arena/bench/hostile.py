@@ -15,8 +15,9 @@ processes of their own:
    (what the flood costs once cut off), and how many messages the flooder had
    written by then.
 
-Bot processes are started with ``asyncio.create_subprocess_exec`` (never fork, see
-GRPC-NOTES). This module is also the spectators' and the flooder's entry point.
+Bot processes are started with ``asyncio.create_subprocess_exec`` (never a bare fork:
+a forked child of a process running gRPC's threads hangs). This module is also the
+spectators' and the flooder's entry point.
 """
 
 from __future__ import annotations

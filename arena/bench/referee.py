@@ -40,9 +40,9 @@ JSON dict of figures. In one invocation it measures:
 The referee process gets the garbage-collector settings ``arena serve`` uses
 (``arena.referee.server.tune_gc``) before anything is measured.
 
-Bot processes are started with ``asyncio.create_subprocess_exec`` (never fork, see
-GRPC-NOTES). This module is also the bots' and the echo client's entry point
-(``--echo-client``, ``--bots``).
+Bot processes are started with ``asyncio.create_subprocess_exec`` (never a bare fork:
+a forked child of a process running gRPC's threads hangs). This module is also the
+bots' and the echo client's entry point (``--echo-client``, ``--bots``).
 """
 
 from __future__ import annotations

@@ -196,7 +196,8 @@ async def admit(context: grpc.aio.ServicerContext, tokens: Tokens, hello_timeout
     if name is None:   # the interceptor lets no such call through; belt and braces
         await _refuse(context, grpc.StatusCode.UNAUTHENTICATED, "missing or unknown bot token", peer)
     try:
-        # wait_for breaks the stream when it fires (GRPC-NOTES); here that is the point.
+        # wait_for on a read breaks the stream when it fires (grpc.aio cancels the call);
+        # here that is the point.
         first = await asyncio.wait_for(context.read(), hello_timeout)
     except TimeoutError:
         await _refuse(context, grpc.StatusCode.DEADLINE_EXCEEDED, f"no Hello within {hello_timeout:g} s", peer, name)

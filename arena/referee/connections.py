@@ -182,8 +182,8 @@ class Connection:
         """Route the bot's messages until its side of the stream ends, then :meth:`close`.
 
         Reads go on in this one task for the stream's whole life: per-decision time
-        limits are timers on the requests, never a timeout on a read (which would break
-        the stream, see GRPC-NOTES).
+        limits are timers on the requests, never a timeout on a read (grpc.aio cancels
+        the whole call when a read is cancelled, so the stream would break).
         """
         try:
             while not self._closed and (message := await context.read()) is not grpc.aio.EOF:

@@ -64,7 +64,7 @@ RECENT_MATCHES = 200   # finished matches kept in memory (for spectators and Lis
 
 
 def server_options(keepalive_ms: int = 5_000) -> list[tuple[str, Any]]:
-    """The gRPC server options, chosen on purpose (see /work/shared/GRPC-NOTES.md).
+    """The gRPC server options, chosen on purpose (measured with grpcio here; docs/protocol.md §10).
 
     - keepalive pings every ``keepalive_ms`` with as long an ack timeout find a frozen
       bot in about twice that; the ack timer follows http2.ping_timeout_ms, so that is
