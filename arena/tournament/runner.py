@@ -318,6 +318,7 @@ class LocalArena:
                     await self._start(self.entries[name], key, max_matches=1)
                 except BotStartError as error:
                     absent[name] = Absence(str(error), final=True)
+                    self._crashed(key, str(error), False)
             waits = {name: asyncio.ensure_future(self._connected(keys[name])) for name in keys if name not in absent}
             for name, waiting in waits.items():
                 failed = await waiting
