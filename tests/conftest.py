@@ -11,7 +11,7 @@ without it, when PostgreSQL's ``initdb`` and ``pg_ctl`` are found (on the PATH o
 Debian's ``/usr/lib/postgresql/VERSION/bin``), a throwaway cluster is started for the
 session (a temporary folder, a free port on 127.0.0.1, trust authentication) and stopped
 at its end. Without either, the PostgreSQL cases skip, or fail when ``CI`` is set. The
-driver comes with the test extras (``psycopg[binary]``; see README, "PostgreSQL").
+driver comes with the test extras (``psycopg[binary]``; see CONTRIBUTING.md).
 
 ``arena_server`` (one test) and ``module_arena_server`` (one test module): start a real
 :class:`arena.referee.server.ArenaServer` on 127.0.0.1, port 0, on its own event loop

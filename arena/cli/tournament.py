@@ -67,7 +67,7 @@ RESUME_OPTION = typer.Option(
 SANDBOX_OPTION = typer.Option(
     None, help="How the bots the arena starts run: auto: confined with bubblewrap where it works, else "
     "unconfined with a warning; bwrap: confined, or refuse to start; none: unconfined, for your own trusted "
-    "bots (README: Trust) [default: auto]", show_default=False)
+    "bots (docs/security.md) [default: auto]", show_default=False)
 FRESH_OPTION = typer.Option(
     None, "--fresh-per-match", help="A fresh process of each bot for every match: nothing a bot saw in one "
     "match survives into another (slower)", show_default=False)
