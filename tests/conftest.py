@@ -47,6 +47,23 @@ if TYPE_CHECKING:
 POSTGRES_URL = os.environ.get("ARENA_TEST_POSTGRES_URL")
 
 
+@pytest.fixture
+def socket_path(tmp_path: Path) -> Iterator[Path]:
+    """Where a test arena's Unix socket goes: in the test's folder, unless that path is
+    longer than a Unix socket path may be (107 bytes: a long TMPDIR); then in a short
+    folder of /tmp."""
+    path = tmp_path / "referee.sock"
+    if len(os.fsencode(path)) <= 107:
+        yield path
+        return
+    folder = Path(tempfile.mkdtemp(prefix="arena-sock-", dir="/tmp"))
+    try:
+        yield folder / "referee.sock"
+    finally:
+        (folder / "referee.sock").unlink(missing_ok=True)
+        folder.rmdir()
+
+
 @pytest.fixture(autouse=True)
 def _tmp_path_readable_by_bots(request: pytest.FixtureRequest) -> None:
     """pytest makes each test's ``tmp_path`` private (mode 0700); a bot written there runs,

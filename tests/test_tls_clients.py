@@ -28,9 +28,7 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -116,20 +114,6 @@ def pki(tmp_path_factory: pytest.TempPathFactory) -> Pki:
         pytest.skip("the openssl command line is not installed: no certificates for the TLS tests")
     return make_pki(tmp_path_factory.mktemp("pki"))
 
-
-@pytest.fixture
-def socket_path(tmp_path: Path) -> Iterator[Path]:
-    """Where the arena's Unix socket goes (a short folder of /tmp when the test's is too long)."""
-    path = tmp_path / "referee.sock"
-    if len(os.fsencode(path)) <= sdk.MAX_SOCKET_PATH_BYTES:
-        yield path
-        return
-    folder = Path(tempfile.mkdtemp(prefix="arena-tls-", dir="/tmp"))
-    try:
-        yield folder / "referee.sock"
-    finally:
-        (folder / "referee.sock").unlink(missing_ok=True)
-        folder.rmdir()
 
 
 def server_tls(pki: Pki, certificate: str = "server", client_certificates: bool = False) -> Any:

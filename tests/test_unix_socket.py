@@ -24,9 +24,7 @@ import os
 import signal
 import subprocess
 import sys
-import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -50,21 +48,6 @@ def node_or_skip() -> None:
     if reason:
         pytest.skip(f"Node.js bot not playable: {reason}")
 
-
-@pytest.fixture
-def socket_path(tmp_path: Path) -> Iterator[Path]:
-    """Where the arena's socket goes: in the test's folder, unless that path is longer
-    than a Unix socket path may be (a long TMPDIR); then in a short folder of /tmp."""
-    path = tmp_path / "referee.sock"
-    if len(os.fsencode(path)) <= sdk.MAX_SOCKET_PATH_BYTES:
-        yield path
-        return
-    folder = Path(tempfile.mkdtemp(prefix="arena-uds-", dir="/tmp"))
-    try:
-        yield folder / "referee.sock"
-    finally:
-        (folder / "referee.sock").unlink(missing_ok=True)
-        folder.rmdir()
 
 
 def python_bot(name: str) -> list[str]:
