@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -339,3 +340,36 @@ def test_a_bot_reconnects_through_the_socket_after_the_arena_restarts(lang: str,
         arena.wait(10)
     assert code == 0, log.read_text()
     assert "Traceback" not in log.read_text(), log.read_text()
+
+
+def test_a_deep_tmpdir_puts_the_referee_socket_in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A socket path holds at most 107 bytes: under a deep $TMPDIR (CI's pytest folders
+    are) the local referee's socket folder goes to /tmp, and a server still binds there."""
+    from arena.tournament.lineup import SOCKET_PATH_MAX, socket_folder
+
+    deep = tmp_path / ("d" * 60)
+    deep.mkdir()
+    monkeypatch.setenv("TMPDIR", str(deep))
+    monkeypatch.setattr("tempfile.tempdir", None)
+    folder = socket_folder()
+    try:
+        assert folder.parent == Path("/tmp")
+        socket = folder / "referee.sock"
+        assert len(os.fsencode(socket)) <= SOCKET_PATH_MAX
+
+        async def bind() -> None:
+            server = ArenaServer()
+            await server.start("127.0.0.1", 0, unix_socket=socket)
+            await server.stop()
+        asyncio.run(bind())
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_a_socket_path_too_long_to_bind_is_said(tmp_path: Path) -> None:
+    socket = tmp_path / ("s" * 120) / "referee.sock"
+
+    async def bind() -> None:
+        await ArenaServer().start("127.0.0.1", 0, unix_socket=socket)
+    with pytest.raises(OSError, match="a socket path holds at most 107"):
+        asyncio.run(bind())

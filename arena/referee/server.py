@@ -174,7 +174,9 @@ class ArenaServer:
                 listening = 0
             if listening == 0:
                 await server.stop(None)
-                raise OSError(f"cannot listen on the Unix socket {unix_socket}")
+                size = len(os.fsencode(unix_socket))
+                why = f" (its path is {size} bytes; a socket path holds at most 107)" if size > 107 else ""
+                raise OSError(f"cannot listen on the Unix socket {unix_socket}{why}")
         await server.start()
         if unix_socket is not None:
             os.chmod(unix_socket, 0o666)

@@ -304,15 +304,29 @@ async def copy_output(stream: asyncio.StreamReader, log: Path, limit: int = LOG_
 SOCKET_FOLDER_PREFIX = "arena-referee-"
 
 
+SOCKET_PATH_MAX = 100
+"""The longest Unix socket path we bind: the kernel's ``sun_path`` holds 108 bytes
+with the closing NUL, and a longer path fails to bind with no useful error."""
+
+
+def _socket_base() -> Path:
+    """The temporary folder, or ``/tmp`` when ``$TMPDIR`` is so deep that a socket in
+    it would pass :data:`SOCKET_PATH_MAX`."""
+    base = Path(tempfile.gettempdir())
+    longest = len(f"{base}/{SOCKET_FOLDER_PREFIX}{os.getpid()}-xxxxxxxx/referee.sock".encode())
+    return base if longest <= SOCKET_PATH_MAX else Path("/tmp")
+
+
 def socket_folder() -> Path:
     """A new folder for a local referee's Unix socket (it is bound into every sandbox, so
     it holds the socket alone), named for this process; the folders of runs whose
     process is gone (killed with -9) are removed on the way."""
-    for stale in Path(tempfile.gettempdir()).glob(f"{SOCKET_FOLDER_PREFIX}*-*"):
+    base = _socket_base()
+    for stale in base.glob(f"{SOCKET_FOLDER_PREFIX}*-*"):
         pid = stale.name.removeprefix(SOCKET_FOLDER_PREFIX).partition("-")[0]
         if pid.isdigit() and not Path(f"/proc/{pid}").exists():
             shutil.rmtree(stale, ignore_errors=True)
-    folder = Path(tempfile.mkdtemp(prefix=f"{SOCKET_FOLDER_PREFIX}{os.getpid()}-"))
+    folder = Path(tempfile.mkdtemp(prefix=f"{SOCKET_FOLDER_PREFIX}{os.getpid()}-", dir=base))
     folder.chmod(0o755)
     return folder
 
