@@ -84,6 +84,7 @@ class MatchRecord:
     finished_at: datetime = field(default_factory=utcnow)
     time_bank_ms: float | None = None
     bank_used_ms: list[float] | None = None   # by seat
+    private: bool = False                # its deal is played again elsewhere (MatchSpec.private)
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -131,7 +132,9 @@ class MatchSpec:
 
     ``config`` is the engine ``GameConfig`` as a dict (it carries the deal seed);
     ``bots`` names the bot for each seat; ``bot_seeds`` are handed to the bots in
-    ``MatchStarted.seed`` so a bot's own randomness replays too.
+    ``MatchStarted.seed`` so a bot's own randomness replays too. ``private``: its deal
+    is played again by other matches (the rotations of a duplicate deal), so its cards
+    are hands still to come and no spectator may see them until those are played.
     """
 
     config: dict[str, Any]
@@ -143,3 +146,4 @@ class MatchSpec:
     max_faults: int | None = None
     tournament_id: str | None = None
     game_index: int | None = None
+    private: bool = False

@@ -32,7 +32,11 @@ CARDS = {"classic": frozenset(CLASSIC_CARDS), "extreme": frozenset(EXTREME_CARDS
 
 def slow_tournament(folder: Path, db: Path, *options: str, sleep_ms: int = 30) -> subprocess.Popen[str]:
     """`arena tournament` as its own process, three bots that each think ``sleep_ms`` per
-    decision: a match lasts seconds, long enough to be watched. Output in ``tournament.out``."""
+    decision: a match lasts seconds, long enough to be watched. Output in ``tournament.out``.
+    Independent deals unless ``options`` say otherwise: a duplicate deal's matches are
+    private (their cards are the hands of its other rotations) and cannot be watched."""
+    if "--deals" not in options:
+        options = ("--deals", "independent", *options)
     bots = [arg for name in BOTS for arg in
             ("--bot", f"{name}={sys.executable} {SLOW_BOT} --name {name} --slow 1000000 --sleep-ms {sleep_ms}")]
     with (folder / "tournament.out").open("w") as out:

@@ -134,7 +134,8 @@ def test_the_leaderboard_inputs_carry_the_boards_crashes(store: Store) -> None:
 
 
 def as_schema_4(store: Store) -> str:
-    """Turn a store into what the arena before schema 5 wrote (no crash table) and close
+    """Turn a store into what the arena before schema 5 wrote (no crash table, no private
+    flag on matches) and close
     it; return its URL to open it again."""
     url = url_of(store)
     drop_schema_5(store)
@@ -163,6 +164,7 @@ def test_a_version_4_database_is_upgraded_with_its_data_kept(store: Store) -> No
                            "bot_crashes_by_bot": ["bot_id", "variant"]}
         assert {v: leaderboard(upgraded, v, samples=20) for v in before} == before
         assert [m.match_id for m in upgraded.list_matches()] == matches
+        assert not any(m.private for m in upgraded.list_matches())   # no older arena kept one private
         assert [t.id for t in upgraded.list_tournaments()] == [tid]
         assert upgraded.crashes() == {}
         # The upgraded database goes on like a new one.

@@ -117,7 +117,7 @@ def store_tournament(store: Store, master: int, stored: int, status: str) -> tup
     seeds = {}
     for game in schedule[:stored]:
         record = played(f"{tournament}-{game.index:05d}", "classic", list(game.bots), game.seed)
-        record.tournament_id, record.game_index = tournament, game.index
+        record.tournament_id, record.game_index, record.private = tournament, game.index, True   # duplicate
         store.save_match(record)
         seeds[record.match_id] = game.seed
     return tournament, settings, seeds
@@ -244,7 +244,8 @@ def exported(db: Path, out: Path, *options: str) -> dict[str, tuple[int, str]]:
     assert done.returncode == 0, done.stderr
     files = {str(path.relative_to(out)): (0, path.read_text(encoding="utf-8"))
              for path in sorted(out.rglob("*")) if path.is_file()}
-    assert any(name.startswith("matches/") for name in files), sorted(files)
+    # Some replay was written, or left out as private (its deal still being played).
+    assert any(name.startswith("matches/") for name in files) or "left out the replays" in done.stderr, sorted(files)
     return {**files, "(its output)": (0, done.stdout + done.stderr)}
 
 
@@ -264,7 +265,12 @@ def public_calls(address: str, match_ids: list[str],
                 rows = str(error)
             answers[f"GetLeaderboard {variant}"] = (0, rows)
         for match_id in match_ids:
-            updates = list(stub.Spectate(pb.SpectateRequest(match_id=match_id), timeout=120))
+            try:
+                updates = list(stub.Spectate(pb.SpectateRequest(match_id=match_id), timeout=120))
+            except grpc.RpcError as error:     # a private match (tests/test_private_deals.py)
+                assert error.code() == grpc.StatusCode.PERMISSION_DENIED, error
+                answers[f"Spectate {match_id}"] = (0, str(error.details()))
+                continue
             assert updates, match_id
             answers[f"Spectate {match_id}"] = (0, "\n".join(str(u) for u in updates))
     return answers
@@ -318,10 +324,12 @@ def test_the_settings_say_the_seed_is_hidden_and_keep_the_organisers_things(aren
     assert "<dt>bot_env</dt><dd>ORGANISER_KEY</dd>" in page
     listed = {t["id"]: t for t in client.get("/api/tournaments").json()}
     assert listed[arena.a]["master_seed"] is None and listed[arena.a]["settings"] == data["settings"]
-    record = client.get(f"/api/matches/{arena.a}-00003").json()["record"]
+    record = client.get(f"/api/matches/{arena.a}-00000").json()["record"]
     assert record["seed"] is None and "seed" not in record["config"]
     # The viewer still replays it: the steps are made from the stored record.
-    assert client.get(f"/api/matches/{arena.a}-00003").json()["steps"][-1]["totals"] == record["totals"]
+    assert client.get(f"/api/matches/{arena.a}-00000").json()["steps"][-1]["totals"] == record["totals"]
+    # Game 3 is deal 1's first rotation, its others still to come: withheld (tests/test_private_deals.py).
+    assert client.get(f"/api/matches/{arena.a}-00003").status_code == 403
 
 
 def test_a_failing_request_does_not_echo_what_failed(arena: Arena) -> None:
@@ -429,8 +437,8 @@ def test_a_real_tournament_shows_no_secret_until_it_finishes(tmp_path: Path, web
         assert json.loads(fetch(f"/api/tournaments/{first}")[1])["status"] == "running", \
             "the tournament finished before the crawl did: make it longer"
         assert_hidden(seen, secrets)
-        # The live viewer and its event stream were read, to the match's end.
-        assert seen[f"/live/{running[0]}"][0] == 200 and "event: steps" in seen[f"/api/live/{running[0]}/events"][1]
+        # Duplicate deals: the running match is private, its live viewer and stream refuse it.
+        assert seen[f"/live/{running[0]}"][0] == seen[f"/api/live/{running[0]}/events"][0] == 403
         referee = (log_dir_for(str(db), first) / "referee").read_text().strip()
         assert_hidden(public_calls(referee, running, ("classic",)), secrets)
         assert_hidden(exported(db, tmp_path / "running"), secrets)

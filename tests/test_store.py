@@ -621,9 +621,11 @@ def as_schema_3(store: Store) -> str:
 
 
 def drop_schema_5(store: Store) -> None:
-    """Take away what schema 5 added: the crash table (its indexes go with it)."""
+    """Take away what schema 5 added: the crash table (its indexes go with it) and the
+    matches' private flag."""
     with store.engine.begin() as conn:
         conn.exec_driver_sql("DROP TABLE bot_crashes")
+        conn.exec_driver_sql("ALTER TABLE matches DROP COLUMN private")
 
 
 def _drop_schema_4(store: Store) -> None:

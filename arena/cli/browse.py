@@ -85,12 +85,14 @@ def leaderboard(
     variant = variant or tournament_variant
     if export is not None:
         from arena.web import export as web_export
-        from arena.web.api import NotFound
+        from arena.web.api import NotFound, Withheld
 
         match_ids = replay_ids(store, replay_spec, [variant] if variant else store.variants(), tournament)
+        # Named matches must all be shown; of "all" or N, the private ones not played out are left out.
+        withheld: list[str] | None = None if isinstance(replay_spec, list) else []
         try:
-            replay_pages = web_export.export_replays(store, export, match_ids)
-        except (NotFound, ValueError) as error:
+            replay_pages = web_export.export_replays(store, export, match_ids, withheld)
+        except (NotFound, Withheld, ValueError) as error:
             fail(f"--replays: {error}")
         except OSError as error:
             fail(f"cannot write to {export}: {error.strerror or error}")
@@ -102,6 +104,9 @@ def leaderboard(
             fail(f"cannot write to {export}: {error.strerror or error}")
         for path in written:
             console.print(f"wrote {path}")
+        if withheld:
+            err_console.print(f"left out the replays of {len(withheld)} private matches whose deals are still "
+                              "being played (duplicate rotations): export again once they are")
         if not written:
             err_console.print("nothing to export: no completed matches" + (f" in {tournament}" if tournament else ""))
         return

@@ -23,7 +23,8 @@ async def list_matches(running: Iterable[Referee], recent: Iterable[Referee], st
     ``recent``, oldest first); ``variant`` ``""`` for both."""
     out = [calls.match_summary(match_id=referee.match_id, variant=referee.variant, status="running",
                                bots=referee.spec.bots, totals=referee.running_totals(),
-                               tournament_id=referee.spec.tournament_id, config=referee.spec.config)
+                               tournament_id=referee.spec.tournament_id, config=referee.spec.config,
+                               private=referee.spec.private)
            for referee in list(running) if not variant or referee.variant == variant]
     # Store summaries and in-memory records share the attributes used here.
     finished: list[Any]
@@ -34,7 +35,7 @@ async def list_matches(running: Iterable[Referee], recent: Iterable[Referee], st
                     if r.record is not None and (not variant or r.variant == variant)]
     out += [calls.match_summary(match_id=record.match_id, variant=record.variant, status=record.status,
                                 bots=record.bots, totals=record.totals, places=record.places,
-                                tournament_id=record.tournament_id)
+                                tournament_id=record.tournament_id, private=record.private)
             for record in finished]
     return out[:limit]
 

@@ -250,7 +250,7 @@ class Referee:
             totals=totals, places=places, forfeited=forfeited, result=result_json, actions=actions,
             latencies_ms=latencies, faults=list(self.faults), tournament_id=self.spec.tournament_id,
             game_index=self.spec.game_index, status=status, started_at=started_at, finished_at=utcnow(),
-            time_bank_ms=bank_ms, bank_used_ms=bank_used,
+            time_bank_ms=bank_ms, bank_used_ms=bank_used, private=self.spec.private,
         )
 
     async def _decide(self, seat: int) -> None:

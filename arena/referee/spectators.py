@@ -29,6 +29,9 @@ MAX_SPECTATORS = 512
 SPECTATOR_BATCH_SECONDS = 0.2
 SPECTATOR_WRITE_TIMEOUT = 5.0
 SPECTATOR_REPLAY_BATCH = 500   # events per message when a stored match is replayed
+PRIVATE = ("is private: its deal is played again by other matches (a duplicate format's rotations), "
+           "so its cards are hands still to come; its replay is in the organiser's database, "
+           "shown by arena web once every game of the deal is stored")
 
 
 class Spectators:
@@ -56,14 +59,20 @@ class Spectators:
             await context.abort(grpc.StatusCode.NOT_FOUND, f"no match {protocol.clip(request.match_id)}")
         except OverflowError as error:
             await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(error))
+        except PermissionError as error:
+            await context.abort(grpc.StatusCode.PERMISSION_DENIED, str(error))
 
     async def batches(self, match_id: str) -> AsyncIterator[list[str]]:
         """The public events of a match as JSON, in batches, from its start; live while it runs.
 
-        Raises ``LookupError`` for an unknown match and ``OverflowError`` when the match
-        or the arena has all the spectators it takes.
+        Raises ``LookupError`` for an unknown match, ``PermissionError`` for a private one
+        (``MatchSpec.private``: the referee cannot know when the rest of its deal has been
+        played, so it never shows it) and ``OverflowError`` when the match or the arena
+        has all the spectators it takes.
         """
         referee = self.find(match_id)
+        if referee is not None and referee.spec.private:
+            raise PermissionError(f"match {protocol.clip(match_id)} {PRIVATE}")
         if referee is None:
             events = await self._stored_public_events(match_id)
             for start in range(0, len(events), SPECTATOR_REPLAY_BATCH):
@@ -103,6 +112,8 @@ class Spectators:
                 record = store.load_match(match_id)
             except StoreError:
                 raise LookupError(match_id) from None
+            if record.private:
+                raise PermissionError(f"match {protocol.clip(match_id)} {PRIVATE}")
             return replay(GameConfig.from_dict(record.config), record.actions).events_for(None, 0)[0]
 
         return await asyncio.to_thread(load)

@@ -81,15 +81,16 @@ from arena.store.codec import LOG_FORMAT, decode_log, encode_log
 from arena.store.crashes import CrashSummary
 from arena.store.derived import Summarizer
 from arena.store.errors import StoreError
-from arena.store.leases import ScheduledGameLike, WorkUnit
+from arena.store.leases import DealProgress, ScheduledGameLike, WorkUnit
 from arena.store.queries import LeaderboardInputs, MatchSummary, RatingChange, SeatAggregate, outcome_tables
 from arena.store.registry import BotInfo, TournamentInfo, hash_token
 from arena.store.save import MatchSaver
 from arena.store.schema import SCHEMA_VERSION, TAKE_WRITE_LOCK, open_schema, outcome_key, parse_outcome
 
 __all__ = [
-    "LOG_FORMAT", "SCHEMA_VERSION", "BotInfo", "CrashSummary", "LeaderboardInputs", "MatchSummary", "RatingChange",
-    "SeatAggregate", "ScheduledGameLike", "Store", "StoreError", "Summarizer", "TournamentInfo", "WorkUnit",
+    "LOG_FORMAT", "SCHEMA_VERSION", "BotInfo", "CrashSummary", "DealProgress", "LeaderboardInputs", "MatchSummary",
+    "RatingChange", "SeatAggregate", "ScheduledGameLike", "Store", "StoreError", "Summarizer", "TournamentInfo",
+    "WorkUnit",
     "decode_log", "encode_log", "hash_token", "outcome_key", "outcome_tables", "parse_outcome",
 ]
 
@@ -305,6 +306,12 @@ class Store:
         ``game_index``, ``deal``, ``rotation``, ``bots``, ``seed``, ``bot_seeds``, ``table``."""
         with self.engine.connect() as conn:
             return leases.scheduled_games(conn, tournament_id)
+
+    def deal_progress(self, tournament_id: str, game_index: int) -> DealProgress | None:
+        """How many games of the deal of ``game_index`` are stored, of how many scheduled
+        (None: the stored schedule has no such game)."""
+        with self.engine.connect() as conn:
+            return leases.deal_progress(conn, tournament_id, game_index)
 
     def claim_unit(self, worker: str, lease_seconds: float, tournament_id: str | None = None) -> WorkUnit | None:
         """Lease the lowest deal with a game not stored and no live lease, of ``tournament_id``

@@ -131,6 +131,34 @@ def scheduled_games(conn: Connection, tournament_id: str) -> list[dict[str, Any]
                                     .order_by(_GAMES.c.game_index)).all()]
 
 
+@dataclass(frozen=True)
+class DealProgress:
+    """How many of the games that share a deal are stored (``played``), of ``games``."""
+
+    played: int
+    games: int
+
+    @property
+    def done(self) -> bool:
+        return self.played >= self.games
+
+
+def deal_progress(conn: Connection, tournament_id: str, game_index: int) -> DealProgress | None:
+    """The progress of the deal of game ``game_index`` of the tournament: None when the
+    stored schedule does not hold that game."""
+    deal = conn.execute(sa.select(_GAMES.c.deal).where(_GAMES.c.tournament_id == tournament_id,
+                                                       _GAMES.c.game_index == game_index)).scalar()
+    if deal is None:
+        return None
+    same_deal = sa.and_(_GAMES.c.tournament_id == tournament_id, _GAMES.c.deal == deal)
+    games = conn.execute(sa.select(func.count()).select_from(_GAMES).where(same_deal)).scalar_one()
+    played = conn.execute(
+        sa.select(func.count()).select_from(_GAMES.join(
+            _MATCHES, sa.and_(_MATCHES.c.tournament_id == _GAMES.c.tournament_id,
+                              _MATCHES.c.game_index == _GAMES.c.game_index))).where(same_deal)).scalar_one()
+    return DealProgress(played, games)
+
+
 def _now(conn: Connection) -> Any:
     """The current time as the lease columns compare it: the database's on PostgreSQL."""
     if conn.dialect.name == "postgresql":

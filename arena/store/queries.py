@@ -63,6 +63,7 @@ class MatchSummary:
     decisions: int
     median_latency_ms: float | None
     max_latency_ms: float | None
+    private: bool = False
 
 
 @dataclass
@@ -143,6 +144,7 @@ def load_match(session: Session, match_id: str, where: str) -> MatchRecord:
         # A record has the bank use of every seat or none (see MatchRecord).
         time_bank_ms=row.time_bank_ms,
         bank_used_ms=None if None in bank_used else [float(u) for u in bank_used if u is not None],
+        private=bool(row.private),
     )
 
 
@@ -192,7 +194,7 @@ def list_matches(session: Session, variant: str | None, tournament_id: str | Non
             totals=[s.total for s, _ in seats[r.id]], places=[s.place for s, _ in seats[r.id]],
             forfeited=[bool(s.forfeited) for s, _ in seats[r.id]],
             faults=sum(s.faults for s, _ in seats[r.id]), decisions=r.decisions,
-            median_latency_ms=r.median_latency_ms, max_latency_ms=r.max_latency_ms,
+            median_latency_ms=r.median_latency_ms, max_latency_ms=r.max_latency_ms, private=bool(r.private),
         )
         for r in rows
     ]

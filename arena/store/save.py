@@ -286,6 +286,7 @@ class MatchSaver:
                 "started_at": as_utc(record.started_at), "finished_at": as_utc(record.finished_at),
                 "result_json": dumps(record.result), "decisions": len(record.actions),
                 "median_latency_ms": median, "max_latency_ms": highest, "time_bank_ms": record.time_bank_ms,
+                "private": record.private,
             }
             cursor.execute(sql.insert_match.sql, sql.insert_match.params(row))
             matches.append(NewMatch(cursor.fetchone()[0], record, [bot_ids[b] for b in record.bots], latencies, seats))

@@ -9,7 +9,8 @@ Tables (``SCHEMA_VERSION`` 5; an older database is upgraded when opened, see
 ``tournaments``      short id, settings JSON, master seed, status, the Elo cursor (the
                      first schedule slot whose match has not counted for online Elo yet)
 ``matches``          one row per match: variant, config, seed, status, times, result JSON,
-                     decision latency figures, the seats' time bank; ``match_id`` is the referee's id
+                     decision latency figures, the seats' time bank, whether it is private
+                     (its deal is played again); ``match_id`` is the referee's id
 ``match_seats``      one row per seat: bot, version, total, place, forfeit, faults, timeouts,
                      the seat's slowest answer and time bank used, and for classic the
                      rounds played and exact bids
@@ -63,7 +64,7 @@ from arena.wire.jsonc import loads
 # 2: timeouts and think-time histograms (see _upgrade_from_1);
 # 3: per-seat max think time and time-bank use (see _upgrade_from_2);
 # 4: schedules and leases for workers, the tournaments' Elo cursor (see _upgrade_from_3);
-# 5: bot crashes (see _upgrade_from_4).
+# 5: bot crashes, private matches (see _upgrade_from_4).
 SCHEMA_VERSION = 5
 # The versions opening upgrades, each step from what the one before left (see open_schema).
 _OLDER_VERSIONS = ("1", "2", "3", "4")
@@ -132,6 +133,9 @@ class MatchRow(_Table, table=True):
     # The time bank each seat started with (MatchRecord.time_bank_ms); None: not known
     # (a record without it, or a match stored before schema 3 outside a tournament).
     time_bank_ms: float | None = None
+    # Its deal is played again by other matches (MatchRecord.private): its cards are kept
+    # from spectators until those are stored too (arena.web.disclosure).
+    private: bool = Field(default=False, sa_column_kwargs={"server_default": sa.false()})
 
 
 class MatchSeatRow(_Table, table=True):
@@ -560,6 +564,10 @@ def _upgrade_from_3(conn: Connection, name: str) -> None:
 
 def _upgrade_from_4(conn: Connection, name: str) -> None:
     """Schema 4 to 5: create the crash table with its indexes (empty: no older arena
-    recorded crashes), in the caller's transaction."""
+    recorded crashes) and add ``matches.private`` (false: an older arena kept no match
+    private), in the caller's transaction."""
     SQLModel.metadata.create_all(conn, tables=[BotCrashRow.__table__])
-    log.info("%s: upgraded to schema version 5 (bot crashes)", name)
+    matches = MatchRow.__table__
+    definition = CreateColumn(matches.c.private).compile(dialect=conn.dialect)
+    conn.exec_driver_sql(f"ALTER TABLE {matches.name} ADD COLUMN {definition}")
+    log.info("%s: upgraded to schema version 5 (bot crashes, private matches)", name)

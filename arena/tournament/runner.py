@@ -54,6 +54,9 @@ def match_spec(settings: TournamentSettings, tournament_id: str, game: Scheduled
         max_faults=settings.max_faults,
         tournament_id=tournament_id,
         game_index=game.index,
+        # A duplicate deal is played in every rotation of its table: until the last is
+        # played, the cards of one are hands still to come (arena.web.disclosure).
+        private=settings.deals == "duplicate",
     )
 
 

@@ -26,6 +26,11 @@ class NotFound(Exception):
     """An unknown variant, tournament or match: a 404, with a one-line message."""
 
 
+class Withheld(Exception):
+    """A private match whose cards may not be shown yet (``arena.web.disclosure``): a 403,
+    with a one-line message."""
+
+
 
 @contextlib.contextmanager
 def not_found_as_404() -> Iterator[None]:
@@ -97,11 +102,11 @@ def tournaments(store: Store, db: str | None = None) -> list[dict[str, Any]]:
 
 def match(store: Store, match_id: str, tournaments: dict[str, TournamentInfo | None] | None = None) -> dict[str, Any]:
     """The stored record of ``match_id`` and the viewer's steps (see ``arena.web.viewer``);
-    the record's deal seed only where ``arena.web.disclosure`` allows it. ``tournaments``
-    keeps the tournaments already read, for a caller that asks for many matches."""
+    the record's deal seed only where ``arena.web.disclosure`` allows it, and Withheld
+    for a private match whose deal is not played out. ``tournaments`` keeps the
+    tournaments already read, for a caller that asks for many matches."""
     with not_found_as_404():
         record = store.load_match(match_id)
-    data = match_json(record)
     info = None
     if record.tournament_id is not None:
         known = {} if tournaments is None else tournaments
@@ -111,6 +116,12 @@ def match(store: Store, match_id: str, tournaments: dict[str, TournamentInfo | N
             except StoreError:      # not in this database: its seeds stay hidden
                 known[record.tournament_id] = None
         info = known[record.tournament_id]
+    if record.private:
+        progress = (store.deal_progress(record.tournament_id, record.game_index)
+                    if record.tournament_id is not None and record.game_index is not None else None)
+        if not disclosure.cards_shown(True, info, progress):
+            raise Withheld(disclosure.withheld_message(match_id, progress))
+    data = match_json(record)
     data["record"] = disclosure.public_record(data["record"], disclosure.match_seed_shown(record.tournament_id, info))
     return data
 

@@ -23,7 +23,7 @@ from starlette.staticfiles import StaticFiles
 
 from arena.results import Store
 from arena.store import StoreError
-from arena.web import api, live, pages
+from arena.web import api, disclosure, live, pages
 
 Handler = Callable[[Request], Response]
 
@@ -39,13 +39,16 @@ def _error(request: Request, status: int, message: str) -> Response:
 
 
 def guarded(handler: Handler) -> Handler:
-    """``handler`` with the arena's failures turned into pages: NotFound a 404, a busy,
+    """``handler`` with the arena's failures turned into pages: NotFound a 404, Withheld
+    a 403, a busy,
     locked or unreadable database a 503 (the message says which)."""
     def run(request: Request) -> Response:
         try:
             return handler(request)
         except api.NotFound as error:
             return _error(request, 404, str(error))
+        except api.Withheld as error:
+            return _error(request, 403, str(error))
         except (OperationalError, StoreError) as error:
             first = (str(getattr(error, "orig", None) or error).strip().splitlines() or ["database error"])[0]
             return _error(request, 503, f"the database could not be read: {first}")
@@ -194,9 +197,12 @@ def _live_routes(store: Store, live_now: LiveNow) -> list[Route]:
         return {"referees": asked, "matches": playing, "problems": problems}
 
     def running(match_id: str) -> live.LiveMatch:
-        """The running match ``match_id``; NotFound when no referee known plays it."""
+        """The running match ``match_id``; NotFound when no referee known plays it, Withheld
+        when it is private (its cards are hands of games still to come)."""
         for found in live.running_matches(live_now()[0])[0]:
             if found.match_id == match_id:
+                if found.private:
+                    raise api.Withheld(disclosure.withheld_message(match_id, None))
                 return found
         raise api.NotFound(f"no referee known to this server is playing a match {match_id!r} now")
 
@@ -221,6 +227,8 @@ def _live_routes(store: Store, live_now: LiveNow) -> list[Route]:
             found = await run_in_threadpool(running, match_id)
         except api.NotFound as error:
             return JSONResponse({"error": str(error)}, status_code=404)
+        except api.Withheld as error:
+            return JSONResponse({"error": str(error)}, status_code=403)
         # no-cache and no buffering: each event must reach the page as it is sent.
         return StreamingResponse(live.stream(found, pages.url("matches", match_id)), media_type="text/event-stream",
                                  headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})

@@ -20,6 +20,13 @@ rotation's hands, before it is played), in an A/B test both sides of a set. So:
   and the stored schedule that does is never read here. Once the master seed is shown
   they follow from it.
 
+Seeds are not all. Once a game is played its cards are public (its replay shows every
+hand), but in the duplicate format they are also the hands of the table's other
+rotations, perhaps not played yet. Such a match is stored **private**
+(``MatchRecord.private``), and its cards (its page, ``/api/matches/ID``, its exported
+replay, its live view) are withheld until its tournament has finished or every game of
+its deal is stored (:func:`cards_shown`); the referee's ``Spectate`` never shows it.
+
 The stored status is what counts, not the shown one (``shown_status``): both ``running``
 and ``interrupted`` hide, so no run lock needs to be read, and an exported file
 (``arena leaderboard --export``) follows the same rule as a page.
@@ -36,7 +43,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from arena.store import TournamentInfo
+from arena.store import DealProgress, TournamentInfo
 
 # The stored status after which a tournament's seeds are shown.
 FINISHED = "finished"
@@ -111,3 +118,28 @@ def match_seed_shown(tournament_id: str | None, info: TournamentInfo | None) -> 
     """Whether a stored match's deal seed may be shown: a match of no tournament, yes; of
     a tournament (``info``, None when this database does not hold it), once that has finished."""
     return tournament_id is None or seeds_shown(info)
+
+
+def cards_shown(private: bool, info: TournamentInfo | None, progress: DealProgress | None) -> bool:
+    """Whether a stored match's cards may be shown: a match that is not private, yes; a
+    private one (its deal is played again) once its tournament (``info``) has finished
+    or every game of its deal is stored (``progress``, None when the schedule is unknown).
+
+    >>> from datetime import UTC, datetime
+    >>> running = TournamentInfo("t", datetime.now(UTC), {}, 7, "running")
+    >>> [cards_shown(False, running, None), cards_shown(True, running, DealProgress(3, 4)),
+    ...  cards_shown(True, running, DealProgress(4, 4)), cards_shown(True, running, None)]
+    [True, False, True, False]
+    """
+    return not private or seeds_shown(info) or (progress is not None and progress.done)
+
+
+def withheld_message(match_id: str, progress: DealProgress | None) -> str:
+    """Why a private match's cards are not shown yet, in one line.
+
+    >>> withheld_message("t-00001", DealProgress(1, 4))[:70]
+    'match t-00001 is private until every game of its deal has been played '
+    """
+    played = "" if progress is None else f" ({progress.played} of {progress.games} are)"
+    return (f"match {match_id} is private until every game of its deal has been played{played}: "
+            "its cards are the hands of the others")

@@ -54,13 +54,22 @@ def write_replays(store: Store, directory: Path, match_ids: list[str]) -> list[P
     return [path for path, _ in export_replays(store, directory, match_ids)]
 
 
-def export_replays(store: Store, directory: Path, match_ids: list[str]) -> list[tuple[Path, ReplayLink]]:
+def export_replays(store: Store, directory: Path, match_ids: list[str],
+                   withheld: list[str] | None = None) -> list[tuple[Path, ReplayLink]]:
     """:func:`write_replays`, with what the exported board lists of each page written
-    (``arena.results.leaderboard.export(replays=...)``): id, variant, date, bots, totals."""
+    (``arena.results.leaderboard.export(replays=...)``): id, variant, date, bots, totals.
+    A private match not to be shown yet (``api.Withheld``) raises, unless ``withheld`` is
+    given: then it is left out and its id added there."""
     built = []
     tournaments: dict[str, TournamentInfo | None] = {}
     for match_id in match_ids:
-        text, record = _replay(store, match_id, tournaments)
+        try:
+            text, record = _replay(store, match_id, tournaments)
+        except api.Withheld:
+            if withheld is None:
+                raise
+            withheld.append(match_id)
+            continue
         link = ReplayLink(match_id, record["variant"], datetime.fromisoformat(record["finished_at"]),
                           list(record["bots"]), list(record["totals"]))
         built.append((replay_path(directory, match_id), text, link))

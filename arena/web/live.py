@@ -81,6 +81,7 @@ class LiveMatch:
     tournament_id: str | None
     options: dict[str, Any]       # the game config without its seed
     referee: str                  # HOST:PORT of the referee playing it
+    private: bool = False         # its deal is played again: not to be watched (MatchSpec.private)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -122,7 +123,7 @@ def running_matches(addresses: Iterable[str]) -> tuple[list[LiveMatch], list[str
                 continue
         matches += [LiveMatch(match_id=m.match_id, variant=m.variant, bots=list(m.bot_names), totals=list(m.totals),
                               tournament_id=m.tournament_id or None, options=_options(m.options_json),
-                              referee=address)
+                              referee=address, private=m.private)
                     for m in reply.matches if m.status == "running"]
     return matches, problems
 

@@ -97,13 +97,19 @@ def _tournaments_table(tournaments: list[dict[str, Any]]) -> str:
             f'<th>Status</th><th>Matches</th></tr></thead><tbody>\n{rows}\n</tbody></table>')
 
 
+# What a private match (its deal is played again, arena.web.disclosure) shows in place of a link.
+PRIVATE_NOTE = "private until every game of its deal is played"
+
+
 def live_table(matches: list[dict[str, Any]]) -> str:
-    """Running matches (``arena.web.live.LiveMatch`` as JSON), each linking to its live page."""
+    """Running matches (``arena.web.live.LiveMatch`` as JSON), each linking to its live page
+    unless it is private."""
     if not matches:
         return '<p class="note">No match is being played right now.</p>'
     rows = "\n".join(
-        f'<tr><td><a class="live-link" href="{url("live", m["match_id"])}">{esc(m["match_id"])}</a></td>'
-        f'<td>{esc(m["variant"])}</td>'
+        (f'<tr><td>{esc(m["match_id"])} <span class="note">{PRIVATE_NOTE}</span></td>' if m.get("private") else
+         f'<tr><td><a class="live-link" href="{url("live", m["match_id"])}">{esc(m["match_id"])}</a></td>')
+        + f'<td>{esc(m["variant"])}</td>'
         f'<td>{esc(", ".join(f"{b} {t}" for b, t in zip(m["bots"], m["totals"])))}</td></tr>'
         for m in matches)
     return ('<table class="list live"><thead><tr><th>Match</th><th>Variant</th><th>Bots and totals so far</th>'

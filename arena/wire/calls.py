@@ -29,13 +29,14 @@ from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
 def run_match_request(*, match_id: str, config: Mapping[str, Any], bots: Sequence[str],
                       bot_seeds: Sequence[int] | None = None, move_time: float | None = None,
                       time_bank: float | None = None, max_faults: int | None = None,
-                      tournament_id: str | None = None, game_index: int | None = None) -> pb.RunMatchRequest:
+                      tournament_id: str | None = None, game_index: int | None = None,
+                      private: bool = False) -> pb.RunMatchRequest:
     """The ``RunMatchRequest`` for a match spec (``None`` limits: the arena's defaults)."""
     return pb.RunMatchRequest(
         match_id=match_id, config_json=jsonc.dumps(config), bots=bots, bot_seeds=bot_seeds or [],
         move_time_ms=round((move_time or 0) * 1000), time_bank_ms=round((time_bank or 0) * 1000),
         max_faults=max_faults or 0, tournament_id=tournament_id or "",
-        game_index=-1 if game_index is None else game_index,
+        game_index=-1 if game_index is None else game_index, private=private,
     )
 
 
@@ -55,6 +56,7 @@ def run_match_fields(request: pb.RunMatchRequest) -> dict[str, Any]:
         max_faults=request.max_faults or None,
         tournament_id=request.tournament_id or None,
         game_index=request.game_index if request.game_index >= 0 else None,
+        private=request.private,
     )
 
 
@@ -65,7 +67,7 @@ def run_match_response(record: Mapping[str, Any]) -> pb.RunMatchResponse:
 
 def match_summary(*, match_id: str, variant: str, status: str, bots: Sequence[str], totals: Sequence[int],
                   places: Sequence[int] = (), tournament_id: str | None = None,
-                  config: Mapping[str, Any] | None = None) -> pb.MatchSummary:
+                  config: Mapping[str, Any] | None = None, private: bool = False) -> pb.MatchSummary:
     """One line of ``ListMatches``: ``status`` is ``running``, or a record's status, where
     ``completed`` is called ``finished`` on the wire. ``config`` (a running match's engine
     config) goes out without its deal seed, from which the hands could be rebuilt.
@@ -79,4 +81,4 @@ def match_summary(*, match_id: str, variant: str, status: str, bots: Sequence[st
     return pb.MatchSummary(match_id=match_id, variant=variant,
                            status="finished" if status == "completed" else status,
                            bot_names=bots, totals=totals, places=places, tournament_id=tournament_id or "",
-                           options_json=options)
+                           options_json=options, private=private)

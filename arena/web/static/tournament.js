@@ -46,9 +46,14 @@
     for (const m of matches) {
       const tr = document.createElement("tr");
       const cell = text("td", "");
-      const link = text("a", m.match_id, "live-link");
-      link.href = "/live/" + encodeURIComponent(m.match_id);
-      cell.appendChild(link);
+      if (m.private) {
+        // Its deal is played again by other matches: its cards are hands still to come.
+        cell.append(m.match_id + " ", text("span", "private until every game of its deal is played", "note"));
+      } else {
+        const link = text("a", m.match_id, "live-link");
+        link.href = "/live/" + encodeURIComponent(m.match_id);
+        cell.appendChild(link);
+      }
       tr.append(cell, text("td", m.variant), text("td", m.bots.map((b, i) => b + " " + m.totals[i]).join(", ")));
       body.appendChild(tr);
     }

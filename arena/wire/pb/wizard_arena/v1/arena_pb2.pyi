@@ -206,7 +206,7 @@ class ListMatchesRequest(_message.Message):
     def __init__(self, variant: _Optional[str] = ..., limit: _Optional[int] = ...) -> None: ...
 
 class MatchSummary(_message.Message):
-    __slots__ = ("match_id", "variant", "status", "bot_names", "totals", "places", "tournament_id", "options_json")
+    __slots__ = ("match_id", "variant", "status", "bot_names", "totals", "places", "tournament_id", "options_json", "private")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     VARIANT_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
@@ -215,6 +215,7 @@ class MatchSummary(_message.Message):
     PLACES_FIELD_NUMBER: _ClassVar[int]
     TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_JSON_FIELD_NUMBER: _ClassVar[int]
+    PRIVATE_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     variant: str
     status: str
@@ -223,7 +224,8 @@ class MatchSummary(_message.Message):
     places: _containers.RepeatedScalarFieldContainer[int]
     tournament_id: str
     options_json: str
-    def __init__(self, match_id: _Optional[str] = ..., variant: _Optional[str] = ..., status: _Optional[str] = ..., bot_names: _Optional[_Iterable[str]] = ..., totals: _Optional[_Iterable[int]] = ..., places: _Optional[_Iterable[int]] = ..., tournament_id: _Optional[str] = ..., options_json: _Optional[str] = ...) -> None: ...
+    private: bool
+    def __init__(self, match_id: _Optional[str] = ..., variant: _Optional[str] = ..., status: _Optional[str] = ..., bot_names: _Optional[_Iterable[str]] = ..., totals: _Optional[_Iterable[int]] = ..., places: _Optional[_Iterable[int]] = ..., tournament_id: _Optional[str] = ..., options_json: _Optional[str] = ..., private: _Optional[bool] = ...) -> None: ...
 
 class ListMatchesResponse(_message.Message):
     __slots__ = ("matches",)
@@ -302,7 +304,7 @@ class ListBotsResponse(_message.Message):
     def __init__(self, bots: _Optional[_Iterable[_Union[ConnectedBot, _Mapping]]] = ...) -> None: ...
 
 class RunMatchRequest(_message.Message):
-    __slots__ = ("match_id", "config_json", "bots", "bot_seeds", "move_time_ms", "time_bank_ms", "max_faults", "tournament_id", "game_index")
+    __slots__ = ("match_id", "config_json", "bots", "bot_seeds", "move_time_ms", "time_bank_ms", "max_faults", "tournament_id", "game_index", "private")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     CONFIG_JSON_FIELD_NUMBER: _ClassVar[int]
     BOTS_FIELD_NUMBER: _ClassVar[int]
@@ -312,6 +314,7 @@ class RunMatchRequest(_message.Message):
     MAX_FAULTS_FIELD_NUMBER: _ClassVar[int]
     TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
     GAME_INDEX_FIELD_NUMBER: _ClassVar[int]
+    PRIVATE_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     config_json: str
     bots: _containers.RepeatedScalarFieldContainer[str]
@@ -321,7 +324,8 @@ class RunMatchRequest(_message.Message):
     max_faults: int
     tournament_id: str
     game_index: int
-    def __init__(self, match_id: _Optional[str] = ..., config_json: _Optional[str] = ..., bots: _Optional[_Iterable[str]] = ..., bot_seeds: _Optional[_Iterable[int]] = ..., move_time_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., max_faults: _Optional[int] = ..., tournament_id: _Optional[str] = ..., game_index: _Optional[int] = ...) -> None: ...
+    private: bool
+    def __init__(self, match_id: _Optional[str] = ..., config_json: _Optional[str] = ..., bots: _Optional[_Iterable[str]] = ..., bot_seeds: _Optional[_Iterable[int]] = ..., move_time_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., max_faults: _Optional[int] = ..., tournament_id: _Optional[str] = ..., game_index: _Optional[int] = ..., private: _Optional[bool] = ...) -> None: ...
 
 class RunMatchResponse(_message.Message):
     __slots__ = ("record_json",)
