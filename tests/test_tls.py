@@ -396,6 +396,16 @@ def test_a_tournament_on_a_tls_server(pki: Pki, tmp_path: Path, serve: type[Serv
             assert (settings.tls, settings.tls_ca) == (True, str(pki.ca.resolve()))
             assert settings.client_tls() == ClientTls(pki.ca.resolve())
             assert len(store.finished_game_indexes(info.id)) == 3
+        # Duplicate deals: the server is told each match is private, and keeps it from spectators.
+        duplicate = subprocess.run(arena_command(*common, "--deals", "duplicate", "--tls-ca", str(pki.ca)),
+                                   capture_output=True, text=True, timeout=120, env=ENV)
+        assert duplicate.returncode == 0, duplicate.stderr
+        with Store(str(db)) as store:
+            rotations = [m for m in store.list_matches(limit=10) if m.match_id.startswith(
+                next(t.id for t in store.list_tournaments() if t.settings.get("deals") == "duplicate"))]
+        assert len(rotations) == 3 and all(m.private for m in rotations)
+        with Store(str(served_db)) as served:
+            assert all(served.load_match(m.match_id).private for m in rotations)
     finally:
         for bot in bots:
             bot.terminate()
