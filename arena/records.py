@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-FAULT_KINDS = ("timeout", "illegal", "malformed", "unexpected", "disconnect")
+FAULT_KINDS = ("timeout", "illegal", "malformed", "unexpected", "disconnect", "bot_error")
 
 
 def utcnow() -> datetime:

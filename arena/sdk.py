@@ -505,7 +505,7 @@ class FaultInfo:
 
     match_id: str
     request_id: int
-    kind: str        # "timeout", "illegal", "malformed", "unexpected", "disconnect"
+    kind: str        # "timeout", "illegal", "malformed", "unexpected", "disconnect", "bot_error"
     message: str
     faults: int      # faults of this seat in this match so far
     forfeited: bool  # the seat now plays by the fallback to the end
@@ -576,6 +576,10 @@ class Bot:
         """
 
 
+class BadAnswer(ValueError):
+    """What a bot's method returned cannot be an answer (``ask``): the bot's mistake."""
+
+
 def ask(bot: Bot, kind: str, obs: dict[str, Any], options: list[Any] | None) -> Any:
     """Call the bot's method for a decision kind ("bid", "play", "trump", "predict", "pay")
     and return its answer as the engine types an action: an int for a bid, a string for
@@ -587,7 +591,11 @@ def ask(bot: Bot, kind: str, obs: dict[str, Any], options: list[Any] | None) -> 
     if kind == "predict":
         return bot.predict(obs)
     if kind == "bid":
-        return int(bot.bid(obs, options or []))
+        answer = bot.bid(obs, options or [])
+        try:
+            return int(answer)
+        except (TypeError, ValueError):
+            raise BadAnswer(f"bid returned {answer!r}, which is no whole number") from None
     if kind in ("play", "trump", "pay"):
         return str(getattr(bot, kind)(obs, options or []))
     raise ValueError(f"unknown decision kind {kind!r}")
@@ -994,7 +1002,9 @@ class BotClient:
             log.error("%s: %s raised:\n%s", self.name, hook, traceback.format_exc())
 
     def _answer(self, request: arena_pb2.DecisionRequest) -> arena_pb2.BotMessage:
-        """Ask the bot, falling back to the first option (or no prediction) if it fails.
+        """Ask the bot, falling back to the first option (or no prediction) if it fails:
+        the fallback says why in ``Action.bot_error``, which the arena records as a
+        ``bot_error`` fault (a bot's own bug is never hidden from its author).
 
         The wire layer converts both ways (``arena.wire.protocol``): the options arrive
         as the engine types them (ints for bids), the bot's answer is checked against
@@ -1007,19 +1017,57 @@ class BotClient:
         kind = protocol.kind_from_wire(request.kind)
         try:
             obs = protocol.observation_from_wire(request)
-            if request.events_json and type(bot).on_events is not Bot.on_events:
-                bot.on_events(protocol.events_from_wire(request))
+            events = (protocol.events_from_wire(request)
+                      if request.events_json and type(bot).on_events is not Bot.on_events else None)
             options = protocol.options_from_wire(kind, request.options)
+        except Exception as error:  # a request this SDK cannot read: its bug, not the bot's
+            log.error("%s: cannot read a %s request of match %s; sending the fallback:\n%s",
+                      self.name, request.kind, request.match_id, traceback.format_exc())
+            return self._fallback(request, kind, f"the SDK could not read the request: {_one_line(error)}")
+        try:
+            if events is not None:
+                bot.on_events(events)
             action = ask(bot, kind, obs, options)
-            if kind != PREDICT and action not in options:
-                raise ValueError(f"{kind} answer {action!r} is not among the options {options}")
-            return protocol.answer_message(request.request_id, kind, action)
-        except Exception:  # the bot's bug: log it, answer something legal-looking
+        except BadAnswer as error:
+            log.error("%s: %s in match %s; sending the fallback", self.name, error, request.match_id)
+            return self._fallback(request, kind, str(error))
+        except Exception as error:  # the bot's bug: log it, answer something legal, say why
             log.error("%s: %s decision failed in match %s; sending the fallback:\n%s",
-                      self.name, kind or request.kind, request.match_id, traceback.format_exc())
-            if kind == PREDICT or not request.options:
-                return protocol.answer_message(request.request_id, PREDICT, None)
-            return protocol.answer_message(request.request_id, kind, request.options[0])
+                      self.name, kind, request.match_id, traceback.format_exc())
+            return self._fallback(request, kind, f"{kind} raised {type(error).__name__}: {_one_line(error)}")
+        if kind != PREDICT and action not in options:
+            shown = ", ".join(str(o) for o in options[:8]) + (", ..." if len(options) > 8 else "")
+            why = f"{kind} returned {action!r}, which is no option (choose from {shown})"
+            log.error("%s: %s in match %s; sending the fallback", self.name, why, request.match_id)
+            return self._fallback(request, kind, why)
+        try:
+            return protocol.answer_message(request.request_id, kind, action)
+        except Exception as error:  # e.g. a prediction of the wrong shape
+            log.error("%s: %s answer %r cannot be sent in match %s; sending the fallback:\n%s",
+                      self.name, kind, action, request.match_id, traceback.format_exc())
+            return self._fallback(request, kind, f"{kind} returned {action!r}: {_one_line(error)}")
+
+    @staticmethod
+    def _fallback(request: arena_pb2.DecisionRequest, kind: str | None, why: str) -> arena_pb2.BotMessage:
+        """The first option (or no prediction), marked as the SDK's answer for ``why``."""
+        if kind == PREDICT or not request.options:
+            message = protocol.answer_message(request.request_id, PREDICT, None)
+        else:
+            message = protocol.answer_message(request.request_id, kind or "", request.options[0])
+        message.action.bot_error = why[:BOT_ERROR_CHARS]
+        return message
+
+
+BOT_ERROR_CHARS = 200   # the arena keeps this much of Action.bot_error
+
+
+def _one_line(error: BaseException) -> str:
+    """An exception's message on one line, short enough for ``Action.bot_error``.
+
+    >>> _one_line(ValueError("no card\\n'zz99'"))
+    "no card 'zz99'"
+    """
+    return " ".join(str(error).split())[:BOT_ERROR_CHARS]
 
 
 # ---------------------------------------------------------------- the command line

@@ -116,18 +116,19 @@ if __name__ == "__main__":
 """
 
 
-def test_a_bot_whose_code_raises_passes_but_is_told(tmp_path: Path) -> None:
-    """The SDK hides a raising method from the referee (it sends the first option):
-    no fault, but the check points at the tracebacks in the bot's output."""
+def test_a_bot_whose_code_raises_fails_with_the_reason_and_its_tracebacks(tmp_path: Path) -> None:
+    """The SDK answers a raising method with the first option and says so: a bot_error
+    fault naming the exception, and a note pointing at the tracebacks in its output."""
     (tmp_path / "buggy.py").write_text(BUGGY_BOT)
     done = arena("bot", "check", "buggy.py", "--seed", "1", cwd=tmp_path)
-    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.returncode == 1, done.stdout + done.stderr
     assert "plays classic only" in done.stdout and "\nextreme" not in done.stdout
+    assert "bot_error: bid raised ZeroDivisionError: integer division or modulo by zero" in done.stdout
     notes = [line for line in done.stdout.splitlines() if line.startswith("note: ")]
-    assert len(notes) == 1 and re.match(r"note: its output has 67 error reports \(a traceback", notes[0])
+    assert len(notes) == 1 and re.match(r"note: its output has \d+ error reports \(a traceback", notes[0])
     (kept,) = left_behind(tmp_path)
     assert f"see {kept / 'buggy.log'}" in notes[0]
-    assert "PASSED: 5 matches (classic)" in done.stdout
+    assert re.search(r"FAILED: \d+ match(es)? \(classic\) in [\d.]+ s: \d+ faults \(\d+ bot_error\)", done.stdout)
 
 
 def test_a_bot_that_exits_at_start_is_one_line_with_its_last_output(tmp_path: Path) -> None:

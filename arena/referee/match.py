@@ -14,7 +14,9 @@ the answer.
 
 Faults (``records.FAULT_KINDS``). A timeout, an illegal action, a malformed answer or an
 unexpected message is recorded, told to the bot with a ``Fault`` message, and the
-documented fallback (``Decision.default``) is played for that decision. After
+documented fallback (``Decision.default``) is played for that decision. An answer its
+SDK marks as a fallback for the bot's own failure (``Action.bot_error``) is played as
+sent and recorded as a ``bot_error`` fault. After
 ``max_faults`` faults the seat forfeits: the fallback plays it to the end and it takes
 the last place. A disconnect is a fault too, but the seat's decisions wait up to
 ``grace`` seconds for the bot to come back before the seat forfeits.
@@ -42,6 +44,20 @@ from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
 from engine import Action, Decision, GameConfig, IllegalAction, new_game
 
 log = logging.getLogger(__name__)
+BOT_ERROR_CHARS = 200   # of Action.bot_error kept in the fault
+
+
+def bot_error_text(reason: str) -> str:
+    """The fault message of an ``Action.bot_error``: one line of printable text, at most
+    :data:`BOT_ERROR_CHARS` characters (a bot chooses it, a page shows it).
+
+    >>> bot_error_text("play raised ValueError: no card 'zz99'\\nTraceback ...")
+    "play raised ValueError: no card 'zz99' Traceback ..."
+    >>> len(bot_error_text("x" * 1000))
+    200
+    """
+    line = " ".join("".join(c if c.isprintable() else " " for c in reason).split())
+    return line if len(line) <= BOT_ERROR_CHARS else line[:BOT_ERROR_CHARS - 1] + "…"
 
 
 class BotLink(Protocol):
@@ -343,10 +359,14 @@ class Referee:
                         f"but the open request is {request_id}", request_id)
             return None
         try:
-            return protocol.parse_answer(message.action, decision, self.config.variant)
+            action = protocol.parse_answer(message.action, decision, self.config.variant)
         except protocol.Malformed as error:
             self._fault(s, "malformed", str(error), request_id)
             return None
+        if message.action.bot_error:
+            # The bot's own code failed and its SDK answered for it: applied, but recorded.
+            self._fault(s, "bot_error", bot_error_text(message.action.bot_error), request_id)
+        return action
 
     # ------------------------------------------------------------------ faults, links
 

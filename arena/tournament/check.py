@@ -764,8 +764,8 @@ class _Check:
         errors = count_error_reports(self.log)
         if errors:
             report.notes.append(f"its output has {plural(errors, 'error report')} (a traceback or \"decision "
-                                "failed\"): the SDK answers a decision that raised with its first option, "
-                                f"which hides the bug from the referee; see {self.log}")
+                                "failed\"): a decision that raised is a bot_error fault, a hook that raised "
+                                f"(on_match_start, on_match_end, on_fault) is only there; see {self.log}")
         latencies = [latency for o in report.outcomes for latency in o.latencies_ms]
         if latencies and max(latencies) > SLOW_SHARE * settings.move_time * 1000:
             report.notes.append(f"its slowest decision took {ms(max(latencies))}, over "

@@ -43,14 +43,16 @@ class Hello(_message.Message):
     def __init__(self, name: _Optional[str] = ..., version: _Optional[str] = ..., variants: _Optional[_Iterable[str]] = ..., max_matches: _Optional[int] = ...) -> None: ...
 
 class Action(_message.Message):
-    __slots__ = ("request_id", "option", "prediction")
+    __slots__ = ("request_id", "option", "prediction", "bot_error")
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     OPTION_FIELD_NUMBER: _ClassVar[int]
     PREDICTION_FIELD_NUMBER: _ClassVar[int]
+    BOT_ERROR_FIELD_NUMBER: _ClassVar[int]
     request_id: int
     option: str
     prediction: Prediction
-    def __init__(self, request_id: _Optional[int] = ..., option: _Optional[str] = ..., prediction: _Optional[_Union[Prediction, _Mapping]] = ...) -> None: ...
+    bot_error: str
+    def __init__(self, request_id: _Optional[int] = ..., option: _Optional[str] = ..., prediction: _Optional[_Union[Prediction, _Mapping]] = ..., bot_error: _Optional[str] = ...) -> None: ...
 
 class Prediction(_message.Message):
     __slots__ = ("destroyer", "tokens", "take_from")
