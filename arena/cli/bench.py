@@ -167,26 +167,42 @@ def bench_sprt(
     tests: int = typer.Option(1000, help="Simulated SPRTs per hypothesis and deal format."),
     seed: int = typer.Option(1, help="Seed of the simulation."),
     players: int = typer.Option(4, help="Table size (3..6)."),
-    elo0: float = typer.Option(0.0, help="H0's Elo difference (on the duplicate-set score)."),
+    elo0: float = typer.Option(0.0, help="H0's Elo difference (the leaderboard's Elo)."),
     elo1: float = typer.Option(20.0, help="H1's Elo difference."),
     luck: float = typer.Option(1.0, help="Spread of a card position's luck in the game model."),
     noise: float = typer.Option(1.0, help="Spread of a seat's play in one game in the game model."),
+    shared_luck: float = typer.Option(1.0, min=0.0, max=1.0, help="Share of the cards' luck the two versions "
+                                      "feel alike (1: a deal favours both the same; 0: independently)."),
+    alike: float = typer.Option(0.0, min=0.0, max=1.0, help="Share of sets the two versions play exactly "
+                                "alike (two versions of one bot)."),
+    cases: bool = typer.Option(False, "--cases", help="Instead: every case docs/sprt.md reports (0/10 to "
+                               "0/100, mostly alike sets, independent luck, identical bots), --tests each."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
-    """The duplicate SPRT simulated: its error rate at elo0, power at elo1, games needed vs independent deals."""
-    from arena.bench.sprt_sim import SimModel, calibrate_gap
+    """The duplicate SPRT simulated: its error rate at elo0, power at elo1, games needed vs independent
+    deals, and its Elo beside the leaderboard's on the same games."""
+    from arena.bench.sprt_sim import SimModel, bench_sprt_cases, calibrate_gap
     from arena.bench.sprt_sim import bench_sprt as run
     from arena.results.sprt import SprtBounds
 
     if tests < 1:
         raise typer.BadParameter("must be at least 1", param_hint="--tests")
+    if cases:
+        try:
+            SimModel(players=players)
+        except ValueError as error:
+            raise typer.BadParameter(str(error), param_hint="--players") from None
+        print_figures(bench_sprt_cases(tests=tests, seed=seed, players=players), as_json)
+        return
     try:
         SprtBounds(elo0, elo1).check()
         for elo in (elo0, elo1):   # the game model's best unit is below 1
-            calibrate_gap(SimModel(players=players, luck=luck, noise=noise), elo)
+            calibrate_gap(SimModel(players=players, luck=luck, noise=noise, shared_luck=shared_luck, alike=alike),
+                          elo)
     except ValueError as error:
         raise typer.BadParameter(str(error)) from None
-    figures = run(tests=tests, seed=seed, players=players, elo0=elo0, elo1=elo1, luck=luck, noise=noise)
+    figures = run(tests=tests, seed=seed, players=players, elo0=elo0, elo1=elo1, luck=luck, noise=noise,
+                  shared_luck=shared_luck, alike=alike)
     shown = {k: f"{v:.4g}" if isinstance(v, float) else v for k, v in figures.items()}
     print_figures(figures if as_json else shown, as_json)
 

@@ -406,8 +406,11 @@ def check_gauntlet(settings: TournamentSettings, name: str | None) -> None:
         raise LineupError(f"--gauntlet {name}: no bot of that name in the lineup ({', '.join(settings.bot_names())})")
 
 
-# An A/B test stops when it is decided; this is its default limit.
-SPRT_MAX_GAMES = 2000
+# An A/B test stops when it is decided; this is its default limit: in arena bench sprt's
+# model a 0/20 test at 4 seats needs about 2200 games on average, and the tail is long.
+SPRT_MAX_GAMES = 6000
+# The Elo of an A/B test's bounds: the leaderboard's (arena.results.sprt.stored_bounds).
+ELO_SCALE = "leaderboard"
 
 
 def _sprt_settings(req: TournamentRequest, settings: TournamentSettings,
@@ -421,7 +424,7 @@ def _sprt_settings(req: TournamentRequest, settings: TournamentSettings,
     if req.server is not None:
         raise ConfigError("arena sprt runs its bots itself; --server is not supported")
     bounds = SprtBounds(*(value if value is not None else default for value, default in
-                          ((req.elo0, 0.0), (req.elo1, 10.0), (req.alpha, 0.05), (req.beta, 0.05))))
+                          ((req.elo0, 0.0), (req.elo1, 20.0), (req.alpha, 0.05), (req.beta, 0.05))))
     try:
         bounds.check()
     except ValueError as error:
@@ -446,7 +449,7 @@ def _sprt_settings(req: TournamentRequest, settings: TournamentSettings,
     settings.bots = [TournamentSettings.entry_dict(e) for e in (candidate, baseline, *opponents)]
     settings.format, settings.deals = "sprt", "duplicate"
     settings.sprt = {"candidate": candidate.name, "baseline": baseline.name, "elo0": bounds.elo0,
-                     "elo1": bounds.elo1, "alpha": bounds.alpha, "beta": bounds.beta}
+                     "elo1": bounds.elo1, "alpha": bounds.alpha, "beta": bounds.beta, "scale": ELO_SCALE}
     return settings
 
 
