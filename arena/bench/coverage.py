@@ -1,4 +1,6 @@
-"""``arena bench deals --coverage``: does the leaderboard's 95% interval cover the truth 95% of the time?
+"""Does the leaderboard's 95% interval cover the truth 95% of the time? The game model of
+``arena bench deals --coverage`` (arena.bench.deals uses :func:`play` and :func:`truth`),
+and the deal-versus-match bootstrap comparison (:func:`bench_coverage`, docs/ratings.md).
 
 Synthetic tournaments, no processes and no engine: four bots of known strength play
 duplicate deals (each deal once per cyclic rotation of the seats, as
@@ -114,7 +116,7 @@ def coverage(setting: str, tournaments: int = 500, games: int = GAMES, seed: int
 
 def bench_coverage(tournaments: int = 500, games: int = GAMES, seed: int = 0) -> dict[str, Any]:
     """Coverage of the leaderboard's interval (deal bootstrap) and, for comparison, of a
-    bootstrap over single matches, in the three settings: figures for ``arena bench deals --coverage``."""
+    bootstrap over single matches, in the three settings (the figures in docs/ratings.md)."""
     started = time.perf_counter()
     figures: dict[str, Any] = {"tournaments per setting": tournaments, "games per tournament": games,
                                "bots (one 4-seat table)": len(STRENGTHS),

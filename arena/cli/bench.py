@@ -71,18 +71,22 @@ def bench_referee(
 def bench_deals(
     variant: str = typer.Option("classic", help="classic or extreme"),
     games: int = typer.Option(640, help="Games in each format (rounded up to whole rotations)."),
-    seed: int = typer.Option(1, help="Master seed of both schedules."),
+    seed: int = typer.Option(1, help="Master seed of both schedules (with --coverage: of the simulation)."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
     coverage: bool = typer.Option(False, "--coverage", help="Instead: how often the leaderboard's 95% interval "
-                                  "covers the truth in 500 simulated duplicate tournaments, per kind of deal luck."),
+                                  "covers the truth in simulated duplicate tournaments of 3, 5, 10 and 50 deals, "
+                                  "for two kinds of deal luck, before (z) and after the small-sample correction."),
+    tournaments: int = typer.Option(250, help="With --coverage: simulated tournaments per luck and deal count."),
 ) -> None:
     """Duplicate vs independent deals: how many more independent games the same confidence costs."""
     from arena.bench.deals import bench_deals as run
 
     if coverage:
-        from arena.bench.coverage import bench_coverage
+        from arena.bench.deals import bench_interval_coverage
 
-        print_figures(bench_coverage(), as_json)
+        if tournaments < 2:
+            raise typer.BadParameter("must be at least 2 (a standard error needs two)", param_hint="--tournaments")
+        print_figures(bench_interval_coverage(tournaments=tournaments, seed=seed), as_json)
         return
     check_choice(variant, VARIANTS, "--variant")
     if games < 8:

@@ -7,7 +7,8 @@
     []
 
 A row carries the rating (1500 + Bradley–Terry rating relative to the mean, see
-``docs/ratings.md``), its 95% interval as ± half-width, the latest online Elo, and
+``docs/ratings.md``), its 95% interval as ± half-width (None, shown ``?``, when the bot
+played too few deals to know it), the latest online Elo, and
 per-bot averages over the completed matches the board covers: score, place, exact
 bids (classic), faults and timeouts, and the bot's think time (median and 99th
 percentile of the decisions it answered, from the store's histograms: see
@@ -31,6 +32,7 @@ import csv
 import html
 import io
 import json
+import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
@@ -48,7 +50,7 @@ from arena.results import crosstable
 from arena.results.elo import START_ELO
 from arena.results.elo_history import elo_history
 from arena.results.elo_plot import elo_svg
-from arena.results.ratings import DEFAULT_BOOTSTRAP_SAMPLES, pairwise_from_tables, rate
+from arena.results.ratings import DEFAULT_BOOTSTRAP_SAMPLES, MIN_UNITS, pairwise_from_tables, rate
 from arena.results.think_times import RESOLUTION
 from arena.store import LeaderboardInputs, Store
 from engine import ConfigError, GameConfig
@@ -68,7 +70,9 @@ class LeaderboardRow:
     rank: int
     bot: str
     rating: float                    # 1500 + Bradley–Terry rating relative to the mean
-    interval: float                  # ± half-width of the 95% bootstrap interval
+    # ± half-width of the 95% bootstrap interval; None: not known (the bot played fewer
+    # than arena.results.ratings.MIN_UNITS deals, too few to say how sure the rating is).
+    interval: float | None
     elo: float | None                # online Elo now (for one tournament: after its last match there)
     games: int
     avg_score: float
@@ -236,8 +240,10 @@ def _rows(inputs: LeaderboardInputs, variant: str, min_games: int, samples: int,
             continue
         i = index[agg.bot]
         crashed = inputs.crashes.get(agg.bot)
+        half_width = float(fit.half_widths[i])
         rows.append(LeaderboardRow(
-            rank=0, bot=agg.bot, rating=START_ELO + float(fit.ratings[i]), interval=float(fit.half_widths[i]),
+            rank=0, bot=agg.bot, rating=START_ELO + float(fit.ratings[i]),
+            interval=None if math.isnan(half_width) else half_width,
             elo=elo[agg.bot][0] if agg.bot in elo else None, games=agg.games,
             avg_score=agg.score_sum / agg.seats, avg_place=agg.place_sum / agg.seats,
             exact_bid_rate=((agg.exact_bids or 0) / agg.rounds) if variant == "classic" and agg.rounds else None,
@@ -281,7 +287,7 @@ def _ms(value: float | None) -> str:
 def _cells(row: LeaderboardRow, variant: str, crashes: bool = False) -> list[str]:
     """One row as display strings (md, html, table); ``crashes``: with the Crashes column."""
     cells = [
-        str(row.rank), row.bot, _rating_text(row), "–" if row.bound else f"±{row.interval:.0f}",
+        str(row.rank), row.bot, _rating_text(row), interval_text(row),
         "–" if row.elo is None else f"{row.elo:.0f}", str(row.games), f"{row.avg_score:.1f}",
         f"{row.avg_place:.2f}",
     ]
@@ -328,6 +334,24 @@ def _group_name(group: int) -> str:
     return chr(ord("A") + group - 1) if group <= 26 else str(group)
 
 
+UNKNOWN_INTERVAL = "?"
+
+
+def interval_text(row: LeaderboardRow) -> str:
+    """The ± cell: ``±23``; ``–`` for a rating that is only a bound (no interval says
+    more than "at least"); :data:`UNKNOWN_INTERVAL` when the bot played too few deals.
+
+    >>> rows = [LeaderboardRow(1, "a", 1500.0, 23.4, None, 9, 1.0, 1.0, None, 0, 0),
+    ...         LeaderboardRow(2, "b", 1500.0, None, None, 1, 1.0, 1.0, None, 0, 0),
+    ...         LeaderboardRow(3, "c", 1900.0, 50.0, None, 9, 1.0, 1.0, None, 0, 0, bound="lower")]
+    >>> [interval_text(row) for row in rows]
+    ['±23', '?', '–']
+    """
+    if row.bound:
+        return "–"
+    return UNKNOWN_INTERVAL if row.interval is None else f"±{row.interval:.0f}"
+
+
 def _rating_text(row: LeaderboardRow) -> str:
     """The rating as the board shows it: ``≥1834`` for a lower bound, ``1620 [B]`` in group B.
 
@@ -341,13 +365,15 @@ def _rating_text(row: LeaderboardRow) -> str:
 
 def board_notes(rows: Sequence[LeaderboardRow]) -> list[str]:
     """What a reader must know to read the ratings of these rows: the bots fall into groups
-    that never met, or some ratings are only bounds. Every format shows them.
+    that never met, some intervals are not known, or some ratings are only bounds. Every
+    format shows them.
 
     >>> rows = [LeaderboardRow(1, "a", 1600.0, 9.0, None, 3, 1.0, 1.0, None, 0, 0, group=1),
     ...         LeaderboardRow(2, "b", 1400.0, 9.0, None, 3, 1.0, 1.0, None, 0, 0, group=1, bound="upper"),
-    ...         LeaderboardRow(3, "c", 1500.0, 0.0, None, 1, 1.0, 1.0, None, 0, 0, group=2)]
+    ...         LeaderboardRow(3, "c", 1500.0, None, None, 1, 1.0, 1.0, None, 0, 0, group=2)]
     >>> for note in board_notes(rows): print(note)
     The bots fall into 2 groups that never played each other, not even through other bots: A: a, b; B: c. Ratings compare only within a group; each group averages 1500.
+    ?: c played fewer than 3 deals, too few to say how sure its rating is: its interval is not known.
     ≤: b never won a pairwise game, nor shared a place, against any other bot of its group, so its rating is only an upper bound.
     """  # noqa: E501 (the notes are one line each)
     notes = []
@@ -359,6 +385,12 @@ def board_notes(rows: Sequence[LeaderboardRow]) -> list[str]:
         listed = "; ".join(f"{_group_name(g)}: {', '.join(bots)}" for g, bots in sorted(groups.items()))
         notes.append(f"The bots fall into {len(groups)} groups that never played each other, not even through "
                      f"other bots: {listed}. Ratings compare only within a group; each group averages 1500.")
+    unknown = [row.bot for row in rows if row.interval is None and not row.bound]
+    if unknown:
+        many = len(unknown) > 1
+        notes.append(f"{UNKNOWN_INTERVAL}: {', '.join(unknown)} played fewer than {MIN_UNITS} deals, too few to "
+                     f"say how sure {'their ratings are' if many else 'its rating is'}: "
+                     f"{'their intervals are' if many else 'its interval is'} not known.")
     for bound, text in (
             ("lower", "never lost a pairwise game, nor shared a place, to {others}, so {whose} rating is only a "
                       "lower bound"),

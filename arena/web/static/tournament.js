@@ -28,7 +28,7 @@
       link.href = "/bots/" + encodeURIComponent(r.bot);
       bot.appendChild(link);
       tr.append(text("td", String(r.rank)), bot, text("td", r.rating.toFixed(0)),
-                text("td", "±" + r.interval.toFixed(0)), text("td", String(r.games)),
+                text("td", r.interval === null ? "?" : "±" + r.interval.toFixed(0)), text("td", String(r.games)),
                 text("td", r.avg_score.toFixed(1)), text("td", r.avg_place.toFixed(2)), text("td", String(r.faults)));
       return tr;
     }));
