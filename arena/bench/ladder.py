@@ -9,6 +9,9 @@ checks the targets of the search bot:
   ``heuristic`` with the two rating intervals not overlapping;
 * extreme: a rating above ``heuristic``, intervals not overlapping.
 
+In classic it also shows each bot's exact-bid rate per hand-size band (1-5, 6-10, 11-15
+and 16-20 cards): the overall rate depends on how long the games were.
+
 The database goes to a temporary directory unless ``db`` is given::
 
     python -m arena.bench.ladder classic --games 200 --budget-ms 100
@@ -28,6 +31,10 @@ import tempfile
 from dataclasses import dataclass, field
 from typing import Any
 
+from arena.results import Store
+from arena.results.browse import HandSizeBids, hand_size_bids
+from arena.results.summaries import HAND_SIZE_BANDS
+
 CLASSIC_EXACT_TARGET = 0.60
 CLASSIC_MARGIN_TARGET = 150.0
 
@@ -38,7 +45,7 @@ class LadderRow:
 
     bot: str
     rating: float
-    interval: float
+    interval: float | None          # None: not known (fewer than 3 deals)
     games: int
     exact_bid_rate: float | None
     avg_place: float
@@ -48,12 +55,12 @@ class LadderRow:
     faults: int
 
     @property
-    def low(self) -> float:
-        return self.rating - self.interval
+    def low(self) -> float | None:
+        return None if self.interval is None else self.rating - self.interval
 
     @property
-    def high(self) -> float:
-        return self.rating + self.interval
+    def high(self) -> float | None:
+        return None if self.interval is None else self.rating + self.interval
 
 
 @dataclass
@@ -65,6 +72,8 @@ class Ladder:
     command: list[str]
     rows: list[LadderRow] = field(default_factory=list)
     targets: dict[str, bool] = field(default_factory=dict)
+    # Classic: each bot's exact bids by hand size over the tournament's matches.
+    hand_sizes: dict[str, HandSizeBids] = field(default_factory=dict)
 
     def row(self, bot: str) -> LadderRow | None:
         return next((r for r in self.rows if r.bot == bot), None)
@@ -81,8 +90,15 @@ class Ladder:
             exact = "-" if r.exact_bid_rate is None else f"{100 * r.exact_bid_rate:.1f}%"
             p50 = "-" if r.think_p50_ms is None else f"{r.think_p50_ms:.1f}"
             p99 = "-" if r.think_p99_ms is None else f"{r.think_p99_ms:.1f}"
-            lines.append(f"{r.bot:<16}{r.rating:>8.0f}{r.interval:>6.0f}{r.games:>7}{exact:>8}{r.avg_place:>7.2f}"
+            interval = "?" if r.interval is None else f"{r.interval:.0f}"
+            lines.append(f"{r.bot:<16}{r.rating:>8.0f}{interval:>6}{r.games:>7}{exact:>8}{r.avg_place:>7.2f}"
                          f"{p50:>8}{p99:>8}{r.timeouts:>5}")
+        if self.hand_sizes:
+            lines.append("exact bids by cards per hand (rounds in brackets):")
+            lines.append(f"{'bot':<16}" + "".join(f"{f'{low}-{high}':>15}" for low, high in HAND_SIZE_BANDS))
+            for bot, figures in self.hand_sizes.items():
+                cells = ["-" if b.rate is None else f"{100 * b.rate:.1f}% ({b.rounds})" for b in figures.bands]
+                lines.append(f"{bot:<16}" + "".join(f"{cell:>15}" for cell in cells))
         lines += [f"target {name}: {'met' if ok else 'NOT met'}" for name, ok in self.targets.items()]
         return "\n".join(lines)
 
@@ -100,7 +116,8 @@ def check_targets(variant: str, rows: list[LadderRow], bot: str = "search",
     base = next((r for r in rows if r.bot == baseline), None)
     if me is None or base is None:
         return {"both bots rated": False}
-    apart = me.low > base.high
+    # An interval not known (too few deals) is never apart from another.
+    apart = me.low is not None and base.high is not None and me.low > base.high
     if variant == "classic":
         return {
             "exact bids >= 60%": (me.exact_bid_rate or 0.0) >= CLASSIC_EXACT_TARGET,
@@ -147,17 +164,27 @@ def bench_ladder(variant: str = "classic", *, games: int = 200, rounds: int | No
         subprocess.run(command, check=True, timeout=timeout, stdout=subprocess.DEVNULL)
         board = subprocess.run(_arena() + ["leaderboard", "--variant", variant, "--format", "json", "--db", db],
                                check=True, capture_output=True, text=True)
+        data: dict[str, Any] = json.loads(board.stdout)
+        hand_sizes = tournament_hand_sizes(db, [r["bot"] for r in data["rows"]]) if variant == "classic" else {}
     finally:
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)
-    data: dict[str, Any] = json.loads(board.stdout)
-    rows = [LadderRow(bot=r["bot"], rating=float(r["rating"]), interval=float(r["interval"]), games=int(r["games"]),
+    rows = [LadderRow(bot=r["bot"], rating=float(r["rating"]),
+                      interval=None if r["interval"] is None else float(r["interval"]), games=int(r["games"]),
                       exact_bid_rate=r.get("exact_bid_rate"), avg_place=float(r["avg_place"]),
                       think_p50_ms=r.get("think_p50_ms"), think_p99_ms=r.get("think_p99_ms"),
                       timeouts=int(r.get("timeouts") or 0), faults=int(r.get("faults") or 0))
             for r in data["rows"]]
     played = int(data.get("metadata", {}).get("games", games))
-    return Ladder(variant, played, command, rows, check_targets(variant, rows))
+    return Ladder(variant, played, command, rows, check_targets(variant, rows), hand_sizes)
+
+
+def tournament_hand_sizes(db: str, bots: list[str]) -> dict[str, HandSizeBids]:
+    """Each bot's classic exact bids by hand size in the database ``db`` (the ladder's own:
+    its one tournament), read from the stored results (``arena.results.browse.hand_size_bids``,
+    every match up to its limit)."""
+    with Store(db) as store:
+        return {bot: hand_size_bids(store, bot) for bot in bots}
 
 
 def main(argv: list[str] | None = None) -> None:

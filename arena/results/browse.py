@@ -8,7 +8,8 @@ and ``verify_match`` replay the stored decision log through the engine::
     game = engine.replay(GameConfig.from_dict(record.config), record.actions)
 
 The CLI wires them as ``arena tournaments``, ``arena matches``, ``arena show MATCH``,
-``arena replay MATCH --verify`` and ``arena export MATCH``.
+``arena replay MATCH --verify`` and ``arena export MATCH``. :func:`hand_size_bids` gives
+a bot's exact bids by hand size over its newest classic matches (the bot page, the ladder).
 
 Wizard Extreme totals are penalty points, so there lower is better; every list says so
 (``↓`` in a table, ``score_order`` in JSON and CSV), as does ``arena show``.
@@ -24,13 +25,17 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+import sqlalchemy as sa
 from rich.console import Console, JustifyMethod
 from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
+from sqlmodel import col
 
 from arena.records import MatchRecord, final_places
+from arena.results.summaries import BandBids, band_bid_counts, empty_bands
 from arena.store import MatchSummary, Store, TournamentInfo
+from arena.store.schema import BotRow, MatchRow, MatchSeatRow
 from engine import EngineError, GameConfig, replay
 from engine.describe import describe_game
 
@@ -448,6 +453,62 @@ def matches_listing(summaries: Sequence[MatchSummary], fmt: str, width: int) -> 
         return Listing(text=as_csv(records, MATCH_CSV_FIELDS).rstrip("\n"))
     table, left_out = _matches_table([_line(s) for s in summaries], "Matches", width)
     return Listing(table=table, left_out=left_out)
+
+
+# --------------------------------------------------------------------------------------
+# A bot's exact bids by hand size
+# --------------------------------------------------------------------------------------
+
+# How many of a bot's newest completed classic matches the per-hand-size figures read:
+# each is a stored result to parse (no decision log), so a bot page stays quick however
+# many games the bot played.
+HAND_SIZE_MATCHES = 1000
+
+
+@dataclass
+class HandSizeBids:
+    """A bot's classic rounds and exact bids per hand-size band (``HAND_SIZE_BANDS``), over
+    its ``matches`` newest completed classic matches: all of them when fewer than ``limit``."""
+
+    bot: str
+    matches: int
+    limit: int
+    bands: list[BandBids] = field(default_factory=empty_bands)
+
+    @property
+    def capped(self) -> bool:
+        """The bot may have played more classic matches than were read."""
+        return self.matches >= self.limit
+
+    def to_json(self) -> dict[str, Any]:
+        return {"matches": self.matches, "limit": self.limit, "capped": self.capped,
+                "bands": [{"cards": b.cards, "low": b.low, "high": b.high, "rounds": b.rounds, "exact_bids": b.exact,
+                           "exact_bid_rate": b.rate} for b in self.bands]}
+
+
+def hand_size_bids(store: Store, bot: str, limit: int = HAND_SIZE_MATCHES) -> HandSizeBids:
+    """The exact bids of ``bot`` by hand size over its ``limit`` newest completed classic
+    matches (every seat it held in them), from the stored configs and results
+    (:func:`arena.results.summaries.band_bid_counts`), in one transaction (one snapshot)."""
+    mine = (col(BotRow.name) == bot, col(MatchRow.variant) == "classic", col(MatchRow.status) == "completed")
+    seats = (sa.select(col(MatchRow.id)).join(MatchSeatRow, col(MatchSeatRow.match_pk) == col(MatchRow.id))
+             .join(BotRow, col(BotRow.id) == col(MatchSeatRow.bot_id)).where(*mine))
+    with store.engine.connect() as connection:
+        newest = [i for i in connection.execute(
+            seats.distinct().order_by(col(MatchRow.id).desc()).limit(limit)).scalars() if i is not None]
+        rows = connection.execute(
+            sa.select(col(MatchRow.id), col(MatchRow.config_json), col(MatchRow.result_json), col(MatchSeatRow.seat))
+            .join(MatchSeatRow, col(MatchSeatRow.match_pk) == col(MatchRow.id))
+            .join(BotRow, col(BotRow.id) == col(MatchSeatRow.bot_id))
+            .where(*mine, col(MatchRow.id) >= newest[-1]).order_by(col(MatchRow.id), col(MatchSeatRow.seat))
+        ).all() if newest else []
+    figures = HandSizeBids(bot, len(newest), limit)
+    by_match: dict[int | None, tuple[str, str, list[int]]] = {}
+    for match_pk, config_json, result_json, seat in rows:
+        by_match.setdefault(match_pk, (config_json, result_json, []))[2].append(int(seat))
+    for config_json, result_json, seat_list in by_match.values():
+        band_bid_counts(json.loads(config_json), json.loads(result_json), seat_list, figures.bands)
+    return figures
 
 
 def export_match(store: Store, match_id: str) -> dict[str, Any]:

@@ -5,7 +5,8 @@ exact bids), and, for a completed match, one more count for its outcome (which b
 finished in which places) and each bot's sums and think-time bucket counts, per
 variant and tournament. The store writes them in the transaction that saves the match
 (see ``arena.store.derived``); :data:`SUMMARIZER` is this room's functions as the store
-takes them.
+takes them. :func:`band_bid_counts` splits a classic match's exact bids by hand size
+(read at display time, not kept in the summaries).
 
     >>> from datetime import UTC, datetime
     >>> import numpy as np
@@ -26,6 +27,7 @@ takes them.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -35,6 +37,8 @@ from arena.results.elo import rate_matches
 from arena.results.think_times import LatencyHistogram, add_counts, seat_bucket_counts
 from arena.store.derived import BotSums, NewMatch, SeatFacts, Summarizer, Summary, TotalsKey
 from arena.store.schema import outcome_key
+from engine import ConfigError, GameConfig
+from engine.classic import hand_sizes
 
 
 def seat_facts(record: MatchRecord) -> list[SeatFacts]:
@@ -66,6 +70,66 @@ def classic_bid_counts(result: dict[str, Any], seats: int) -> tuple[list[int | N
                 rounds[seat] = (rounds[seat] or 0) + 1
                 exact[seat] = (exact[seat] or 0) + (line["bid"] == line["tricks"])
     return rounds, exact
+
+
+# The hand-size bands of the per-band exact-bid rate: a classic hand holds 1 to 20 cards
+# (60 cards, at least 3 players), and exact bids get much rarer as hands grow.
+HAND_SIZE_BANDS: tuple[tuple[int, int], ...] = ((1, 5), (6, 10), (11, 15), (16, 20))
+
+
+@dataclass
+class BandBids:
+    """Rounds played and bid exactly with ``low`` to ``high`` cards a hand (both included)."""
+
+    low: int
+    high: int
+    rounds: int = 0
+    exact: int = 0
+
+    @property
+    def cards(self) -> str:
+        return f"{self.low}-{self.high}"
+
+    @property
+    def rate(self) -> float | None:
+        """The share of these rounds bid exactly; None when there were none."""
+        return self.exact / self.rounds if self.rounds else None
+
+
+def empty_bands() -> list[BandBids]:
+    return [BandBids(low, high) for low, high in HAND_SIZE_BANDS]
+
+
+def band_bid_counts(config: dict[str, Any], result: dict[str, Any], seats: Sequence[int],
+                    bands: list[BandBids] | None = None) -> list[BandBids]:
+    """Add the rounds and exact bids of ``seats`` in one classic match to ``bands`` (new
+    ones when None), by the hand size of each round. The stored game config gives the
+    hand sizes (``engine.classic.hand_sizes``: the standard or amigo length, or a set
+    number of rounds) and the result's ``rounds`` the bid and tricks per seat: no
+    decision log is read. A config the engine cannot read adds nothing.
+
+    >>> config = {"variant": "classic", "players": 3, "rounds": 7}
+    >>> lines = [[{"bid": 1, "tricks": 1}, {"bid": 0, "tricks": 1}, {"bid": 0, "tricks": 0}]] * 7
+    >>> [(b.cards, b.rounds, b.exact) for b in band_bid_counts(config, {"rounds": lines}, [0, 1])]
+    [('1-5', 10, 5), ('6-10', 4, 2), ('11-15', 0, 0), ('16-20', 0, 0)]
+    """
+    bands = empty_bands() if bands is None else bands
+    try:
+        game = GameConfig.from_dict(config)
+        game.validate()
+        sizes = hand_sizes(game)
+    except (ConfigError, TypeError, ValueError):
+        return bands
+    for size, round_lines in zip(sizes, result.get("rounds", [])):
+        band = next((b for b in bands if b.low <= size <= b.high), None)
+        if band is None:
+            continue
+        for seat in seats:
+            line = round_lines[seat] if 0 <= seat < len(round_lines) else {}
+            if "bid" in line and "tricks" in line:
+                band.rounds += 1
+                band.exact += line["bid"] == line["tricks"]
+    return bands
 
 
 def summarize(matches: Sequence[NewMatch]) -> Summary:

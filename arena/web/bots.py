@@ -8,7 +8,10 @@ percentiles do. The maximum think time is exact: the largest of its seats' store
 seat's stored ``bank_used_ms`` (the referee's accounting, see ``MatchRecord``) and count
 only the matches where that is known (see :func:`time_bank_figures`). The bot's crashes
 (its process ended while it should have been playing) come from the store per variant
-(``Store.crashes_per_variant``): how many, and the last one's reason and time.
+(``Store.crashes_per_variant``): how many, and the last one's reason and time. The
+classic exact bids by hand size (1-5, 6-10, 11-15, 16-20 cards) are read from the
+stored results of the bot's newest classic matches, at most
+``arena.results.browse.HAND_SIZE_MATCHES`` of them (see ``hand_size_bids``).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from sqlalchemy.orm import Session
 from sqlmodel import col
 
 from arena.results import Store
+from arena.results.browse import hand_size_bids
 from arena.store.schema import BotRow, FaultRow, MatchRow, MatchSeatRow
 
 # How many match links each fault kind lists (the count is always whole).
@@ -32,8 +36,8 @@ class NoSuchBot(Exception):
 
 
 def bot_json(store: Store, name: str) -> dict[str, Any]:
-    """Versions, games per variant, faults by kind, think times, exact bids, places by seat,
-    crashes per variant.
+    """Versions, games per variant, faults by kind, think times, exact bids (classic: also
+    by hand size), places by seat, crashes per variant.
 
     Raises :class:`NoSuchBot` when the bot has neither a stored match nor a stored crash
     (a bot whose process never got to play has only crashes).
@@ -74,8 +78,9 @@ def bot_json(store: Store, name: str) -> dict[str, Any]:
                 v["max_ms"] = float(max_ms)
             if bank_used is not None:
                 v["banks"].append((float(bank_used), None if bank is None else float(bank)))
-        v["rounds"] += rounds or 0
-        v["exact_bids"] += exact or 0
+            # Completed matches only, as the board's exact-bid rate and the per-hand-size one.
+            v["rounds"] += rounds or 0
+            v["exact_bids"] += exact or 0
 
     by_kind: dict[str, list[str]] = defaultdict(list)
     for kind, match_id in faults:
@@ -94,6 +99,8 @@ def bot_json(store: Store, name: str) -> dict[str, Any]:
             **time_bank_figures(v["banks"]),
             "exact_bid_rate": (v["exact_bids"] / v["rounds"]) if variant == "classic" and v["rounds"] else None,
             "rounds": v["rounds"] if variant == "classic" else None,
+            # Classic only (Extreme has no bids): bounded to the newest HAND_SIZE_MATCHES matches.
+            "by_hand_size": hand_size_bids(store, name).to_json() if variant == "classic" else None,
             "by_seat": [{"players": players, "seat": seat, "games": n, "avg_place": total / n}
                         for (players, seat), (n, total) in sorted(v["seats"].items())],
         })

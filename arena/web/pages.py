@@ -12,6 +12,7 @@ from arena.results import elo_history
 from arena.results import leaderboard as lb
 from arena.results.browse import GameOptions
 from arena.results.elo_plot import elo_svg
+from arena.results.ratings import MIN_UNITS
 from engine import VARIANTS
 from engine.extreme_cards import SUPPLY_START, TOKEN_COLOURS
 
@@ -148,11 +149,20 @@ def _games(data: dict[str, Any]) -> str:
     return f'{data["games_stored"]} / {scheduled}' if scheduled else str(data["games_stored"])
 
 
+def _interval(half: float | None) -> str:
+    """A ± cell: ``±23``, or ``?`` when the interval is not known (too few deals).
+
+    >>> _interval(23.4), _interval(None)
+    ('±23', '?')
+    """
+    return lb.UNKNOWN_INTERVAL if half is None else f"±{half:.0f}"
+
+
 def tournament_board_rows(board: list[dict[str, Any]]) -> str:
     """The body rows of ``#tournament-board`` (``tournament.js`` redraws them the same way)."""
     return "\n".join(
         f'<tr data-bot="{esc(r["bot"])}"><td>{r["rank"]}</td><td class="bot">{bot_link(r["bot"])}</td>'
-        f'<td>{r["rating"]:.0f}</td><td>±{r["interval"]:.0f}</td><td>{r["games"]}</td>'
+        f'<td>{r["rating"]:.0f}</td><td>{_interval(r["interval"])}</td><td>{r["games"]}</td>'
         f'<td>{r["avg_score"]:.1f}</td><td>{r["avg_place"]:.2f}</td><td>{r["faults"]}</td></tr>' for r in board)
 
 
@@ -249,8 +259,8 @@ def leaderboard(data: dict[str, Any], tournament_id: str | None, elo: dict[str, 
     rows = data["rows"]
     classic = data["variant"] == "classic"
     crashed = [r for r in rows if r.get("crashes")]
-    low = min((r["rating"] - r["interval"] for r in rows), default=0.0)
-    high = max((r["rating"] + r["interval"] for r in rows), default=1.0)
+    low = min((r["rating"] - (r["interval"] or 0.0) for r in rows), default=0.0)
+    high = max((r["rating"] + (r["interval"] or 0.0) for r in rows), default=1.0)
     span = (high - low) or 1.0
     # (header, sort kind) in the order of the cells below.
     headers = [("#", "num"), ("Bot", "text"), ("Rating", "num"), ("95% interval", "num"), ("Elo", "num"),
@@ -261,17 +271,20 @@ def leaderboard(data: dict[str, Any], tournament_id: str | None, elo: dict[str, 
     head = "".join(f'<th data-sort="{kind}" tabindex="0">{esc(name)}</th>' for name, kind in headers)
     body = []
     for r in rows:
-        left = 100 * (r["rating"] - r["interval"] - low) / span
-        width = max(100 * 2 * r["interval"] / span, 0.5)
+        half = r["interval"]
         mark = 100 * (r["rating"] - low) / span
-        bar = (f'<div class="bar" title="{r["rating"]:.0f} ± {r["interval"]:.0f}">'
-               f'<span class="range" style="left:{left:.2f}%;width:{width:.2f}%"></span>'
-               f'<span class="mark" style="left:{mark:.2f}%"></span></div>')
+        # Not known (too few deals): the mark alone, no range, and "?" in the cell.
+        bar = (f'<div class="bar" title="{r["rating"]:.0f} ± {"not known" if half is None else format(half, ".0f")}">'
+               + ("" if half is None else
+                  f'<span class="range" style="left:{100 * (r["rating"] - half - low) / span:.2f}%;'
+                  f'width:{max(100 * 2 * half / span, 0.5):.2f}%"></span>')
+               + f'<span class="mark" style="left:{mark:.2f}%"></span></div>')
         rate = r.get("exact_bid_rate")
         exact = [f'<td data-value="{"" if rate is None else rate}">'
                  f'{"–" if rate is None else format(100 * rate, ".1f") + "%"}</td>'] if classic else []
         cells = [f'<td>{r["rank"]}</td>', f'<td class="bot">{bot_link(r["bot"])}</td>',
-                 f'<td>{r["rating"]:.0f}</td>', f'<td data-value="{r["interval"]}">±{r["interval"]:.0f} {bar}</td>',
+                 f'<td>{r["rating"]:.0f}</td>',
+                 f'<td data-value="{"" if half is None else half}">{_interval(half)} {bar}</td>',
                  f'<td data-value="{r["elo"] if r["elo"] is not None else ""}">{_number(r["elo"], 0)}</td>',
                  f'<td>{r["games"]}</td>', f'<td>{r["avg_score"]:.1f}</td>', f'<td>{r["avg_place"]:.2f}</td>',
                  *exact,
@@ -289,7 +302,8 @@ def leaderboard(data: dict[str, Any], tournament_id: str | None, elo: dict[str, 
             + "".join(f'<p class="crash">{esc(lb.crash_line(r["bot"], r["crashes"], r.get("last_crash")))}</p>'
                       for r in crashed)
             + '<p class="note">Click a column header to sort. Rating: maximum-likelihood (Bradley–Terry) rating '
-              "with its 95% bootstrap interval drawn as a bar.</p>"
+              f"with its 95% bootstrap interval drawn as a bar; {lb.UNKNOWN_INTERVAL}: not known (the bot played "
+              f"fewer than {MIN_UNITS} deals).</p>"
             + f'<p><a href="{url("api", "leaderboard", data["variant"])}'
             + (f"?tournament={quote(tournament_id, safe='')}" if tournament_id else "") + '">JSON</a></p>'
             + (_elo_section(elo, tournament_id) if elo is not None else ""))
@@ -411,8 +425,8 @@ def _ms(value: float | None) -> str:
 
 
 def bot(data: dict[str, Any]) -> str:
-    """A bot: versions, games per variant, think times and time-bank use, exact bids,
-    places by seat, faults, crashes per variant."""
+    """A bot: versions, games per variant, think times and time-bank use, exact bids (and
+    classic's by hand size), places by seat, faults, crashes per variant."""
     versions = "".join(f"<li>{esc(v['version'] or '(none)')}: {v['games']} games</li>" for v in data["versions"])
     variant_rows = "".join(
         f'<tr data-variant="{esc(v["variant"])}"><td><a href="{url("leaderboard", v["variant"])}">'
@@ -452,12 +466,38 @@ def bot(data: dict[str, Any]) -> str:
             "spend past the per-decision limit in the whole match; an emptied bank makes the next late "
             "answer a timeout. Bank use is known for matches stored from schema 3 on (older ones only for "
             "tournaments whose time limits were stored), and counted over those.</p>"
+            f"{_hand_size_section(data)}"
             '<h2>Results by seat</h2><table id="bot-seats" class="list"><thead><tr><th>Variant</th>'
             "<th>Players</th><th>Seat</th><th>Games</th><th>Avg place</th></tr></thead>"
             f"<tbody>{seat_rows}</tbody></table>"
             f"<h2>Faults</h2>{faults}"
             f"<h2>Crashes</h2>{crashes}")
     return layout(f"Bot {data['bot']}", body)
+
+
+def _percent(share: float | None) -> str:
+    return "–" if share is None else f"{100 * share:.1f}%"
+
+
+def _hand_size_section(data: dict[str, Any]) -> str:
+    """The bot page's classic exact bids by hand size (``by_hand_size``, see
+    ``arena.results.browse.hand_size_bids``), saying which matches they count; nothing
+    when the bot played no classic match."""
+    classic = next((v for v in data["variants"] if v["variant"] == "classic" and v.get("by_hand_size")), None)
+    if classic is None:
+        return ""
+    figures = classic["by_hand_size"]
+    rows = "".join(
+        f'<tr data-cards="{esc(b["cards"])}"><td>{esc(b["cards"])}</td><td>{b["rounds"]}</td>'
+        f'<td>{b["exact_bids"]}</td><td>{_percent(b["exact_bid_rate"])}</td></tr>' for b in figures["bands"])
+    counted = (f"its {figures['matches']} most recent completed classic matches (the page reads no more)"
+               if figures["capped"] else f"all its {figures['matches']} completed classic matches")
+    return ('<h2>Exact bids by hand size (classic)</h2><table id="bot-hand-sizes" class="list"><thead><tr>'
+            "<th>Cards per hand</th><th>Rounds</th><th>Exact bids</th><th>Rate</th></tr></thead>"
+            f"<tbody>{rows}</tbody></table>"
+            f'<p class="note" id="bot-hand-sizes-note">Over {esc(counted)}, every seat the bot held. Exact bids '
+            "get rarer as hands grow, so the overall rate depends on how long the games were: compare bots "
+            "band by band.</p>")
 
 
 def _bot_time_bank_cells(variant: dict[str, Any]) -> str:
