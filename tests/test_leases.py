@@ -374,6 +374,8 @@ def test_a_tournament_organised_elsewhere_counts_in_arrival_order(store: Store) 
 def _as_schema_3(store: Store) -> str:
     url = url_of(store)
     with store.engine.begin() as conn:
+        conn.exec_driver_sql("DROP TABLE bot_crashes")                   # schema 5
+        conn.exec_driver_sql("ALTER TABLE matches DROP COLUMN private")  # schema 5
         conn.exec_driver_sql("DROP TABLE work_units")
         conn.exec_driver_sql("DROP TABLE scheduled_games")
         conn.exec_driver_sql("ALTER TABLE tournaments DROP COLUMN elo_next")
