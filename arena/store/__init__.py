@@ -1,7 +1,7 @@
 """Storage: bots, tournaments, matches with their full decision logs, faults, ratings and bot crashes.
 
 One :class:`Store` wraps one database: a SQLite file (WAL mode) or, given a
-``postgresql://`` URL, a PostgreSQL database (``pip install -e '.[postgres]'``). Apart
+``postgresql://`` URL, a PostgreSQL database (``pip install 'wizard-arena[postgres]'``). Apart
 from the SQLite connection setup and the parameter marker of the save path's driver
 SQL the SQL is the same. A Store may be used from any thread: every call opens its own
 session or connection on the shared engine, which is how the asyncio referee uses it
@@ -65,7 +65,10 @@ so that a worker's claim never waits for another worker's save (see ``leases.py`
 
 from __future__ import annotations
 
+import atexit
 import os
+import threading
+import weakref
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, Self
@@ -95,6 +98,10 @@ __all__ = [
 ]
 
 
+# How to get the PostgreSQL driver: the extra of the installed distribution, or of a checkout.
+INSTALL_POSTGRES = "pip install 'wizard-arena[postgres]' (in a checkout: pip install -e '.[postgres]')"
+
+
 class Store:
     """The arena's database: ``Store("arena.db", summarizer=...)`` or ``Store("postgresql://...", ...)``.
 
@@ -121,7 +128,7 @@ class Store:
         try:
             self.engine: Engine = create_engine(url, connect_args=connect_args)
         except ImportError as error:
-            raise StoreError(f"no driver for {backend} ({error}): pip install -e '.[postgres]'") from None
+            raise StoreError(f"no driver for {backend} ({error}): {INSTALL_POSTGRES}") from None
         except sa_exc.ArgumentError as error:
             raise StoreError(f"{self.name!r} is not a usable database URL ({error})") from None
         self.summarizer = summarizer
@@ -142,9 +149,51 @@ class Store:
         except StoreError:
             self.engine.dispose()
             raise
+        self._closed = False
+        # The file, however it was named (relative, absolute, a sqlite:/// URL).
+        self._file = os.path.abspath(self.engine.url.database or "") if self.is_sqlite else None
+        if self.is_sqlite:
+            with _OPEN_LOCK:
+                _OPEN_SQLITE.add(self)
 
     def close(self) -> None:
+        """Close the store's connections. The last SQLite store of a file open in this
+        process first checkpoints the WAL into the file (see :meth:`_checkpoint`), so that
+        the database is whole in its one file once a command ends. Closing twice does
+        nothing; a store still open when the process exits is closed then."""
+        with _OPEN_LOCK:
+            if self._closed:
+                return
+            self._closed = True
+            _OPEN_SQLITE.discard(self)
+            last = self.is_sqlite and not any(other._file == self._file for other in _OPEN_SQLITE)
+        if last and self._file is not None and os.path.exists(self._file):   # never make a file anew
+            self._checkpoint()
         self.engine.dispose()
+
+    def _checkpoint(self) -> None:
+        """Copy the WAL into the database file and empty it (``wal_checkpoint(TRUNCATE)``).
+
+        Why: until then the latest writes live only in ``NAME-wal``; whoever copies the
+        database file alone would copy an old or an empty database. Another process reading
+        the file meanwhile (``arena web``) is not disturbed: the checkpoint waits at most
+        CHECKPOINT_WAIT_MS for its readers and otherwise reports busy and leaves the WAL
+        as it is, still valid for them. When no other process has the file open, closing
+        the connections just after (dispose) also removes the emptied ``-wal`` and
+        ``-shm`` files: SQLite does so at the file's last close."""
+        try:
+            raw = self.engine.raw_connection()
+        except sa_exc.DBAPIError:
+            return
+        try:
+            cursor = raw.cursor()
+            cursor.execute(f"PRAGMA busy_timeout = {CHECKPOINT_WAIT_MS}")
+            cursor.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            cursor.close()
+        except self.engine.dialect.loaded_dbapi.Error:
+            pass    # busy or locked: the WAL stays, as valid as before
+        finally:
+            raw.close()
 
     def __enter__(self) -> Self:
         return self
@@ -448,6 +497,25 @@ class Store:
         transaction, so a match saved meanwhile cannot show up in one and not in the others."""
         with self._read() as session:
             return queries.leaderboard_inputs(session, variant, tournament_id, self.summarizer.think_times)
+
+
+# The SQLite stores of this process not closed yet (weakly: a store dropped unclosed is
+# not kept alive), so that closing the last one of a file checkpoints it and the process's
+# exit closes the rest.
+_OPEN_SQLITE: weakref.WeakSet[Store] = weakref.WeakSet()
+_OPEN_LOCK = threading.Lock()
+# How long a checkpoint at close waits for another process's readers (they are quick).
+CHECKPOINT_WAIT_MS = 200
+
+
+@atexit.register
+def _close_open_stores() -> None:
+    """At exit, close every store still open (the CLI's commands leave theirs to this):
+    each database ends whole in its one file."""
+    with _OPEN_LOCK:
+        still_open = list(_OPEN_SQLITE)
+    for store in still_open:
+        store.close()
 
 
 def _setup_sqlite(engine: Engine) -> None:
