@@ -21,8 +21,9 @@ from typing import Any, TypeVar
 
 from rich.console import Console
 
+from arena.records import MatchRecord
 from arena.results.sprt import monitor_from, status_line, stored_monitor, verdict
-from arena.tournament.lineup import BotStartError
+from arena.tournament.lineup import LADDER_BOTS, BotStartError
 from arena.tournament.lock import arena_secrets, hold_lock, log_dir_for
 from arena.tournament.progress import progress_bar, status_text
 from arena.tournament.runner import LocalArena, MatchRunner, RemoteArena, RunSummary, Standing
@@ -31,6 +32,7 @@ from arena.tournament.schedule import ScheduleError
 from arena.tournament.settings import DEFAULT_DB, TournamentRequest, TournamentSettings, build_settings, finalize_games
 from arena.tournament.worker import crash_saver, decided, is_complete, play_claimed, saver
 from engine import ConfigError
+from engine.core import CLASSIC_PLAYERS
 
 T = TypeVar("T")
 
@@ -159,7 +161,7 @@ def new_run(req: TournamentRequest, notice: Callable[[str], None]) -> Run:
     from arena.results import Store
 
     if "://" in req.db or Path(req.db).exists():
-        Store(req.db)  # refuse a foreign database before starting anything (npm, bots)
+        Store(req.db).close()  # refuse a foreign database before starting anything (npm, bots)
     else:
         folder = Path(req.db).resolve().parent
         if not folder.is_dir() or not os.access(folder, os.W_OK):
@@ -174,7 +176,10 @@ def new_run(req: TournamentRequest, notice: Callable[[str], None]) -> Run:
             raise ConfigError("--server needs the admin token `arena serve` printed: "
                               "--admin-token or ARENA_ADMIN_TOKEN")
         settings.bots = [{"name": n} for n in asyncio.run(_remote_bots(settings, req.admin_token))]
-    finalize_games(settings, req.games, notice)
+    try:
+        finalize_games(settings, req.games, notice)
+    except ScheduleError as error:
+        raise ScheduleError(f"{error}{more_bots(settings, req)}") from None
     store = Store(req.db)
     tournament_id = store.create_tournament(settings.to_dict(), settings.seed)
     store.put_schedule(tournament_id, settings.schedule())     # the rows workers claim from
@@ -185,6 +190,29 @@ def new_run(req: TournamentRequest, notice: Callable[[str], None]) -> Run:
         # the user named is not, and neither is any bot of a resumed (fixed) lineup.
         run.optional = frozenset(b["name"] for b in settings.bots) - {t.partition('=')[0].strip() for t in req.bots}
     return run
+
+
+def more_bots(settings: TournamentSettings, req: TournamentRequest) -> str:
+    """For the error of a lineup smaller than its tables: the ways to a big enough one,
+    as the end of that one line ("" when the lineup is big enough: another error).
+
+    >>> settings = TournamentSettings(bots=[{"name": n} for n in "abcd"], game={"players": 6})
+    >>> more_bots(settings, TournamentRequest(db="arena.db"))
+    ': add bots with --bot NAME=COMMAND (repeatable), or --players 4'
+    """
+    have = len(settings.bots)
+    if have >= settings.players:
+        return ""
+    smaller = f", or --players {have}" if have >= min(CLASSIC_PLAYERS) else ""
+    if settings.server:
+        return f": the lineup is the bots connected to {settings.server}; connect more{smaller}"
+    option = "--opponent" if settings.sprt is not None else "--bot"
+    ways = [f"add bots with {option} NAME=COMMAND (repeatable)"]
+    # The ladder adds its bots to the sample bots, which are in the lineup unless left out or replaced.
+    samples_in = not req.no_samples and req.lineup in (None, "samples") and not (settings.sprt and req.bots)
+    if samples_in and have + len(LADDER_BOTS) >= settings.players:
+        ways.append("--lineup ladder (the sample bots and the search bot)")
+    return ": " + ", or ".join(ways) + smaller
 
 
 def discard(run: Run, db: str, keep_log: bool) -> None:
@@ -299,7 +327,8 @@ async def play_with_progress(runner: MatchRunner | None, run: Run, console: Cons
             if runner is None:
                 await watcher
                 return standings_of([])
-            played = await play_claimed(runner, store, settings, tid, saver(store), stop=decided(store, settings, tid))
+            played = await play_claimed(runner, store, settings, tid, saver_for(run),
+                                        stop=decided(store, settings, tid))
             played.skipped = len(done)
             watcher.cancel()
             await asyncio.gather(watcher, return_exceptions=True)
@@ -308,6 +337,39 @@ async def play_with_progress(runner: MatchRunner | None, run: Run, console: Cons
             return played
         finally:
             watcher.cancel()
+
+
+def saver_for(run: Run) -> Callable[[MatchRecord], Awaitable[bool]]:
+    """``save(record)`` for this run's worker: whether the game counts as played here.
+
+    A game of a tournament on a server (``--server``) is stored by that server too. When
+    the server's database is this one (``arena serve --db`` the same file or URL, as the
+    docs recommend), the local save finds the game already there; it is this run's game
+    all the same, so it counts when the stored match is the very record the server sent
+    back (see :func:`stored_as_sent`)."""
+    save = saver(run.store)
+    if not run.settings.server:
+        return save
+
+    async def save_remote(record: MatchRecord) -> bool:
+        return await save(record) or await asyncio.to_thread(stored_as_sent, run.store, record)
+
+    return save_remote
+
+
+def stored_as_sent(store: Any, record: MatchRecord) -> bool:
+    """Whether the store holds ``record`` itself, not merely a match of its slot: the same
+    match id, start and finish times and decisions. Another play of the slot (one process
+    at a time runs a tournament, but a server stores whatever it is asked to play) has
+    times of its own."""
+    from arena.store import StoreError
+
+    try:
+        stored = store.load_match(record.match_id)
+    except StoreError:
+        return False
+    return ((stored.started_at, stored.finished_at, stored.actions)
+            == (record.started_at, record.finished_at, record.actions))
 
 
 class StoredGames:
