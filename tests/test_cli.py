@@ -91,7 +91,8 @@ def test_a_missing_postgresql_driver_is_one_line(tmp_path: Path) -> None:
                           env={"PATH": "/usr/bin:/bin", "HOME": str(work), "PYTHONPATH": str(fake.parent)})
     assert done.returncode == 2, done.stderr
     assert done.stderr.strip().splitlines() == [
-        "arena: error: no driver for postgresql (No module named psycopg): pip install -e '.[postgres]'"]
+        "arena: error: no driver for postgresql (No module named psycopg): pip install 'wizard-arena[postgres]' "
+        "(in a checkout: pip install -e '.[postgres]')"]
     assert list(work.iterdir()) == []
 
 
@@ -162,7 +163,8 @@ def test_leaderboard_export_follows_the_filters(tmp_path: Path) -> None:
     shown = arena("leaderboard", "--db", "t.db", "--tournament", first, "--format", "json", cwd=tmp_path)
     rows = {row["bot"]: row for row in json.loads(shown.stdout)["rows"]}
     assert set(rows) == {"ann", "bob", "cy"} and all(row["games"] == 3 for row in rows.values())
-    everything = json.loads(arena("leaderboard", "--db", "t.db", "--format", "json", cwd=tmp_path).stdout)
+    everything = json.loads(arena("leaderboard", "--db", "t.db", "--variant", "classic", "--format", "json",
+                                  cwd=tmp_path).stdout)
     assert {row["bot"]: row["elo"] for row in everything["rows"]}["ann"] < rows["ann"]["elo"]
 
 

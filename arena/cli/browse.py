@@ -48,9 +48,34 @@ def tournaments(format: str = ListFormatOption, db: str | None = DbOption) -> No
         err_console.print("no tournaments stored yet")
 
 
+VariantOption = typer.Option(None, help="classic or extreme [default: the tournament's, else every variant with "
+                             "completed matches, one board each]", show_default=False)
+# The formats that hold several boards one after the other; json, csv and html are one document of one board.
+SEVERAL_BOARDS = ("table", "md")
+
+
+def shown_variants(store: Store, variant: str | None, tournament: str | None, fmt: str) -> list[str]:
+    """The variants to show a board of: ``--variant``; else the tournament's; else every
+    variant with completed matches, in the engine's order, and [] when there are none.
+
+    Why not classic alone: a database of Extreme games only would show an empty classic
+    board and say nothing of the games it holds. A format of one board (json, csv, html)
+    cannot hold several, so then ``--variant`` must choose (a one-line error)."""
+    if variant is not None:
+        return [variant]
+    if tournament is not None:
+        # Its settings did not say (a tournament organised elsewhere): its first stored match does.
+        options = store.tournament_game_options([tournament]).get(tournament) or {}
+        return [str(options.get("variant") or VARIANTS[0])]
+    found = [v for v in VARIANTS if v in store.variants()]
+    if len(found) > 1 and fmt not in SEVERAL_BOARDS:
+        fail(f"{store.name} holds completed matches of {' and '.join(found)}: pass --variant "
+             f"(--format {fmt} is one board)")
+    return found
+
+
 def leaderboard(
-    variant: str | None = typer.Option(None, help="classic or extreme [default: the tournament's, else classic]",
-                                       show_default=False),
+    variant: str | None = VariantOption,
     tournament: str | None = typer.Option(None, help="Only this tournament's games."),
     min_games: int = typer.Option(0, help="Leave out bots with fewer games."),
     format: str = typer.Option("table", "--format", help="table, md, csv, json or html"),
@@ -110,18 +135,26 @@ def leaderboard(
         if not written:
             err_console.print("nothing to export: no completed matches" + (f" in {tournament}" if tournament else ""))
         return
-    variant = variant or "classic"
-    board = lb.board(store, variant, tournament_id=tournament, min_games=min_games)
-    if not board.rows:
-        err_console.print(f"no completed {variant} matches" + (f" in tournament {tournament}" if tournament else "")
-                          + (f" by bots with {min_games}+ games" if min_games else ""))
-    if format == "table":
-        lb.render_board(board, "table", console=console)   # one-line headers when the terminal is wide enough
-    else:
-        # md, html, json and csv carry the board's metadata (date, tournaments, options, games, version).
-        text = lb.render_board(board, format)
-        assert isinstance(text, str)    # only the console table is rich
-        print(text.rstrip("\n"))
+    variants = shown_variants(store, variant, tournament, format)
+    if not variants:
+        err_console.print(f"no completed matches in {store.name}")
+        if format == "table":
+            return
+    # With none, the other formats still print a well-formed empty board, for scripts.
+    for number, shown in enumerate(variants or [VARIANTS[0]]):
+        if number:
+            print()
+        board = lb.board(store, shown, tournament_id=tournament, min_games=min_games)
+        if not board.rows and variants:
+            err_console.print(f"no completed {shown} matches" + (f" in tournament {tournament}" if tournament else "")
+                              + (f" by bots with {min_games}+ games" if min_games else ""))
+        if format == "table":
+            lb.render_board(board, "table", console=console)   # one-line headers when the terminal is wide enough
+        else:
+            # md, html, json and csv carry the board's metadata (date, tournaments, options, games, version).
+            text = lb.render_board(board, format)
+            assert isinstance(text, str)    # only the console table is rich
+            print(text.rstrip("\n"))
 
 
 def parse_replays(value: str) -> str | int | list[str]:
@@ -161,8 +194,7 @@ def replay_ids(store: Store, spec: str | int | list[str], variants: list[str], t
 
 
 def crosstable(
-    variant: str | None = typer.Option(None, help="classic or extreme [default: the tournament's, else classic]",
-                                       show_default=False),
+    variant: str | None = VariantOption,
     tournament: str | None = typer.Option(None, help="Only this tournament's games."),
     format: str = typer.Option("table", "--format", help="table, md, json or html"),
     db: str | None = DbOption,
@@ -178,17 +210,25 @@ def crosstable(
         if variant is not None and tournament_variant not in (None, variant):
             fail(f"tournament {tournament} is {tournament_variant}, not {variant}")
         variant = variant or tournament_variant
-    variant = variant or "classic"
-    table = ct.crosstable(store, variant, tournament_id=tournament)
-    if not table.bots:
-        err_console.print(f"no completed {variant} matches" + (f" in tournament {tournament}" if tournament else ""))
-        if format == "table":    # the other formats still print, well-formed and empty, for scripts
+    variants = shown_variants(store, variant, tournament, format)
+    if not variants:
+        err_console.print(f"no completed matches in {store.name}")
+        if format == "table":
             return
-    text = ct.render(table, format)
-    if isinstance(text, str):
-        print(text.rstrip("\n"))
-    else:
-        console.print(text)
+    # With none, the other formats still print, well-formed and empty, for scripts.
+    for number, shown in enumerate(variants or [VARIANTS[0]]):
+        if number:
+            print()
+        table = ct.crosstable(store, shown, tournament_id=tournament)
+        if not table.bots and variants:
+            err_console.print(f"no completed {shown} matches" + (f" in tournament {tournament}" if tournament else ""))
+            if format == "table":
+                continue
+        text = ct.render(table, format)
+        if isinstance(text, str):
+            print(text.rstrip("\n"))
+        else:
+            console.print(text)
 
 
 def matches(
@@ -229,10 +269,11 @@ def show(match: str = MatchArgument, db: str | None = DbOption) -> None:
 
 
 def replay(match: str = MatchArgument,
-           verify: bool = typer.Option(False, "--verify", help="Confirm the stored result (replaying always "
-                                       "does; the flag is accepted so scripts can say so)."),
+           verify: bool = typer.Option(False, "--verify", hidden=True,
+                                       help="Changes nothing: replay always verifies (accepted for old scripts)."),
            db: str | None = DbOption) -> None:
-    """Re-run a stored match log through the engine and confirm the stored totals and places."""
+    """Re-run a stored match log through the engine and confirm the stored totals and places (always: the
+    old --verify flag is still accepted and changes nothing)."""
     from arena.results import browse
 
     ok, message = browse.verify_match(open_store(db, must_exist=True), match)
