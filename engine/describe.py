@@ -75,6 +75,8 @@ def describe_event(event: Mapping[str, Any], bots: Sequence[str], bidding: str =
     'bids revealed: seat 0 (ann) bid 1 · seat 1 (bob) bid 0'
     >>> describe_event({"type": "token_returned", "seat": 1, "colour": "red"}, ["ann", "bob"])
     'bob (seat 1) returns a red token'
+    >>> describe_event({"type": "trump_chosen", "seat": 1, "suit": "red"}, ["ann", "bob"])
+    'bob (seat 1), the dealer, chooses red as trump (a Wizard was turned up)'
     """
     names = [seat_name(seat, bots) for seat in range(len(bots))]
     kind = event["type"]
@@ -101,6 +103,9 @@ def describe_event(event: Mapping[str, Any], bots: Sequence[str], bidding: str =
         return f"bids revealed{when}: " + " · ".join(
             f"seat {seat} ({bots[seat] if seat < len(bots) else '?'}) bid {bid}"
             for seat, bid in enumerate(event["bids"]))
+    if kind == "trump_chosen":
+        # A Wizard turned up: the dealer names the trump suit.
+        return f"{names[event['seat']]}, the dealer, chooses {event['suit']} as trump (a Wizard was turned up)"
     if kind == "trump":
         turned = f"{event['card']} turned up" if event.get("card") else "no card turned up"
         return f"trump: {turned}, " + (f"trump suit {event['suit']}" if event.get("suit") else "no trump suit")
@@ -121,7 +126,7 @@ def describe_event(event: Mapping[str, Any], bots: Sequence[str], bidding: str =
     if kind in ("black_taken", "black_exhausted"):
         return (f"{names[event['seat']]} takes a black token" if kind == "black_taken"
                 else f"{names[event['seat']]} would take a black token, but none is left")
-    # Anything else (trump_chosen, game_over, ...): its type, then its fields with seats named.
+    # Anything else (game_over, ...): its type, then its fields with seats named.
     parts = []
     for key, value in event.items():
         if key == "type":

@@ -71,7 +71,7 @@ function supplyAtStart() {
 // In Wizard Extreme it also follows every token: who holds what, and what is left in the supply.
 function stateAt(steps, k, players) {
   const seats = () => Array.from({length: players}, () => null);
-  const s = {round: 0, dealer: null, trump: null, bids: seats(), tricks: seats().map(() => 0),
+  const s = {round: 0, dealer: null, trump: null, trumpChosen: null, bids: seats(), tricks: seats().map(() => 0),
              hands: seats().map(() => []), played: new Set(), trick: [], lastTrick: null,
              handSize: 0, playedBy: seats().map(() => 0),
              tokens: seats(), predicted: seats(), supply: null, destroyer: null, blackExhausted: false, rounds: []};
@@ -82,16 +82,15 @@ function stateAt(steps, k, players) {
       switch (e.type) {
         case "round_start":
           // Wizard Extreme's round_start carries no hand_size: it always deals 15 cards.
-          Object.assign(s, {round: e.round, dealer: e.dealer, trump: null, bids: seats(),
+          Object.assign(s, {round: e.round, dealer: e.dealer, trump: null, trumpChosen: null, bids: seats(),
                             handSize: e.hand_size !== undefined ? e.hand_size : 15, playedBy: seats().map(() => 0),
                             tricks: seats().map(() => 0), trick: [], lastTrick: null, tokens: noTokens(),
                             predicted: seats(), supply: supplyAtStart(), destroyer: null, blackExhausted: false});
           s.played = new Set();
           break;
         case "hand": s.hands[e.seat] = e.cards; break;
-        case "trump": s.trump = e.card ? e.card + (e.suit ? " (" + e.suit + ")" : " (no trump)")
-                                        : (e.suit || "no trump"); break;
-        case "trump_chosen": s.trump = (s.trump ? s.trump + ", " : "") + "chosen " + (e.suit || ""); break;
+        case "trump": s.trump = e; break;
+        case "trump_chosen": s.trumpChosen = e; break;
         case "bid": s.bids[e.seat] = String(e.bid); break;
         case "bid_made": s.bids[e.seat] = "face down"; break;
         case "bids_revealed": s.bids = e.bids.map(String); break;
@@ -126,6 +125,17 @@ function stateAt(steps, k, players) {
     }
   }
   return s;
+}
+
+// The round's trump in words, from its "trump" event (the card turned up, or null when every
+// card is dealt; the suit, null for none) and, after a Wizard, the dealer's "trump_chosen":
+// "red (r5 turned up)", "none (J2 turned up)", "red, chosen by seat 3 (ann) (W1 turned up)".
+function trumpText(turned, chosen, bots) {
+  const card = turned.card ? " (" + turned.card + " turned up)" : " (every card is dealt: nothing turned up)";
+  if (chosen) return chosen.suit + ", chosen by seat " + chosen.seat + " (" + bots[chosen.seat] + ")" + card;
+  if (turned.suit) return turned.suit + card;
+  if (String(turned.card).startsWith("W")) return "the dealer chooses" + card;   // a Wizard, not chosen yet
+  return "none" + card;
 }
 
 function tokensText(tokens) {
@@ -171,7 +181,8 @@ function drawTable(view, s, step) {
                    el("td", {}, s.tricks[seat]), hand, played,
                    el("td", {}, step.totals[seat])));
   }
-  const info = el("p", {class: "meta"}, "Round " + s.round + (s.trump ? " · trump " + s.trump : ""));
+  const trump = s.trump ? trumpText(s.trump, s.trumpChosen, record.bots) : "";
+  const info = el("p", {class: "meta"}, "Round " + s.round + (trump ? " · trump: " + trump : ""));
   const parts = [info, el("table", {}, el("thead", {}, head), body)];
   if (extreme && s.supply) {
     const left = Object.entries(s.supply).map(([colour, n]) => colour + " " + n).join(" · ");
