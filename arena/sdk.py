@@ -18,11 +18,12 @@ A bot is a subclass of :class:`Bot` with one method per decision kind::
 
 and is started with the standard command line::
 
-    python my_bot.py --arena HOST[:PORT] --token T [--name N] [--max-matches N] [--seed S]
-                     [--retry-for SECONDS] [--tls-ca FILE | --tls] [--tls-cert FILE --tls-key FILE] [-v]
+    python my_bot.py --arena HOST[:PORT] --token T [--name N] [--max-matches N] [--processes N]
+                     [--seed S] [--retry-for SECONDS] [--tls-ca FILE | --tls] [--tls-cert FILE --tls-key FILE] [-v]
 
 (the token may come from the ``ARENA_TOKEN`` environment variable instead, the
-address from ``ARENA_ADDRESS``, the TLS settings from ``ARENA_TLS_CA``, ``ARENA_TLS=1``,
+address from ``ARENA_ADDRESS``, the matches at once from ``ARENA_MAX_MATCHES``, the
+processes from ``ARENA_PROCESSES``, the TLS settings from ``ARENA_TLS_CA``, ``ARENA_TLS=1``,
 ``ARENA_TLS_CERT`` and ``ARENA_TLS_KEY``). The port defaults to 50051, the port ``arena serve``
 listens on; an IPv6 address goes in brackets (``[::1]`` or ``[::1]:50051``). The
 arena may also be a Unix domain socket, ``unix:/PATH`` (or ``unix:///PATH``), with an
@@ -49,9 +50,17 @@ What the SDK does for you:
 * answers every ``DecisionRequest`` with its ``request_id``, calling your method
   with the parsed observation (a dict, see ``docs/engine.md``) and the options
   already converted (ints for bids, strings otherwise);
-* plays several matches at once when ``--max-matches`` > 1: with a bot *class*
-  every seat gets its own instance, so instance attributes are per-match state;
-  with a bot *instance* all seats share it;
+* plays several matches at once when ``--max-matches`` > 1, each answered on its own:
+  one match's slow decision never holds up another's. Each match has a *lane*: its
+  hooks and decisions run one after another, never two at once, a plain method on
+  the lane's own thread and an ``async def`` method (``bid``, ``play``, ``trump``,
+  ``predict``, ``pay``, or a hook) as a task on the event loop, which alone reads and
+  writes the stream. With a bot *class* every seat gets its own instance, so instance
+  attributes are per-seat state; with a bot *instance* all seats share it, and then
+  one lane answers all of them, one decision at a time;
+* ``--processes N`` for a bot whose Python code computes: threads share one core
+  (the GIL), processes do not. It plays in N processes, each with its own connection
+  and a share of ``--max-matches``, stopped together (see :func:`supervise`);
 * gives every seat a ``self.rng`` (``random.Random``) seeded from
   ``MatchStarted.seed`` (mixed with ``--seed`` when given), so a tournament replays;
 * survives its own bugs: an exception (or an answer that is not among the options)
@@ -90,6 +99,9 @@ Exit codes of :func:`run`:
   (a certificate that does not verify, TLS against a plaintext arena), or a bad command
   line (such as ``--arena host:abc``, ``--arena unix:relative.sock`` or an unreadable
   ``--tls-ca`` file); these print one line on stderr.
+
+With ``--processes N`` the code is the one of the first process to exit by itself
+(the others are then stopped), or 0 when the bot was stopped (:func:`supervise`).
 """
 
 # ruff: noqa: E402
@@ -105,16 +117,21 @@ os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
 
 import argparse
 import asyncio
+import functools
+import inspect
 import ipaddress
 import logging
+import queue
 import random
 import re
 import signal
 import ssl
+import subprocess
 import sys
+import threading
 import time
 import traceback
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
@@ -127,7 +144,8 @@ from engine import PREDICT, Prediction
 __all__ = [
     "Bot", "BotClient", "FaultInfo", "MatchInfo", "MatchResult", "Prediction", "Tls",
     "CHANNEL_OPTIONS", "DEFAULT_PORT", "RETRY_FOR", "RETRY_MAX_DELAY",
-    "arena_target", "ask", "check_key_pair", "main", "parse_args", "read_pem", "run", "tls_failure",
+    "arena_target", "ask", "ask_async", "check_key_pair", "main", "parse_args", "process_share", "read_pem",
+    "run", "supervise", "tls_failure",
 ]
 
 log = logging.getLogger("arena.sdk")
@@ -521,6 +539,10 @@ class Bot:
     nothing, so a half-written bot is still a legal one. During a decision
     ``self.rng`` is the seat's seeded ``random.Random`` and ``self.match`` its
     :class:`MatchInfo`.
+
+    Any of the methods may be ``async def``: the SDK then awaits it on its event loop
+    instead of calling it on the match's thread (see :class:`BotClient`). Either way one
+    seat's methods are never called twice at once.
     """
 
     name: str = "bot"
@@ -580,6 +602,10 @@ class BadAnswer(ValueError):
     """What a bot's method returned cannot be an answer (``ask``): the bot's mistake."""
 
 
+# The decision kinds; each is answered by the Bot method of the same name.
+DECISION_KINDS = frozenset({"bid", "play", "trump", "predict", "pay"})
+
+
 def ask(bot: Bot, kind: str, obs: dict[str, Any], options: list[Any] | None) -> Any:
     """Call the bot's method for a decision kind ("bid", "play", "trump", "predict", "pay")
     and return its answer as the engine types an action: an int for a bid, a string for
@@ -587,18 +613,47 @@ def ask(bot: Bot, kind: str, obs: dict[str, Any], options: list[Any] | None) -> 
 
     The one place that maps kinds to methods: the connection uses it, and so can code
     that plays bots in-process against the engine (see ``sample_bots/evaluate.py``).
+    A method that is a coroutine (``async def``) needs :func:`ask_async`.
     """
+    answer = _call_method(bot, kind, obs, options)
+    if inspect.isawaitable(answer):
+        if inspect.iscoroutine(answer):
+            answer.close()   # never awaited: say so here, not in a RuntimeWarning at exit
+        raise TypeError(f"{kind} returned an awaitable (an async def method): use ask_async")
+    return _typed(kind, answer)
+
+
+async def ask_async(bot: Bot, kind: str, obs: dict[str, Any], options: list[Any] | None) -> Any:
+    """:func:`ask` for a method that may be ``async def``: its answer is awaited."""
+    answer = _call_method(bot, kind, obs, options)
+    if inspect.isawaitable(answer):
+        answer = await answer
+    return _typed(kind, answer)
+
+
+def _call_method(bot: Bot, kind: str, obs: dict[str, Any], options: list[Any] | None) -> Any:
     if kind == "predict":
         return bot.predict(obs)
+    if kind in DECISION_KINDS:
+        return getattr(bot, kind)(obs, options or [])
+    raise ValueError(f"unknown decision kind {kind!r}")
+
+
+def _typed(kind: str, answer: Any) -> Any:
+    """A method's answer as the engine types the action (``BadAnswer`` for a bid that is no number)."""
     if kind == "bid":
-        answer = bot.bid(obs, options or [])
         try:
             return int(answer)
         except (TypeError, ValueError):
             raise BadAnswer(f"bid returned {answer!r}, which is no whole number") from None
-    if kind in ("play", "trump", "pay"):
-        return str(getattr(bot, kind)(obs, options or []))
-    raise ValueError(f"unknown decision kind {kind!r}")
+    if kind == "predict":
+        return answer
+    return str(answer)
+
+
+def _is_async(function: Any) -> bool:
+    """Whether a bot's method is ``async def`` (then the SDK awaits it on the event loop)."""
+    return inspect.iscoroutinefunction(function)
 
 
 # ---------------------------------------------------------------- the connection
@@ -611,6 +666,110 @@ class _Seat:
     info: MatchInfo
     bot: Bot
     rng: random.Random
+
+
+# How long a stopping bot waits for its lanes to finish the hooks still queued (on_fault,
+# on_match_end after the arena's last messages); a decision still thinking then is left to
+# its daemon thread, which ends with the process.
+LANE_GRACE = 1.0
+
+
+class _Thinker:
+    """A daemon thread that runs one lane's synchronous calls, one at a time.
+
+    A thread, so that a bot's method that takes its time (sleeps, waits on I/O, or runs a
+    C extension that releases the GIL) does not hold up the event loop, and with it every
+    other match. A daemon, so that a call still thinking when the bot stops does not keep
+    the process alive; ``concurrent.futures`` threads are joined at exit, these are not.
+    Started at the first call: a bot whose methods are all ``async def`` never starts one.
+    """
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._calls: queue.SimpleQueue[tuple[asyncio.AbstractEventLoop, asyncio.Future[Any],
+                                             Callable[[], Any]] | None] = queue.SimpleQueue()
+        self.thread: threading.Thread | None = None
+
+    def call(self, function: Callable[[], Any]) -> asyncio.Future[Any]:
+        """Run ``function`` on the thread; the future (of the running loop) gets its result."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Any] = loop.create_future()
+        if self.thread is None:
+            self.thread = threading.Thread(target=self._work, name=self.name, daemon=True)
+            self.thread.start()
+        self._calls.put((loop, future, function))
+        return future
+
+    def close(self) -> None:
+        """Let the thread end once its current call (if any) returns."""
+        self._calls.put(None)
+
+    def _work(self) -> None:
+        while (item := self._calls.get()) is not None:
+            loop, future, function = item
+            try:
+                outcome: tuple[bool, Any] = (True, function())
+            except BaseException as error:   # handed to the loop, which decides what it means
+                outcome = (False, error)
+            try:
+                loop.call_soon_threadsafe(_settle, future, outcome)
+            except RuntimeError:   # the loop is closed: nobody waits for this answer any more
+                return
+
+
+def _settle(future: asyncio.Future[Any], outcome: tuple[bool, Any]) -> None:
+    if future.done():   # cancelled while the thread thought: the lane has stopped
+        return
+    ok, value = outcome
+    if ok:
+        future.set_result(value)
+    else:
+        future.set_exception(value)
+
+
+class _Outbox:
+    """One connection's answers, written to its stream by one task in the order they are ready.
+
+    Closed when the connection ends: an answer made for it afterwards is dropped (the arena
+    sends a pending request again on the next connection), and so is a request still queued.
+    """
+
+    def __init__(self) -> None:
+        self.queue: asyncio.Queue[arena_pb2.BotMessage] = asyncio.Queue()
+        self.closed = False
+
+    def send(self, message: arena_pb2.BotMessage) -> None:
+        if not self.closed:
+            self.queue.put_nowait(message)
+
+
+@dataclass
+class _Job:
+    """One thing a lane does: a decision (``outbox`` says where its answer goes) or a hook.
+
+    ``work`` is a plain function run on the lane's thread, or, when ``on_loop``, a
+    coroutine function awaited on the event loop (a bot's ``async def`` method).
+    """
+
+    work: Callable[[], Any]
+    on_loop: bool = False
+    outbox: _Outbox | None = None
+
+
+@dataclass
+class _Lane:
+    """The order one match's work is done in (or, for a shared bot instance, all of it):
+    its hooks and decisions one after another, never two at once, while other lanes
+    run beside it. One asyncio task takes the jobs in turn; sync work goes to the lane's
+    :class:`_Thinker`."""
+
+    thinker: _Thinker
+    jobs: asyncio.Queue[_Job | None] = field(default_factory=asyncio.Queue)
+    task: asyncio.Task[None] | None = None
+
+    def close(self) -> None:
+        """No more jobs: the task ends after the queued ones."""
+        self.jobs.put_nowait(None)
 
 
 @dataclass
@@ -703,8 +862,9 @@ def launcher_gone() -> bool:
 class BotClient:
     """Plays one bot on one arena connection, reconnecting when it drops.
 
-    ``bot`` is a :class:`Bot` subclass (one instance per seat) or an instance
-    (shared by every seat). Use :func:`run` for the command line; use this class
+    ``bot`` is a :class:`Bot` subclass (one instance per seat, each match answered on
+    its own lane, beside the others) or an instance (shared by every seat, so one lane
+    answers them all, in turn). Use :func:`run` for the command line; use this class
     directly to embed a bot in another program (``await client.run()``,
     ``client.stop()``). ``tls`` connects with TLS (``Tls.from_files(ca="ca.pem")``).
     """
@@ -746,6 +906,12 @@ class BotClient:
         self._outage: _Outage | None = None
         # Jitter for reconnect delays: never drawn from a bot's seeded rng.
         self._jitter = random.Random()
+        # The lanes answering the matches: by match id, or one (key None) for a shared bot
+        # instance, whose seats would otherwise race on its rng and match attributes.
+        self._lanes: dict[str | None, _Lane] = {}
+        # SystemExit (or KeyboardInterrupt) raised by the bot's own code on a lane: it ends
+        # the bot, as it would have without threads; run() raises it again.
+        self._exit: BaseException | None = None
 
     # -- lifecycle
 
@@ -768,6 +934,15 @@ class BotClient:
         One connection at a time (a :meth:`_session`); between them the retry policy of
         the module docstring, logged once per outage rather than once per attempt.
         """
+        try:
+            return await self._connect_until_done()
+        finally:
+            await self._close_lanes(LANE_GRACE)
+            if self._exit is not None:
+                raise self._exit
+
+    async def _connect_until_done(self) -> int:
+        """:meth:`run`'s loop: one connection after another, until there is a reason to stop."""
         self._wake = asyncio.Event()
         self._outage = None
         asked_again = 0   # attempts whose answer grpc lost (see status_lost below)
@@ -860,8 +1035,15 @@ class BotClient:
         return min(CONNECT_TIMEOUT, max(left, 1.0))
 
     async def _session(self) -> _SessionEnd:
-        """One connection: Hello, then answer messages until the stream ends."""
+        """One connection: Hello, then read the arena's messages until the stream ends.
+
+        Reading never waits for the bot: a request goes to its match's lane (see
+        :meth:`_handle`), and the answers come back through this connection's outbox,
+        which one writer task sends (grpc allows one write at a time on a call).
+        """
         welcomed = False
+        outbox = _Outbox()
+        writer: asyncio.Task[None] | None = None
         if self._credentials is not None:
             channel = grpc.aio.secure_channel(self.arena, self._credentials, options=self.channel_options)
         else:
@@ -880,23 +1062,39 @@ class BotClient:
                 except TimeoutError:
                     call.cancel()
                     return _SessionEnd(None, f"no answer within {timeout:.0f} s", False)
+                writer = asyncio.create_task(self._write_answers(call, outbox))
                 while message is not grpc.aio.EOF:
                     if message.HasField("welcome"):
                         welcomed = True
                         self._welcomed(message.welcome)
-                    reply = self._handle(message)
-                    if reply is not None:
-                        await call.write(reply)
+                    self._handle(message, outbox)
                     message = await call.read()
             except grpc.aio.AioRpcError as err:
                 return _SessionEnd(err.code(), err.details() or "", welcomed)
             except asyncio.InvalidStateError:
-                pass  # a write after the call ended: its status says why, below
+                pass  # a read after the call ended: its status says why, below
             code = await call.code()
             return _SessionEnd(code, await call.details() or "", welcomed)
         finally:
             self._call = None
+            outbox.closed = True
+            if writer is not None:
+                writer.cancel()
+                await asyncio.gather(writer, return_exceptions=True)
             await channel.close()
+
+    @staticmethod
+    async def _write_answers(call: grpc.aio.StreamStreamCall, outbox: _Outbox) -> None:
+        """The connection's one writer: send each answer as its lane hands it over."""
+        try:
+            while True:
+                message = await outbox.queue.get()
+                await call.write(message)
+        except (grpc.aio.AioRpcError, asyncio.InvalidStateError):
+            pass   # the call ended; the reader sees how, and the session ends with it
+        except Exception:   # anything else would leave the bot reading but mute: start over
+            log.error("cannot send an answer; reconnecting:\n%s", traceback.format_exc())
+            call.cancel()
 
     async def _hello(self, call: grpc.aio.StreamStreamCall) -> Any:
         """Say Hello; return the arena's first message (a Welcome, or ``grpc.aio.EOF``)."""
@@ -922,18 +1120,18 @@ class BotClient:
 
     # -- messages
 
-    def _handle(self, message: arena_pb2.ArenaMessage) -> arena_pb2.BotMessage | None:
-        """React to one arena message; return the reply to send, if any."""
+    def _handle(self, message: arena_pb2.ArenaMessage, outbox: _Outbox) -> None:
+        """React to one arena message without waiting for the bot: a request (with the
+        outbox its answer goes to) and the hooks are queued on their match's lane."""
         which = message.WhichOneof("msg")
         if which == "request":
-            return self._answer(message.request)
-        if which == "match_started":
+            self._ask(message.request, outbox)
+        elif which == "match_started":
             self._start_match(message.match_started)
         elif which == "match_ended":
             self._end_match(message.match_ended)
         elif which == "fault":
             self._fault(message.fault)
-        return None
 
     def _new_seat(self, info: MatchInfo) -> _Seat:
         bot = self.bot if isinstance(self.bot, Bot) else self.bot()
@@ -953,7 +1151,7 @@ class BotClient:
         if key in self.seats:
             return  # re-sent after a reconnect: keep the seat's rng where it was
         seat = self.seats[key] = self._new_seat(info)
-        self._call_hook(seat, "on_match_start", info)
+        self._queue_hook(seat, "on_match_start", info)
 
     def _seat_for(self, match_id: str, seat_no: int) -> _Seat:
         """The seat's state; a request for a match we never saw start (e.g. its
@@ -981,7 +1179,13 @@ class BotClient:
         )
         log.info("%s: match %s ended (%s): place %s of %d, totals %s", self.name, ended.match_id,
                  ended.reason or "completed", result.place, len(result.places), list(result.totals))
-        self._call_hook(seat, "on_match_end", result)
+        self._queue_hook(seat, "on_match_end", result)
+        # The match's last seat here: its lane ends after its queued work (a decision still
+        # thinking is answered, late and ignored by the arena, and its thread then ends).
+        if isinstance(self.bot, type) and not any(match_id == ended.match_id for match_id, _ in self.seats):
+            lane = self._lanes.pop(ended.match_id, None)
+            if lane is not None:
+                lane.close()
 
     def _fault(self, fault: arena_pb2.Fault) -> None:
         log.warning("%s: fault in match %s (request %d): %s: %s%s", self.name, fault.match_id,
@@ -991,7 +1195,72 @@ class BotClient:
                          message=fault.message, faults=fault.faults, forfeited=fault.forfeited)
         for (match_id, _), seat in list(self.seats.items()):
             if match_id == fault.match_id:
-                self._call_hook(seat, "on_fault", info)
+                self._queue_hook(seat, "on_fault", info)
+
+    # -- lanes: each match's work in order, the matches beside each other
+
+    def _lane_for(self, seat: _Seat) -> _Lane:
+        """The lane of the seat's match (of every seat, for a shared bot instance), started on first use."""
+        key = None if isinstance(self.bot, Bot) else seat.info.match_id
+        lane = self._lanes.get(key)
+        if lane is None:
+            where = "all matches" if key is None else f"match {key}"
+            lane = self._lanes[key] = _Lane(_Thinker(f"{self.name} {where}"))
+            lane.task = asyncio.get_running_loop().create_task(self._run_lane(lane))
+        return lane
+
+    def _queue_hook(self, seat: _Seat, hook: str, arg: Any) -> None:
+        if _is_async(getattr(seat.bot, hook)):
+            self._lane_for(seat).jobs.put_nowait(_Job(functools.partial(self._call_hook_async, seat, hook, arg),
+                                                      on_loop=True))
+        else:
+            self._lane_for(seat).jobs.put_nowait(_Job(functools.partial(self._call_hook, seat, hook, arg)))
+
+    def _ask(self, request: arena_pb2.DecisionRequest, outbox: _Outbox) -> None:
+        """Queue a decision on its match's lane; the answer goes to ``outbox``."""
+        seat = self._seat_for(request.match_id, request.seat)
+        kind = protocol.kind_from_wire(request.kind)
+        method = getattr(seat.bot, kind, None) if kind in DECISION_KINDS else None
+        on_loop = _is_async(method) or (bool(request.events_json) and _is_async(seat.bot.on_events))
+        answer = self._answer_async if on_loop else self._answer
+        self._lane_for(seat).jobs.put_nowait(_Job(functools.partial(answer, seat, request), on_loop, outbox))
+
+    async def _run_lane(self, lane: _Lane) -> None:
+        """Do a lane's jobs in turn, each answer into its connection's outbox."""
+        try:
+            while (job := await lane.jobs.get()) is not None:
+                if job.outbox is not None and job.outbox.closed:
+                    continue   # asked on a connection that is gone: the arena asks again on the next
+                try:
+                    reply = await (job.work() if job.on_loop else lane.thinker.call(job.work))
+                except (SystemExit, KeyboardInterrupt) as error:   # the bot's code ends the bot
+                    self._exit = error
+                    self.stop()
+                    return
+                except Exception:   # an SDK bug: _answer and the hooks catch the bot's own errors
+                    log.error("%s: a lane failed:\n%s", self.name, traceback.format_exc())
+                    continue
+                if reply is not None and job.outbox is not None:
+                    job.outbox.send(reply)
+        finally:
+            lane.thinker.close()
+
+    async def _close_lanes(self, grace: float) -> None:
+        """End every lane: the jobs already queued get ``grace`` seconds (decisions for a
+        connection that is gone are skipped), then the lanes are cancelled. A thread still
+        in the bot's code is not waited for: it is a daemon and ends when it returns."""
+        lanes, self._lanes = list(self._lanes.values()), {}
+        for lane in lanes:
+            lane.close()
+        tasks = [lane.task for lane in lanes if lane.task is not None]
+        if not tasks:
+            return
+        _, late = await asyncio.wait(tasks, timeout=grace)
+        for task in late:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    # -- calling the bot (on a lane: its thread, or the loop for an async def method)
 
     def _call_hook(self, seat: _Seat, hook: str, arg: Any) -> None:
         bot = seat.bot
@@ -1001,16 +1270,57 @@ class BotClient:
         except Exception:  # a bug in a hook must not end the bot
             log.error("%s: %s raised:\n%s", self.name, hook, traceback.format_exc())
 
-    def _answer(self, request: arena_pb2.DecisionRequest) -> arena_pb2.BotMessage:
+    async def _call_hook_async(self, seat: _Seat, hook: str, arg: Any) -> None:
+        bot = seat.bot
+        bot.rng, bot.match = seat.rng, seat.info
+        try:
+            await getattr(bot, hook)(arg)
+        except Exception:  # a bug in a hook must not end the bot
+            log.error("%s: %s raised:\n%s", self.name, hook, traceback.format_exc())
+
+    def _answer(self, seat: _Seat, request: arena_pb2.DecisionRequest) -> arena_pb2.BotMessage:
         """Ask the bot, falling back to the first option (or no prediction) if it fails:
         the fallback says why in ``Action.bot_error``, which the arena records as a
         ``bot_error`` fault (a bot's own bug is never hidden from its author).
 
         The wire layer converts both ways (``arena.wire.protocol``): the options arrive
         as the engine types them (ints for bids), the bot's answer is checked against
-        them as it is, and only the answer message turns it back into text.
+        them as it is, and only the answer message turns it back into text. Runs on the
+        lane's thread; :meth:`_answer_async` is the same for an ``async def`` method.
         """
-        seat = self._seat_for(request.match_id, request.seat)
+        read = self._read(seat, request)
+        if isinstance(read, arena_pb2.BotMessage):
+            return read
+        kind, obs, events, options = read
+        try:
+            if events is not None:
+                seat.bot.on_events(events)
+            action = ask(seat.bot, kind, obs, options)
+        except Exception as error:
+            return self._failed(request, kind, error)
+        return self._reply(request, kind, options, action)
+
+    async def _answer_async(self, seat: _Seat, request: arena_pb2.DecisionRequest) -> arena_pb2.BotMessage:
+        """:meth:`_answer` for a bot whose method (or ``on_events``) is ``async def``: on the loop."""
+        read = self._read(seat, request)
+        if isinstance(read, arena_pb2.BotMessage):
+            return read
+        kind, obs, events, options = read
+        try:
+            if events is not None:
+                on_events: Callable[[list[dict[str, Any]]], Any] = seat.bot.on_events
+                heard = on_events(events)
+                if inspect.isawaitable(heard):
+                    await heard
+            action = await ask_async(seat.bot, kind, obs, options)
+        except Exception as error:
+            return self._failed(request, kind, error)
+        return self._reply(request, kind, options, action)
+
+    def _read(self, seat: _Seat, request: arena_pb2.DecisionRequest
+              ) -> tuple[str, dict[str, Any], list[dict[str, Any]] | None, list[Any]] | arena_pb2.BotMessage:
+        """Set the seat's state on its bot and read the request: (kind, observation, events
+        or None, options), or the fallback when this SDK cannot read it (its bug, not the bot's)."""
         bot = seat.bot
         bot.rng, bot.match = seat.rng, seat.info
         bot.deadline_ms, bot.time_bank_ms = request.deadline_ms, request.time_bank_ms
@@ -1020,21 +1330,25 @@ class BotClient:
             events = (protocol.events_from_wire(request)
                       if request.events_json and type(bot).on_events is not Bot.on_events else None)
             options = protocol.options_from_wire(kind, request.options)
-        except Exception as error:  # a request this SDK cannot read: its bug, not the bot's
+        except Exception as error:
             log.error("%s: cannot read a %s request of match %s; sending the fallback:\n%s",
                       self.name, request.kind, request.match_id, traceback.format_exc())
             return self._fallback(request, kind, f"the SDK could not read the request: {_one_line(error)}")
-        try:
-            if events is not None:
-                bot.on_events(events)
-            action = ask(bot, kind, obs, options)
-        except BadAnswer as error:
+        return kind, obs, events, options
+
+    def _failed(self, request: arena_pb2.DecisionRequest, kind: str, error: Exception) -> arena_pb2.BotMessage:
+        """The fallback for a method that raised (or answered what cannot be an answer)."""
+        if isinstance(error, BadAnswer):
             log.error("%s: %s in match %s; sending the fallback", self.name, error, request.match_id)
             return self._fallback(request, kind, str(error))
-        except Exception as error:  # the bot's bug: log it, answer something legal, say why
-            log.error("%s: %s decision failed in match %s; sending the fallback:\n%s",
-                      self.name, kind, request.match_id, traceback.format_exc())
-            return self._fallback(request, kind, f"{kind} raised {type(error).__name__}: {_one_line(error)}")
+        # The bot's bug: log it, answer something legal, say why.
+        log.error("%s: %s decision failed in match %s; sending the fallback:\n%s",
+                  self.name, kind, request.match_id, "".join(traceback.format_exception(error)))
+        return self._fallback(request, kind, f"{kind} raised {type(error).__name__}: {_one_line(error)}")
+
+    def _reply(self, request: arena_pb2.DecisionRequest, kind: str, options: list[Any],
+               action: Any) -> arena_pb2.BotMessage:
+        """The answer message for the bot's action, or the fallback if it is no option."""
         if kind != PREDICT and action not in options:
             shown = ", ".join(str(o) for o in options[:8]) + (", ..." if len(options) > 8 else "")
             why = f"{kind} returned {action!r}, which is no option (choose from {shown})"
@@ -1101,6 +1415,10 @@ def parse_args(argv: list[str] | None = None, *, default_name: str = "bot") -> a
                              "$ARENA_BOT_NAME, else none: the token says which bot this is)")
     parser.add_argument("--max-matches", type=int, default=None,
                         help="matches to play at once (default: $ARENA_MAX_MATCHES or 1)")
+    parser.add_argument("--processes", type=int, default=None, metavar="N",
+                        help="play in N processes, each with its own connection and its share of "
+                             "--max-matches (at least 1 each): N cores for a bot whose Python code computes, "
+                             "which threads cannot give it (the GIL) (default: $ARENA_PROCESSES or 1)")
     parser.add_argument("--seed", type=int, default=None,
                         help="mixed into every match's seed (default: the arena's seeds only)")
     # --give-up-after: the option's first name, still accepted.
@@ -1134,17 +1452,56 @@ def parse_args(argv: list[str] | None = None, *, default_name: str = "bot") -> a
     if not args.token:
         parser.error("a token is needed: --token T or ARENA_TOKEN")
     if args.max_matches is None:
-        env = os.environ.get("ARENA_MAX_MATCHES") or "1"
-        if not re.fullmatch(r"[0-9]+", env.strip()):
-            parser.error(f"ARENA_MAX_MATCHES={env!r} is not a number")
-        args.max_matches = int(env)
+        args.max_matches = _env_number(parser, "ARENA_MAX_MATCHES")
     if args.max_matches < 1:
         parser.error("--max-matches must be at least 1")
+    if args.processes is None:
+        args.processes = _env_number(parser, "ARENA_PROCESSES")
+    if not 1 <= args.processes <= MAX_PROCESSES:
+        parser.error(f"--processes must be from 1 to {MAX_PROCESSES}")
+    # One of the processes --processes started: it plays its share, and starts none.
+    args.process = _process_of(parser)
+    if args.process is not None:
+        index, count = args.process
+        args.max_matches = process_share(args.max_matches, count, index)
+        args.processes = 1
     if not args.retry_for >= 0:   # also refuses nan
         parser.error("--retry-for must be 0 or more seconds")
     args.give_up_after = args.retry_for   # the attribute's first name, for callers that read it
     args.tls = _tls_settings(args, parser)
     return args
+
+
+def _env_number(parser: argparse.ArgumentParser, variable: str) -> int:
+    """A whole number from the environment (1 when unset); a bad one ends the process (exit 2)."""
+    text = os.environ.get(variable) or "1"
+    if not re.fullmatch(r"[0-9]+", text.strip()):
+        parser.error(f"{variable}={text!r} is not a number")
+    return int(text)
+
+
+def _process_of(parser: argparse.ArgumentParser) -> tuple[int, int] | None:
+    """``(I, N)`` from ``ARENA_PROCESS=I/N`` (set by :func:`supervise` for the I-th of N processes), else None."""
+    text = os.environ.get(PROCESS_VARIABLE)
+    if not text:
+        return None
+    found = re.fullmatch(r"\s*([0-9]+)/([0-9]+)\s*", text)
+    if found is None or not 1 <= int(found.group(1)) <= int(found.group(2)) <= MAX_PROCESSES:
+        parser.error(f"{PROCESS_VARIABLE}={text!r} is not I/N, process I of N (1 <= I <= N <= {MAX_PROCESSES})")
+    return int(found.group(1)), int(found.group(2))
+
+
+def process_share(max_matches: int, processes: int, index: int) -> int:
+    """How many matches process ``index`` (1 to ``processes``) plays at once: ``max_matches``
+    shared out as evenly as can be, and at least one each.
+
+    >>> [process_share(4, 2, i) for i in (1, 2)], [process_share(5, 2, i) for i in (1, 2)]
+    ([2, 2], [3, 2])
+    >>> [process_share(2, 3, i) for i in (1, 2, 3)]
+    [1, 1, 1]
+    """
+    share, extra = divmod(max_matches, processes)
+    return max(1, share + (1 if index <= extra else 0))
 
 
 # The environment variable behind each TLS option (the option wins when both are given).
@@ -1188,7 +1545,8 @@ def _tls_settings(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
 
 
 async def main(bot: type[Bot] | Bot, args: argparse.Namespace) -> int:
-    """Run a bot until it is stopped; SIGTERM and SIGINT stop it cleanly."""
+    """Run a bot until it is stopped; SIGTERM and SIGINT stop it cleanly. One of the
+    processes of ``--processes`` also stops when the process that started it is gone."""
     client = BotClient(bot=bot, arena=args.arena, token=args.token, name=args.name,
                        max_matches=args.max_matches, seed=args.seed,
                        give_up_after=getattr(args, "retry_for", RETRY_FOR), tls=getattr(args, "tls", None))
@@ -1198,14 +1556,110 @@ async def main(bot: type[Bot] | Bot, args: argparse.Namespace) -> int:
             loop.add_signal_handler(sig, client.stop)
         except (NotImplementedError, RuntimeError):  # not the main thread / not POSIX
             pass
-    return await client.run()
+    watch = asyncio.create_task(_stop_when_orphaned(client)) if getattr(args, "process", None) else None
+    try:
+        return await client.run()
+    finally:
+        if watch is not None:
+            watch.cancel()
+
+
+async def _stop_when_orphaned(client: BotClient) -> None:
+    """Stop the client once the process that started this one has exited: the processes of
+    ``--processes`` go with theirs, also when it was killed and could not stop them."""
+    while not launcher_gone():
+        await asyncio.sleep(ORPHAN_POLL)
+    log.info("%s: the process that started this one has exited; exiting", client.name)
+    client.stop()
 
 
 def run(bot: type[Bot] | Bot, argv: list[str] | None = None) -> None:
-    """Parse the standard command line, play, and exit with :meth:`BotClient.run`'s code."""
+    """Parse the standard command line, play, and exit with :meth:`BotClient.run`'s code
+    (with ``--processes N``: :func:`supervise`'s)."""
     args = parse_args(argv, default_name=bot.name)
+    which = f"[{args.process[0]}/{args.process[1]}] " if args.process is not None else ""
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO, stream=sys.stderr,
-                        format="%(asctime)s %(levelname)s %(message)s")
+                        format=f"%(asctime)s %(levelname)s {which}%(message)s")
     for chatty in ("grpc", "asyncio"):   # their debug lines would bury the bot's own under -v
         logging.getLogger(chatty).setLevel(logging.INFO)
+    if args.processes > 1:
+        if args.processes > args.max_matches:
+            log.warning("%s: %d processes for %d matches at once: each takes one, %d at once in all",
+                        bot.name, args.processes, args.max_matches, args.processes)
+        sys.exit(supervise(args.processes, name=bot.name))
     sys.exit(asyncio.run(main(bot, args)))
+
+
+# ---------------------------------------------------------------- several processes
+
+# The most processes --processes starts: the arena lets one bot hold 32 streams at once.
+MAX_PROCESSES = 32
+# Tells a process started by supervise() which of them it is: "I/N".
+PROCESS_VARIABLE = "ARENA_PROCESS"
+# Seconds between a process's looks at whether its starter is still there.
+ORPHAN_POLL = 0.5
+# Seconds the processes get to leave after SIGTERM before they are killed.
+STOP_SECONDS = 5.0
+
+
+def supervise(processes: int, command: list[str] | None = None, name: str = "bot") -> int:
+    """Play in ``processes`` processes (``--processes N``) and return the exit code for all.
+
+    Each is ``command``, by default this program's own command line run again
+    (``sys.orig_argv`` with this Python), with ``ARENA_PROCESS=I/N`` in its environment:
+    process I of N plays its :func:`process_share` of ``--max-matches`` on its own
+    connection, and stops when this process is gone (``ARENA_PARENT_PID``). This process
+    only watches them. Separate processes, not threads, because Python code that computes
+    runs on one core at a time in a process (the GIL); and started afresh, not forked,
+    because a forked gRPC process can hang.
+
+    The bot ends as one: SIGTERM or SIGINT here, or the arena that started this process
+    exiting, stops them all (exit 0); when one exits by itself (a crash, a refusal, the
+    arena ending the session), the others are stopped and its exit code is the bot's
+    (the highest, when several exit together; 128 + N for one killed by signal N).
+    """
+    command = command or [sys.executable, *sys.orig_argv[1:]]
+    stopped: list[int] = []
+
+    def on_signal(signum: int, _frame: Any) -> None:
+        stopped.append(signum)
+
+    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
+    children: list[subprocess.Popen[bytes]] = []
+    try:
+        env = {**os.environ, "ARENA_PARENT_PID": str(os.getpid())}
+        for index in range(1, processes + 1):
+            children.append(subprocess.Popen(command, env={**env, PROCESS_VARIABLE: f"{index}/{processes}"}))
+        log.info("%s: playing in %d processes (%s)", name, processes, ", ".join(str(c.pid) for c in children))
+        while not stopped and not launcher_gone() and all(child.poll() is None for child in children):
+            time.sleep(0.1)
+    finally:
+        ended = {index: child.returncode for index, child in enumerate(children, 1) if child.returncode is not None}
+        _stop_processes(children)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    if stopped or not ended:
+        return 0
+    index, code = max(ended.items(), key=lambda item: _exit_code(item[1]))
+    log.log(logging.INFO if code == 0 else logging.ERROR, "%s: process %d/%d exited with code %s; %s",
+            name, index, processes, code, "the others were stopped" if processes > 1 else "stopped")
+    return _exit_code(code)
+
+
+def _exit_code(returncode: int) -> int:
+    """A child's return code as an exit status: 128 + N for one killed by signal N."""
+    return 128 - returncode if returncode < 0 else returncode
+
+
+def _stop_processes(children: list[subprocess.Popen[bytes]]) -> None:
+    """SIGTERM the children still running, and SIGKILL those still there after STOP_SECONDS."""
+    for child in children:
+        if child.poll() is None:
+            child.terminate()
+    deadline = time.monotonic() + STOP_SECONDS
+    for child in children:
+        try:
+            child.wait(max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait()

@@ -81,6 +81,7 @@ bench_app.command("sprt")(bench.bench_sprt)
 bench_app.command("workers")(bench.bench_workers)
 bench_app.command("sandbox")(bench.bench_sandbox)
 bench_app.command("ladder")(bench.bench_ladder)
+bench_app.command("sdk")(bench.bench_sdk)
 
 
 # --------------------------------------------------------------------------- entry point

@@ -259,3 +259,22 @@ def bench_ladder(
     ladder = run(variant, games=games, rounds=rounds, budget_ms=budget_ms, concurrency=concurrency, seed=seed,
                  db=str(db) if db else None)
     console.print(ladder.table(), highlight=False)
+
+
+def bench_sdk(
+    matches: int = typer.Option(6, help="Classic matches each run plays, two at once."),
+    work: int = typer.Option(100_000, help="Rounds of the pure-Python loop the bot runs for every decision."),
+    rounds: int = typer.Option(8, help="Rounds per match (3 players)."),
+    runs: int = typer.Option(3, help="Runs of each (the yardstick, one process, two), in turn; medians."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+) -> None:
+    """A CPU-bound SDK bot with --processes 1 and 2 on two matches at once: decisions/s, the ratio, a bare yardstick."""
+    from arena.bench.sdk import bench_sdk as run
+
+    if matches < 1 or work < 1 or runs < 1:
+        raise typer.BadParameter("must be at least 1", param_hint="--matches/--work/--runs")
+    if not 1 <= rounds <= 20:
+        raise typer.BadParameter("must be from 1 to 20 (3 players)", param_hint="--rounds")
+    figures = run(matches=matches, work=work, rounds=rounds, runs=runs)
+    print_figures(figures if as_json else {k: f"{v:.2f}" if k.endswith(("_over_one", "_of_bare")) else v
+                                           for k, v in figures.items()}, as_json)

@@ -39,9 +39,10 @@ MAX_NAME_LENGTH = 64          # Hello.name
 MAX_VERSION_LENGTH = 128      # Hello.version
 MAX_STREAMS_PER_BOT = 32      # Play streams one bot may hold open at once
 # Play streams the one-run token of a bot process the arena started may hold open at
-# once: the SDK's one stream, and one more while a dropped stream is not yet noticed as
-# gone. A process cannot open streams for its bot beyond what it needs to play.
-MAX_STREAMS_PER_PROCESS = 2
+# once: one per process of an SDK bot started with --processes N (N <= 4), and as many
+# again while dropped streams are not yet noticed as gone. A bot cannot open streams
+# beyond what it needs to play.
+MAX_STREAMS_PER_PROCESS = 8
 # A rotated or removed token ends its streams within this many seconds.
 TOKEN_CHECK_SECONDS = 0.5
 
