@@ -3,7 +3,8 @@ real bot processes, a real referee. Settings are short wherever a test is not ab
 the check's coverage.
 
 Every command runs with TMPDIR in the test's folder, so a test can see what the check
-left behind (its log folder only when something failed).
+left behind (its log folder only when something failed: a passed check removes it, also
+when it has notes).
 """
 
 from __future__ import annotations
@@ -97,7 +98,74 @@ def test_a_slow_bot_draws_on_its_bank_and_is_told(tmp_path: Path) -> None:
     assert used and 100 <= float(used.group(1)) < 1000
     slowest = re.search(r"note: its slowest decision took ([\d.]+) ms, over 50% of the 200 ms limit", done.stdout)
     assert slowest and float(slowest.group(1)) >= 300
+    assert "queued behind each other" not in done.stdout     # one slow answer, in its own task
     assert "PASSED: 3 matches (extreme)" in done.stdout
+    assert left_behind(tmp_path) == [] and "its output, and the arena's log" not in done.stdout
+
+
+SLEEPY = f"{sys.executable} {BOTS / 'sleepy_bot.py'}"
+
+
+@pytest.mark.parametrize("bot, move_time, cause", [
+    # One instance for every seat: the SDK answers its matches one at a time, so while one
+    # match waits for an answer the other's takes twice as long.
+    (f"{SLEEPY} --shared --sleep-ms 25", "0.08", r"and its decisions queued behind each other: a median of "
+     r"([\d.]+) ms while another of its matches waited for an answer too, ([\d.]+) ms otherwise\. .*"
+     r"--processes 2 plays in two processes"),
+    # The bot's class: each match on its own thread, 25 ms whether the other match waits or not.
+    (f"{SLEEPY} --sleep-ms 25", "0.04", r": its own time per decision, as long while another match waited for "
+     r"it as when none did \(median ([\d.]+) ms against ([\d.]+) ms\); on a busier machine it may time out"),
+], ids=["answers-one-at-a-time", "answers-each-match-on-its-own"])
+def test_the_note_on_slow_decisions_says_whether_they_queued_behind_each_other(
+        tmp_path: Path, bot: str, move_time: str, cause: str) -> None:
+    done = arena("bot", "check", bot, "--variant", "extreme", "--move-time", move_time, "--time-bank", "5",
+                 "--seed", "1", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    notes = [line for line in done.stdout.splitlines() if line.startswith("note: its slowest decision took")]
+    assert len(notes) == 1, done.stdout
+    found = re.search(cause, notes[0])
+    assert found, notes[0]
+    beside, alone = map(float, found.groups())
+    assert 20 <= alone < 40
+    assert (beside >= 1.5 * alone) if "--shared" in bot else (beside < 1.5 * alone)
+    assert left_behind(tmp_path) == []
+
+
+def test_a_bot_in_two_processes_is_checked_on_both_connections(tmp_path: Path) -> None:
+    done = arena("bot", "check", f"{SLEEPY} --sleep-ms 1 --processes 2", "--variant", "extreme", "--seed", "1",
+                 cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "takes 2 matches at once on 2 connections" in done.stdout.splitlines()[0]
+    assert "PASSED: 3 matches (extreme)" in done.stdout
+
+
+HOOK_BUG_BOT = """\
+from arena.sdk import Bot, run
+
+
+class HookBug(Bot):
+    variants = ("extreme",)
+
+    def on_match_start(self, info):
+        raise RuntimeError("bug in a hook")
+
+
+if __name__ == "__main__":
+    run(HookBug)
+"""
+
+
+def test_a_passed_check_removes_its_folder_and_quotes_the_error_its_note_counts(tmp_path: Path) -> None:
+    """A hook that raises is no fault (the referee never sees it): the check passes, its
+    folder goes, so the note gives the error itself rather than a path that is gone."""
+    (tmp_path / "hook_bug.py").write_text(HOOK_BUG_BOT)
+    done = arena("bot", "check", "hook_bug.py", "--seed", "1", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    notes = [line for line in done.stdout.splitlines() if line.startswith("note: ")]
+    assert len(notes) == 1 and notes[0].startswith("note: its output has 3 error reports (a traceback"), notes
+    assert notes[0].endswith("is only there; the first: RuntimeError: bug in a hook")
+    assert "PASSED: 3 matches (extreme)" in done.stdout
+    assert left_behind(tmp_path) == [] and "its output, and the arena's log" not in done.stdout
 
 
 BUGGY_BOT = """\

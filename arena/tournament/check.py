@@ -24,7 +24,13 @@ The sample bots play in this process through the SDK (:class:`arena.sdk.BotClien
 on a small machine four more Python processes would cost more than the check. Nothing
 is stored (``ArenaServer(store=None)``); the bot's output, and the referee's and the
 opponents' logs, go to a temporary folder that is kept, and named, when something
-went wrong.
+went wrong, and removed when the bot passed.
+
+A decision slower than half the limit earns a note, and the note says why when the
+timing shows it (:func:`queueing`): decisions that overlapped one of the bot's own
+decisions in its other match were much slower than the rest, so its answers queued
+behind each other (a bot answering one decision at a time, or Python threads sharing
+one core); otherwise the time is the bot's own.
 """
 
 from __future__ import annotations
@@ -46,7 +52,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.records import FaultRecord, MatchRecord, MatchSpec
 from arena.referee.limits import GRACE, MAX_FAULTS, MAX_SECONDS
@@ -59,6 +65,9 @@ from engine.classic import NUM_CARDS, hand_sizes
 from engine.extreme import DEFAULT_ROUNDS
 from engine.extreme_cards import MAX_RANK
 
+if TYPE_CHECKING:
+    from arena.referee.seating import ConnectedBotInfo
+
 # Matches played at once on the bot's connection (fewer if its Hello asks for fewer).
 # A tournament plays 4; 2 is enough to catch a bot whose matches trip over each other
 # (state kept per bot instead of per match) and keeps a 2-core machine responsive.
@@ -66,6 +75,14 @@ CONCURRENCY = 2
 # A decision slower than this share of the limit works here but may time out on a
 # busier machine: worth a note.
 SLOW_SHARE = 0.5
+# The note tells why: decisions that overlapped one of the bot's decisions in another match
+# taking this many times as long as the others (a median of each, with at least
+# QUEUE_SAMPLE of each) means its answers queued behind each other.
+QUEUE_RATIO = 1.5
+QUEUE_SAMPLE = 5
+# Seconds to wait, after a bot's first stream, for the others of a bot that plays in
+# several processes (the SDK's --processes) to bring its slots up to CONCURRENCY.
+MORE_STREAMS_WAIT = 1.5
 # How many deals are tried, per classic match, to find one where the bot must choose
 # trump; a full game simulates in a few milliseconds.
 TRUMP_SEARCH = 60
@@ -165,6 +182,7 @@ class MatchOutcome:
     latencies_ms: list[float]        # its answered decisions (faulted ones have none)
     answered: Counter[str]           # the decisions it answered legally, by kind
     cut_short: bool = False          # the bot exited during the match
+    span: tuple[float, float] | None = None   # when it began and ended (time.monotonic()), if known
 
     @property
     def seat(self) -> int:
@@ -188,6 +206,7 @@ class BotHello:
     variants: list[str]     # empty: both
     slots: int              # matches it takes at once
     seconds: float          # from its start to its Welcome
+    connections: int = 1    # its streams (one per process of a bot that plays in several)
 
 
 @dataclass
@@ -362,6 +381,134 @@ def outcome_of(match: ScheduledMatch, record: MatchRecord, cut_short: bool = Fal
     return MatchOutcome(match, record, faults, latencies, answered, cut_short)
 
 
+@dataclass(frozen=True)
+class Queueing:
+    """The bot's time per decision with and without one of its decisions in another match
+    pending at the same time (medians, in ms, and how many decisions each)."""
+
+    beside_ms: float
+    beside: int
+    alone_ms: float
+    alone: int
+
+    @property
+    def queued(self) -> bool:
+        """Its decisions took much longer beside another of its decisions: they waited for each other."""
+        return self.beside_ms >= QUEUE_RATIO * self.alone_ms
+
+
+@dataclass(frozen=True)
+class Timed:
+    """One of the bot's decisions placed in time (:func:`decision_spans`)."""
+
+    start: float             # time.monotonic(), seconds
+    end: float
+    latency_ms: float | None  # None: it timed out
+    beside: bool = False     # one of its decisions in another match was pending for a quarter of its time
+
+    @property
+    def took_ms(self) -> float:
+        return (self.end - self.start) * 1000
+
+
+TIMEOUT_MS = re.compile(r"no answer within ([0-9.]+) ms")
+
+
+def decision_spans(outcome: MatchOutcome) -> list[Timed]:
+    """When each of the bot's decisions in a match was pending (a timed-out one too).
+
+    The record has the round trip of every decision but not when it was asked, and a
+    match is one decision after another: so each decision is placed after the ones before
+    it (a timeout took the time its fault names), spread over the match's span to absorb
+    the referee's own time between them. Empty when the span is not known.
+    """
+    if outcome.span is None:
+        return []
+    seat, record = outcome.seat, outcome.record
+    timeouts = [float(m.group(1)) for f in outcome.faults
+                if f.kind == "timeout" and (m := TIMEOUT_MS.search(f.message))]
+    durations: list[float] = []
+    for (who, _), latency in zip(record.actions, record.latencies_ms):
+        if latency is None and who == seat and timeouts:
+            durations.append(timeouts.pop(0))
+        else:
+            durations.append(latency or 0.0)
+    total = sum(durations)
+    began, ended = outcome.span
+    if total <= 0 or ended <= began:
+        return []
+    scale = (ended - began) / (total / 1000)
+    spans, elapsed = [], 0.0
+    for (who, _), latency, duration in zip(record.actions, record.latencies_ms, durations):
+        if who == seat and duration > 0:
+            start = began + elapsed / 1000 * scale
+            spans.append(Timed(start, start + duration / 1000, latency))
+        elapsed += duration
+    return spans
+
+
+def timed_decisions(outcomes: list[MatchOutcome]) -> list[Timed]:
+    """Every decision of the bot in time, each marked *beside* when one of its decisions in
+    another match was pending for at least a quarter of its time."""
+    spans = [decision_spans(outcome) for outcome in outcomes]
+    out = []
+    for index, mine in enumerate(spans):
+        others = [t for other, theirs in enumerate(spans) if other != index and theirs
+                  and theirs[0].start < mine[-1].end and mine[0].start < theirs[-1].end for t in theirs] if mine else []
+        for t in mine:
+            quarter = (t.end - t.start) / 4
+            beside = any(min(t.end, o.end) - max(t.start, o.start) >= quarter for o in others)
+            out.append(Timed(t.start, t.end, t.latency_ms, beside))
+    return out
+
+
+def queueing(decisions: list[Timed]) -> Queueing | None:
+    """Whether the bot's answered decisions were slower beside another than alone.
+
+    A bot that answers its matches one at a time makes the beside ones wait (the alone
+    ones show its real time per decision), and so does Python code computing in threads
+    that share one core; a bot answering each match on its own takes as long either way.
+    None without :data:`QUEUE_SAMPLE` of each.
+    """
+    beside = [t.latency_ms for t in decisions if t.latency_ms is not None and t.beside]
+    alone = [t.latency_ms for t in decisions if t.latency_ms is not None and not t.beside]
+    if len(beside) < QUEUE_SAMPLE or len(alone) < QUEUE_SAMPLE:
+        return None
+    return Queueing(statistics.median(beside), len(beside), statistics.median(alone), len(alone))
+
+
+# What a bot whose answers queue can do about it.
+QUEUE_REMEDY = ("The Python SDK answers each match in a thread of its own (when run() is given the bot's class, "
+                "not one instance for every seat), but Python code that computes runs on one core at a time (the "
+                "GIL): --processes 2 plays in two processes, a core each (docs/bot-authors.md); a bot without the "
+                "SDK must answer its matches without waiting for each other")
+
+
+def slow_note(outcomes: list[MatchOutcome], settings: CheckSettings) -> str | None:
+    """The note on a decision slower than SLOW_SHARE of the limit, with its cause as far as
+    the timing tells it (:func:`queueing`); None when every decision was quick enough."""
+    latencies = [latency for o in outcomes for latency in o.latencies_ms]
+    limit = settings.move_time * 1000
+    if not latencies or max(latencies) <= SLOW_SHARE * limit:
+        return None
+    slow = f"its slowest decision took {ms(max(latencies))}, over {SLOW_SHARE:.0%} of the {ms(limit)} limit"
+    decisions = timed_decisions(outcomes)
+    found = queueing(decisions)
+    if found is not None and found.queued:
+        return (f"{slow}, and its decisions queued behind each other: a median of {ms(found.beside_ms)} while "
+                f"another of its matches waited for an answer too, {ms(found.alone_ms)} otherwise. {QUEUE_REMEDY}")
+    if found is not None:
+        return (f"{slow}: its own time per decision, as long while another match waited for it as when "
+                f"none did (median {ms(found.beside_ms)} against {ms(found.alone_ms)}); "
+                "on a busier machine it may time out")
+    slowest = [t.beside for t in decisions if t.took_ms > SLOW_SHARE * limit]   # timeouts too
+    if slowest and sum(slowest) * 2 >= len(slowest):
+        return (f"{slow}; its slow decisions came while another of its matches waited for an answer too (too few "
+                "came alone to compare): a bot that answers one decision at a time, or computes in Python threads "
+                f"that share one core, adds them up. {QUEUE_REMEDY}")
+    return f"{slow}: on a busier machine it may time out"
+
+
 # ---------------------------------------------------------------------- words
 
 
@@ -472,7 +619,8 @@ def header_lines(settings: CheckSettings, hello: BotHello) -> list[str]:
         else f"{' and '.join(VARIANTS)}"
     return [
         f"{settings.name} ({settings.command}) connected in {hello.seconds:.1f} s: version "
-        f"{hello.version!r}, plays {plays}, takes {plural(hello.slots, 'match', 'matches')} at once",
+        f"{hello.version!r}, plays {plays}, takes {plural(hello.slots, 'match', 'matches')} at once"
+        + (f" on {hello.connections} connections" if hello.connections > 1 else ""),
         f"  opponents: the Python sample bots ({', '.join(sorted({n.split('-')[0] for n, _ in OPPONENTS}))}); "
         f"seed {settings.seed} (--seed {settings.seed} plays the same deals and seats)",
         f"  limits as in a tournament: {ms(settings.move_time * 1000)} per decision + "
@@ -510,6 +658,24 @@ def count_error_reports(log: Path) -> int:
             count += 1
         previous = line
     return count
+
+
+def first_error(log: Path, limit: int = 200) -> str | None:
+    """The exception line that ends the first traceback in a bot's output
+    (``RuntimeError: bug in a hook``), or None."""
+    try:
+        lines = log.read_text("utf-8", "replace").splitlines()
+    except OSError:
+        return None
+    tracing = False
+    for line in lines:
+        if "Traceback (most recent call last)" in line:
+            tracing = True
+        elif tracing and line.strip() and not line[0].isspace():
+            if line.startswith(("During handling of", "The above exception")):
+                continue
+            return line.strip()[:limit]
+    return None
 
 
 def output_tail(log: Path, lines: int = 3, limit: int = 300) -> str:
@@ -659,8 +825,9 @@ class _Check:
         waiting = asyncio.ensure_future(self.server.wait_connected([name], settings.connect_timeout))
         await asyncio.wait({waiting, self.exited}, return_when=asyncio.FIRST_COMPLETED)
         if waiting.done() and waiting.exception() is None:
-            info = self.server.connected_bots()[name]
-            self.report.hello = BotHello(info.version, info.variants, info.free_slots, time.monotonic() - started)
+            seconds = time.monotonic() - started
+            info = await self._all_streams(name)
+            self.report.hello = BotHello(info.version, info.variants, info.free_slots, seconds, info.connections)
             for line in header_lines(settings, self.report.hello):
                 self.out(line)
             self.out(f"  {self.confinement}")
@@ -676,6 +843,17 @@ class _Check:
         self.out(f"{name} ({settings.command}) never connected: {why}; {output_tail(self.log)} "
                  f"(its output and the arena's log: {self.report.log_dir})")
         return False
+
+    async def _all_streams(self, name: str) -> ConnectedBotInfo:
+        """The connected bot's info once it has the slots it was offered, or after
+        MORE_STREAMS_WAIT: a bot that plays in several processes connects one stream each."""
+        assert self.exited is not None
+        deadline = time.monotonic() + MORE_STREAMS_WAIT
+        info = self.server.connected_bots()[name]
+        while info.free_slots < CONCURRENCY and time.monotonic() < deadline and not self.exited.done():
+            await asyncio.sleep(0.05)
+            info = self.server.connected_bots().get(name, info)
+        return info
 
     def _schedule(self) -> dict[str, list[ScheduledMatch]]:
         hello = self.report.hello
@@ -704,6 +882,7 @@ class _Check:
             while pending and not any(o.forfeited for o in outcomes) and self.report.failure is None:
                 match = pending.pop(0)
                 self.running[match.spec.match_id] = match
+                began = time.monotonic()
                 try:
                     record = await self.server.run_match(match.spec)
                 except SeatingError as error:
@@ -711,7 +890,9 @@ class _Check:
                     return
                 finally:
                     self.running.pop(match.spec.match_id, None)
-                self._add(outcomes, outcome_of(match, record))
+                outcome = outcome_of(match, record)
+                outcome.span = (began, time.monotonic())
+                self._add(outcomes, outcome)
 
         workers = max(1, min(self.report.hello.slots, CONCURRENCY, len(matches)))
         playing = asyncio.ensure_future(asyncio.gather(*(worker() for _ in range(workers))))
@@ -763,20 +944,23 @@ class _Check:
         report, settings = self.report, self.settings
         errors = count_error_reports(self.log)
         if errors:
+            # A passed check takes its folder with it: then the note quotes the error itself.
+            first = first_error(self.log)
+            where = (f"the first: {first}" if first else "run it again to see them") if report.passed \
+                else f"see {self.log}"
             report.notes.append(f"its output has {plural(errors, 'error report')} (a traceback or \"decision "
                                 "failed\"): a decision that raised is a bot_error fault, a hook that raised "
-                                f"(on_match_start, on_match_end, on_fault) is only there; see {self.log}")
-        latencies = [latency for o in report.outcomes for latency in o.latencies_ms]
-        if latencies and max(latencies) > SLOW_SHARE * settings.move_time * 1000:
-            report.notes.append(f"its slowest decision took {ms(max(latencies))}, over "
-                                f"{SLOW_SHARE:.0%} of the {ms(settings.move_time * 1000)} limit: "
-                                "on a busier machine it may time out")
+                                f"(on_match_start, on_match_end, on_fault) is only there; {where}")
+        note = slow_note(report.outcomes, settings)
+        if note:
+            report.notes.append(note)
 
 
 def check_bot(settings: CheckSettings, out: Callable[[str], None] = print) -> CheckReport:
     """Run the check, printing the report through ``out`` as it goes; the last line is
-    the verdict. The temporary folder is removed when the bot passed with nothing to
-    note. A command that cannot start at all raises :class:`CheckStartError`."""
+    the verdict. The temporary folder (the bot's output, the arena's log) is removed when
+    the bot passed, and kept and named when it did not. A command that cannot start at
+    all raises :class:`CheckStartError`."""
     log_dir = Path(tempfile.mkdtemp(prefix=f"arena-check-{settings.name}-"))
     try:
         report = asyncio.run(_Check(settings, log_dir, out).run())
@@ -789,7 +973,7 @@ def check_bot(settings: CheckSettings, out: Callable[[str], None] = print) -> Ch
     for note in report.notes:
         out(f"note: {note}")
     out(verdict_line(report))
-    if report.passed and not report.notes:
+    if report.passed:
         shutil.rmtree(log_dir, ignore_errors=True)
     else:
         out(f"its output, and the arena's log: {log_dir}")
