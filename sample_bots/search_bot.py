@@ -28,11 +28,14 @@ seat still wants tricks (classic: tricks < bid; Extreme: it can pay a token for 
 trick) it plays its surest winner (the cheapest one when it plays last), otherwise it
 ducks with its most dangerous losing card; the Extreme destroyer always ducks.
 
-Time: a decision takes at most ``--budget-ms`` (default 100), and never more than about
-40 % of the arena's per-decision limit (``deadline_ms`` of the request, split between the
-matches played at once) plus a sliver of the time bank. Before searching it computes the
-heuristic's answer, which it sends if no world could be searched in time (and whenever
-there is only one option)::
+Time: a decision takes at most ``--budget-ms`` (default 100) of wall-clock time from the
+moment the SDK asks, and never more than about 40 % of the arena's per-decision limit
+(``deadline_ms`` of the request) plus a sliver of the time bank. The SDK asks each match's
+decisions on that match's own thread, so with several matches at once their searches run
+side by side: they take turns at the CPU (:class:`Turns`) and each still stops at its own
+deadline, searching fewer worlds rather than taking longer. Before searching it computes
+the heuristic's answer, which it sends if no world could be searched in time (and
+whenever there is only one option)::
 
     python -m sample_bots.search_bot --token T --budget-ms 50
 """
@@ -43,11 +46,13 @@ import argparse
 import math
 import random
 import sys
+import threading
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from arena.sdk import Bot, parse_args, run
+from arena.sdk import Bot, run
 from engine import classic_cards as cc
 from engine import extreme_cards as xc
 from engine import worlds as _worlds
@@ -59,6 +64,7 @@ DEADLINE_SHARE = 0.4      # of the arena's per-decision limit: the rest is trans
 BANK_SHARE = 1 / 200      # of the remaining time bank, added per decision
 SAMPLE_TRIES = 12         # random deals tried per world before the exact sampler takes over
 MAX_WORLDS = 400          # enough: past this the averages hardly move
+TURN_SECONDS = 0.002      # of searching before a search waiting beside it gets the CPU
 PLACE_SCALE_LAST = 10.0   # classic points: how soft "finishing above" is after the last round
 PLACE_SCALE_ROUND = 15.0  # ... growing with the square root of the rounds still to come
 
@@ -331,11 +337,59 @@ class World:
         self.memo: dict[Any, Any] = {}
 
 
+class Turns:
+    """The CPU, shared in turns by the searches of the matches this process plays at once.
+
+    The SDK runs each match's decisions on a thread of its own, and CPython lets one thread
+    at a time run Python code (the GIL). Left to the GIL, four searches side by side got the
+    CPU so unevenly that one could wait 60 ms and more for it, past its deadline (docs/bots.md
+    has the figures). So a search runs only in its turn: first come, first served, at least
+    ``length`` seconds of worlds each, while the others sleep without holding the GIL. A
+    search alone never waits.
+
+    >>> turns = Turns()
+    >>> turns.take() > time.perf_counter()     # free: taken at once, until the turn ends
+    True
+    >>> turns.give()
+    """
+
+    def __init__(self, length: float = TURN_SECONDS) -> None:
+        self.length = length
+        self._lock = threading.Lock()
+        self._waiting: deque[threading.Event] = deque()
+        self._taken = False
+
+    def take(self) -> float:
+        """Wait for a turn; returns when it ends (a ``time.perf_counter()`` value)."""
+        with self._lock:
+            if self._taken:
+                ready = threading.Event()
+                self._waiting.append(ready)
+            else:
+                self._taken = True
+                ready = None
+        if ready is not None:
+            ready.wait()    # give() hands the turn over: it stays taken
+        return time.perf_counter() + self.length
+
+    def give(self) -> None:
+        """End the turn: the search that has waited longest gets it."""
+        with self._lock:
+            if self._waiting:
+                self._waiting.popleft().set()
+            else:
+                self._taken = False
+
+
+TURNS = Turns()   # one per process: every match's search takes its turns here
+
+
 def search(candidates: Sequence[Any], sample: Callable[[], Any], value: Callable[[Any, Any], float],
-           deadline: float, max_worlds: int = MAX_WORLDS) -> tuple[list[float], int]:
+           deadline: float, max_worlds: int = MAX_WORLDS, turns: Turns = TURNS) -> tuple[list[float], int]:
     """Average ``value(world, candidate)`` over worlds from ``sample()`` until ``deadline``
-    (a ``time.perf_counter()`` value). Every candidate is tried in each world. Returns the
-    averages and the number of worlds (0: no world fitted in the time; averages all 0).
+    (a ``time.perf_counter()`` value), in ``turns`` with the other searches running at the
+    same time. Every candidate is tried in each world. Returns the averages and the number
+    of worlds (0: no world fitted in the time; averages all 0).
 
     >>> means, n = search([1, 2], lambda: 10, lambda w, c: w * c, time.perf_counter() + 1, max_worlds=3)
     >>> means, n
@@ -344,25 +398,33 @@ def search(candidates: Sequence[Any], sample: Callable[[], Any], value: Callable
     totals = [0.0] * len(candidates)
     worlds = 0
     started = time.perf_counter()
-    while worlds < max_worlds:
-        now = time.perf_counter()
-        # Stop when one more world would probably overrun the deadline.
-        if worlds and now + (now - started) / worlds > deadline:
+    turn_ends = turns.take()
+    try:
+        while worlds < max_worlds:
+            now = time.perf_counter()
+            if now > turn_ends:   # let a search waiting beside this one have the CPU
+                turns.give()
+                turn_ends = turns.take()
+                now = time.perf_counter()
+            # Stop when one more world would probably overrun the deadline.
+            if worlds and now + (now - started) / worlds > deadline:
+                break
+            if now > deadline:
+                break
+            world = sample()
+            values = []
+            for candidate in candidates:
+                values.append(value(world, candidate))
+                if worlds and time.perf_counter() > deadline:
+                    break  # out of time mid-world: this world is left out, the others stand
+            else:
+                for i, v in enumerate(values):
+                    totals[i] += v
+                worlds += 1
+                continue
             break
-        if now > deadline:
-            break
-        world = sample()
-        values = []
-        for candidate in candidates:
-            values.append(value(world, candidate))
-            if worlds and time.perf_counter() > deadline:
-                break  # out of time mid-world: this world is left out, the others stand
-        else:
-            for i, v in enumerate(values):
-                totals[i] += v
-            worlds += 1
-            continue
-        break
+    finally:
+        turns.give()
     return [t / max(1, worlds) for t in totals], worlds
 
 
@@ -441,7 +503,6 @@ class SearchBot(Bot):
     version = "1.0"
     budget_ms: float = DEFAULT_BUDGET_MS
     max_worlds: int = MAX_WORLDS
-    matches_at_once: int = 1      # --max-matches: their decisions queue behind each other
 
     def __init__(self) -> None:
         super().__init__()
@@ -450,16 +511,15 @@ class SearchBot(Bot):
     # -- time
 
     def _deadline(self) -> float:
-        """When to stop searching: the budget, capped by the arena's deadline and time bank.
-
-        The SDK asks the bot one decision at a time, so with several matches at once a
-        request may wait for the others' searches before its own starts: the deadline's
-        share is split between them."""
+        """When to stop searching: the budget from now, capped by the arena's deadline and
+        time bank. Called first thing in every decision, so that everything the decision
+        does counts. Matches played at once need no share of it: the SDK asks each on its
+        own thread as its request arrives, and their searches take turns (:class:`Turns`)."""
         budget = self.budget_ms
         limit = self.deadline_ms or (self.match.move_time_ms if self.match else 0)
         if limit:
             bank = self.time_bank_ms or (self.match.time_bank_ms if self.match else 0)
-            budget = min(budget, DEADLINE_SHARE / self.matches_at_once * limit + BANK_SHARE * bank)
+            budget = min(budget, DEADLINE_SHARE * limit + BANK_SHARE * bank)
         return time.perf_counter() + max(0.0, budget) / 1000
 
     def _deal(self, obs: dict[str, Any]) -> Callable[[], World]:
@@ -468,10 +528,10 @@ class SearchBot(Bot):
     # -- classic
 
     def bid(self, obs: dict[str, Any], options: list[int]) -> int:
+        deadline = self._deadline()
         fallback = strategy.classic_bid(obs, options)
         if len(options) == 1:
             return fallback
-        deadline = self._deadline()
         trump = cc.SUITS.index(obs["trump"]) if obs["trump"] else -1
         means, self.last_worlds = search(options, self._deal(obs), self._bid_value(obs, trump), deadline,
                                           self.max_worlds)
@@ -500,8 +560,8 @@ class SearchBot(Bot):
         return value
 
     def trump(self, obs: dict[str, Any], options: list[str]) -> str:
-        fallback = strategy.classic_trump(obs, options)
         deadline = self._deadline()
+        fallback = strategy.classic_trump(obs, options)
         players = obs["players"]
         hand = sum(1 << cc.INDEX[c] for c in obs["hand"])
         candidates = []
@@ -522,13 +582,13 @@ class SearchBot(Bot):
         return cc.SUITS[max(best, key=best.__getitem__)]
 
     def play(self, obs: dict[str, Any], options: list[str]) -> str:
+        deadline = self._deadline()
         if obs["variant"] == "classic":
             fallback = strategy.classic_play(obs, options)
         else:
             fallback = strategy.extreme_play(obs, options)
         if len(options) == 1:
             return fallback
-        deadline = self._deadline()
         value = self._classic_play_value(obs) if obs["variant"] == "classic" else self._extreme_play_value(obs)
         means, self.last_worlds = search(options, self._deal(obs), value, deadline, self.max_worlds)
         return _argmax(options, means) if self.last_worlds else fallback
@@ -582,10 +642,10 @@ class SearchBot(Bot):
         return value
 
     def pay(self, obs: dict[str, Any], options: list[str]) -> str:
+        deadline = self._deadline()
         fallback = strategy.extreme_pay(obs, options)
         if len(options) == 1:
             return fallback
-        deadline = self._deadline()
         me, players = obs["seat"], obs["players"]
         tokens, supply = self._extreme_state(obs)
         base = obs.get("destroyer_penalty", 4)
@@ -604,8 +664,8 @@ class SearchBot(Bot):
         return _argmax(options, means) if self.last_worlds else fallback
 
     def predict(self, obs: dict[str, Any]) -> dict[str, Any]:
-        fallback = strategy.extreme_predict(obs)
         deadline = self._deadline()
+        fallback = strategy.extreme_predict(obs)
         candidates = _prediction_candidates(obs)
         me, players = obs["seat"], obs["players"]
         tokens, supply = self._extreme_state(obs)
@@ -680,11 +740,9 @@ def _prediction_candidates(obs: dict[str, Any]) -> list[dict[str, Any]]:
     return seen
 
 
-def bot_class(budget_ms: float, name: str = "search", matches_at_once: int = 1,
-              max_worlds: int = MAX_WORLDS) -> type[SearchBot]:
+def bot_class(budget_ms: float, name: str = "search", max_worlds: int = MAX_WORLDS) -> type[SearchBot]:
     """A :class:`SearchBot` subclass with its own budget (each seat gets a fresh instance)."""
-    return type("SearchBot", (SearchBot,), {"budget_ms": budget_ms, "name": name, "max_worlds": max(1, max_worlds),
-                                            "matches_at_once": max(1, matches_at_once)})
+    return type("SearchBot", (SearchBot,), {"budget_ms": budget_ms, "name": name, "max_worlds": max(1, max_worlds)})
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -700,8 +758,7 @@ def main(argv: list[str] | None = None) -> None:
         parser.print_help()
     if args.max_worlds < 1:
         parser.exit(2, f"{parser.prog}: error: --max-worlds must be at least 1\n")
-    matches = parse_args(rest).max_matches   # the SDK's own reading (and its one-line errors)
-    run(bot_class(args.budget_ms, matches_at_once=matches, max_worlds=args.max_worlds), rest)
+    run(bot_class(args.budget_ms, max_worlds=args.max_worlds), rest)
 
 
 if __name__ == "__main__":
