@@ -1,5 +1,6 @@
-"""``arena serve``: the referee as a long-running server (arena.referee.server), and
-``arena tls-cert``: a certificate for it (arena.tls).
+"""``arena serve``: the referee as a long-running server (arena.referee.server), with
+``--auto-match`` its own matchmaking (arena.referee.ladder), and ``arena tls-cert``: a
+certificate for it (arena.tls).
 
 Its limits default to the referee's own (arena.referee.limits). Plaintext is served on
 this machine's loopback only, unless ``--insecure`` says the organiser means it (a
@@ -33,7 +34,11 @@ def serve(
     time_bank: float = typer.Option(TIME_BANK, help="Extra seconds per match."),
     max_faults: int = typer.Option(MAX_FAULTS, help="Faults before a bot forfeits a match."),
     grace: float = typer.Option(GRACE, help="Seconds a disconnected bot has to reconnect."),
-    ladder: str | None = typer.Option(None, help="Keep seating idle connected bots in matches of this variant."),
+    auto_match: str | None = typer.Option(None, "--auto-match", metavar="VARIANT", help="Also arrange matches: "
+                                          "whenever 4 connected bots that play VARIANT (classic or extreme) have a "
+                                          "free slot, seat them in a match of no tournament (docs/serve.md).",
+                                          show_default=False),
+    ladder: str | None = typer.Option(None, "--ladder", hidden=True, help="The old name of --auto-match."),
     quiet: bool = typer.Option(False, "--quiet", help="Log only warnings (default: connections, matches, faults)."),
     tls_cert: Path | None = typer.Option(None, "--tls-cert", metavar="FILE", help="Serve TLS with this PEM "
                                          "certificate (chain); with --tls-key. `arena tls-cert HOST` makes one.",
@@ -46,7 +51,8 @@ def serve(
     insecure: bool = typer.Option(False, "--insecure", help="Serve plaintext on a host other than loopback (only "
                                   "behind a TLS-terminating proxy: tokens and hands cross the network)."),
 ) -> None:
-    """Run the referee: bots connect, organisers run matches on it.
+    """Run the referee: bots connect, organisers run matches on it; with --auto-match it
+    arranges matches among the connected bots itself.
 
     On loopback (the default host) it speaks plaintext unless given a certificate; on any
     other host it needs --tls-cert and --tls-key, or --insecure.
@@ -54,7 +60,7 @@ def serve(
     from arena.referee.server import serve as serve_forever  # imported here: it brings grpc
 
     tls = server_tls(host, tls_cert, tls_key, tls_client_ca, insecure)
-    check_choice(ladder, VARIANTS, "--ladder")
+    auto_match = auto_match_variant(auto_match, ladder)
     if not 0 <= port <= 65535:
         raise typer.BadParameter("must be between 0 and 65535", param_hint="--port")
     for name, value in (("--move-time", move_time), ("--time-bank", time_bank), ("--grace", grace)):
@@ -64,10 +70,22 @@ def serve(
     open_store(db, must_exist=False)  # refuse a foreign database before binding the port
     try:
         asyncio.run(serve_forever(host=host, port=port, db_path=db_location(db), move_time=move_time,
-                                  time_bank=time_bank, max_faults=max_faults, grace=grace, ladder_variant=ladder,
+                                  time_bank=time_bank, max_faults=max_faults, grace=grace, ladder_variant=auto_match,
                                   quiet=quiet, tls=tls))
     except OSError as error:   # the port was taken between the check and grpc's bind
         fail(str(error))
+
+
+def auto_match_variant(auto_match: str | None, ladder: str | None) -> str | None:
+    """The variant of ``--auto-match``, or of ``--ladder``, its old name (kept, hidden, for
+    scripts; renamed because "the ladder" is the search bots' lineup, ``--lineup ladder``).
+    A variant that is no variant, or the two options disagreeing, is one line (exit 2)."""
+    if auto_match is not None and ladder is not None and auto_match != ladder:
+        fail(f"--ladder is the old name of --auto-match; give one (got --auto-match {auto_match} "
+             f"and --ladder {ladder})")
+    variant = auto_match if auto_match is not None else ladder
+    check_choice(variant, VARIANTS, "--auto-match" if auto_match is not None else "--ladder")
+    return variant
 
 
 def check_port_free(host: str, port: int) -> None:

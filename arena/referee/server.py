@@ -10,7 +10,7 @@ The room, outside in:
   their bot to come back;
 * ``match``: one match's run (:class:`~arena.referee.match.Referee`), with ``limits``
   its time control and the arena's defaults;
-* ``spectators``, ``listing``, ``ladder``: the public calls and ``arena serve --ladder``.
+* ``spectators``, ``listing``, ``ladder``: the public calls and ``arena serve --auto-match``.
 
 :class:`ArenaServer` is the Python API the tournament runner uses: ``start``,
 ``add_local_bot``, ``wait_connected``, ``connected_bots``, ``run_match``, ``stop``.

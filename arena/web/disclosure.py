@@ -13,7 +13,7 @@ rotation's hands, before it is played), in an A/B test both sides of a set. So:
   ``remote``, organised elsewhere, whose end this database never learns): neither. Its
   settings carry ``seed: null``, each of its matches ``seed: null`` and a ``config``
   without ``seed``;
-- a match of no tournament (``arena serve --ladder``, a ``RunMatch`` without a
+- a match of no tournament (``arena serve --auto-match``, a ``RunMatch`` without a
   tournament): its deal seed is shown. It is its own deal, and it is stored only once it
   has ended;
 - bot seeds (``MatchStarted.seed``) are never shown: a match record does not carry them,
