@@ -25,12 +25,19 @@ def proto() -> None:
 
 
 def bot_register(name: str,
-                 rotate: bool = typer.Option(False, "--rotate", help="Issue a new token for an existing bot."),
+                 rotate: bool = typer.Option(False, "--rotate", help="If NAME is registered, issue a new token "
+                                             "(the old one stops working); else register it. Safe to re-run."),
                  db: str | None = DbOption) -> None:
-    """Register a bot and print its token (shown once; only a hash is stored)."""
+    """Register a bot and print its token on the last line (shown once; only a hash is
+    stored). A name already registered is refused unless --rotate."""
     check_name(name)
-    token = open_store(db, must_exist=False).register_bot(name, rotate=rotate)
-    console.print(f"Registered bot [bold]{name}[/]. Its token (shown only now):")
+    store = open_store(db, must_exist=False)
+    had_token = any(bot.name == name and bot.has_token for bot in store.list_bots())
+    token = store.register_bot(name, rotate=rotate)
+    if had_token:
+        console.print(f"New token for bot [bold]{name}[/]; the old one no longer works. Its token (shown only now):")
+    else:
+        console.print(f"Registered bot [bold]{name}[/]. Its token (shown only now):")
     print(token)
 
 
