@@ -157,7 +157,7 @@ def test_a_prediction_answer_may_be_json_or_nothing() -> None:
 def test_run_match_requests_round_trip() -> None:
     spec = {"match_id": "m7", "config": {"variant": "extreme", "players": 3, "seed": 2**63 - 1},
             "bots": ["a", "b", "c"], "bot_seeds": [1, 2, 3], "move_time": 0.25, "time_bank": 2.0,
-            "max_faults": 5, "tournament_id": "t1", "game_index": 0}
+            "max_faults": 5, "tournament_id": "t1", "game_index": 0, "private": True}
     assert calls.run_match_fields(calls.run_match_request(**spec)) == spec
     defaults = calls.run_match_fields(pb.RunMatchRequest(bots=["a"], game_index=-1))
     assert defaults["config"] == {} and defaults["move_time"] is None and defaults["game_index"] is None

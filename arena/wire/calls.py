@@ -9,7 +9,7 @@ seconds, ``None`` for "the arena's default"), a record as its JSON dict. The org
 
 >>> fields = dict(match_id="m1", config={"variant": "classic", "players": 3, "seed": 9},
 ...               bots=["a", "b", "c"], bot_seeds=None, move_time=0.5, time_bank=None,
-...               max_faults=None, tournament_id=None, game_index=None)
+...               max_faults=None, tournament_id=None, game_index=None, private=False)
 >>> request = run_match_request(**fields)
 >>> request.move_time_ms, request.time_bank_ms, request.game_index
 (500, 0, -1)
