@@ -1,4 +1,4 @@
-"""The Python bot SDK (arena/sdk.py).
+"""The Python bot SDK (arena/sdk/).
 
 Two layers:
 
