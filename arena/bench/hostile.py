@@ -35,6 +35,7 @@ from typing import Any
 import grpc
 
 from arena.bench.referee import CLIENT_OPTIONS, _arena_with_bots, _reap, _spec
+from arena.referee.loopback import LoopbackReferee
 from arena.referee.server import tune_gc
 from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
 from arena.wire.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
@@ -150,15 +151,14 @@ async def _flood(address: str, token: str, messages: int, report: str) -> None:
 
 async def flood_cost(messages: int = 10_000) -> dict[str, float]:
     """The referee's CPU time for a flood, until the stream is closed and in the second after."""
-    from arena.referee.server import ArenaServer
-
-    arena = ArenaServer()
-    port = await arena.start()
-    arena.add_local_bot("flooder", "flood-token")
+    referee = LoopbackReferee()
+    address = await referee.start()
+    referee.admit("flooder", "flood-token")
+    arena = referee.server
     report = f"/tmp/bench-hostile-flood-{os.getpid()}.json"
     try:
         cpu_before, started = time.process_time(), time.perf_counter()
-        flooder = await _spawn("--flood", f"127.0.0.1:{port}", "--token", "flood-token",
+        flooder = await _spawn("--flood", address, "--token", "flood-token",
                                "--messages", str(messages), "--report", report)
         await arena.wait_connected(["flooder"], 30)
         while "flooder" in arena.connected_bots():     # until the limit closes the stream

@@ -66,6 +66,7 @@ import grpc
 
 from arena.records import MatchSpec
 from arena.referee.auth import MAX_STREAMS_PER_BOT
+from arena.referee.loopback import LoopbackReferee
 from arena.referee.server import ArenaServer, tune_gc
 from arena.tls import ClientTls, ServerTls, load_server_tls, make_certificates
 from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
@@ -333,12 +334,12 @@ async def _arena_with_bots(connections: int, move_time: float, channels: int = 1
     ``unix_socket`` the referee listens there too, and 4 more bot processes connect
     through it under names starting with :data:`UNIX_PREFIX`. With ``tls`` its TCP port
     speaks TLS and the TCP bots' names start with :data:`TLS_PREFIX`."""
-    arena = ArenaServer(move_time=move_time, time_bank=0.0 if move_time >= 1 else 10.0)
-    port = await arena.start(unix_socket=unix_socket, tls=tls.server if tls is not None else None)
+    referee = LoopbackReferee(move_time=move_time, time_bank=0.0 if move_time >= 1 else 10.0)
+    tcp = await referee.start(unix_socket=unix_socket, tls=tls.server if tls is not None else None)
+    arena = referee.server
     processes = []
     groups = _groups(connections)
-    logins = [("bench" if tls is None else TLS_PREFIX, f"127.0.0.1:{port}", [] if tls is None
-               else ["--tls-ca", str(tls.ca)])]
+    logins = [("bench" if tls is None else TLS_PREFIX, tcp, [] if tls is None else ["--tls-ca", str(tls.ca)])]
     if unix_socket is not None:
         logins.append((UNIX_PREFIX, _unix(unix_socket), []))
     every = []
@@ -346,7 +347,7 @@ async def _arena_with_bots(connections: int, move_time: float, channels: int = 1
         for i in range(4):
             names = [_name(i, g, groups, prefix) for g in range(groups)]
             for name in names:
-                arena.add_local_bot(name, f"token-{name}")
+                referee.admit(name, f"token-{name}")
             processes.append(await _spawn("--bots", address, "--name", ",".join(names),
                                           "--token", ",".join(f"token-{n}" for n in names),
                                           "--connections", str(connections), "--channels", str(channels),

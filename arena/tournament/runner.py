@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import secrets
 import shutil
 import socket
 import time
@@ -25,6 +24,7 @@ import grpc
 from arena.records import BotCrash, MatchRecord, MatchSpec
 from arena.referee.auth import MAX_STREAMS_PER_PROCESS
 from arena.referee.limits import GRACE
+from arena.referee.loopback import LoopbackReferee
 from arena.referee.seating import Absence
 from arena.tls import ClientTls, TlsError, tls_problem
 from arena.tournament.lineup import BotEntry, BotProcesses, BotStartError, program_files, socket_folder
@@ -112,11 +112,10 @@ class LocalArena:
                  optional: frozenset[str] = frozenset(), notice: Callable[[str], None] = lambda message: None,
                  hidden: Sequence[Path] = (), on_crash: Callable[[BotCrash], None] = lambda crash: None,
                  tournament_id: str | None = None):
-        from arena.referee.server import ArenaServer
-
         self.settings = settings
-        self.server = ArenaServer(store=None, move_time=settings.move_time, time_bank=settings.time_bank,
-                                  max_faults=settings.max_faults, grace=grace)
+        self.referee = LoopbackReferee(move_time=settings.move_time, time_bank=settings.time_bank,
+                                       max_faults=settings.max_faults, grace=grace)
+        self.server = self.referee.server
         self.server.absent = {}
         self.log_dir = log_dir
         self.optional = optional
@@ -142,8 +141,7 @@ class LocalArena:
             self._socket_dir = socket_folder()
             socket = self._socket_dir / "referee.sock"
             self.bots = BotProcesses(self.log_dir, confinement, socket, self.hidden, dict(self.settings.bot_env))
-            port = await self.server.start("127.0.0.1", 0, unix_socket=socket)
-            self.address = f"127.0.0.1:{port}"
+            self.address = await self.referee.start(unix_socket=socket)
             note_referee(self.log_dir, self.address)   # for `arena web`: live matches
             for entry in self.entries.values():
                 try:
@@ -170,9 +168,7 @@ class LocalArena:
     async def _start(self, entry: BotEntry, key: str, max_matches: int | None = None) -> None:
         """Start one process of ``entry`` under ``key`` with a fresh one-run token."""
         assert self.bots is not None
-        token = secrets.token_hex(24)
-        self._tokens[key] = token
-        self.server.add_local_bot(entry.name, token, max_streams=MAX_STREAMS_PER_PROCESS)
+        token = self._tokens[key] = self.referee.admit(entry.name, max_streams=MAX_STREAMS_PER_PROCESS)
         await self.bots.start(entry, self.address, token, max_matches or self.settings.concurrency, key=key,
                               hidden=self._programs_of_others(entry))
 
