@@ -9,9 +9,9 @@ from pathlib import Path
 
 import typer
 
+from arena.check import CONNECT_TIMEOUT, check_bot, settings_from_args
 from arena.cli.common import DbOption, console, open_store
 from arena.starter.new_bot import LANGS, npm_install, write_bot
-from arena.tournament.check import CONNECT_TIMEOUT, check_bot, settings_from_args
 from arena.tournament.lineup import check_name
 from arena.tournament.settings import DEFAULTS
 
