@@ -2,7 +2,7 @@
 
 A failure names the violated invariants; repeat the run with
 ``arena bench fuzz --seconds 30 --seed 7 --workdir DIR`` to keep the server's log and
-the trace of every message sent (see arena/bench/fuzz.py).
+the trace of every message sent (see arena/bench/fuzz/).
 """
 
 from __future__ import annotations
