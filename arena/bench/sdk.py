@@ -1,7 +1,7 @@
 """The SDK benchmark: a bot whose Python code computes, in one process and in two.
 
 ``arena bench sdk [--matches N] [--work W] [--rounds R] [--runs K]`` starts a referee in this process
-(an ``ArenaServer`` on 127.0.0.1, port 0, with no store) and two quick opponents (the
+(a ``LoopbackReferee``: 127.0.0.1, port 0, no store) and two quick opponents (the
 random sample bot, in this process through the SDK), then the busy bot as a real
 process: ``python -m arena.bench.sdk --work W`` (this module), every decision of which
 is ``W`` rounds of a pure-Python loop (:func:`busy`), the same work every time. It plays
@@ -30,7 +30,6 @@ import asyncio
 import json
 import logging
 import os
-import secrets
 import statistics
 import subprocess
 import sys
@@ -79,21 +78,19 @@ async def _play(work: int, processes: int, matches: int, rounds: int) -> tuple[i
     """One run: the busy bot with ``--processes processes`` plays ``matches`` matches,
     :data:`AT_ONCE` at a time; (its decisions, the seconds they took, their round trips in ms)."""
     from arena.records import MatchSpec
-    from arena.referee.server import ArenaServer
+    from arena.referee.loopback import LoopbackReferee
     from arena.sdk import BotClient
     from sample_bots.random_bot import RandomBot
 
-    server = ArenaServer(store=None, move_time=30.0, time_bank=0.0)   # nothing times out here
-    port = await server.start("127.0.0.1", 0)
-    address = f"127.0.0.1:{port}"
+    referee = LoopbackReferee(move_time=30.0, time_bank=0.0)   # nothing times out here
+    address = await referee.start()
+    server = referee.server
     opponents = []
     for name in ("random-1", "random-2"):
-        token = secrets.token_hex(16)
-        server.add_local_bot(name, token)
+        token = referee.admit(name)
         client = BotClient(bot=RandomBot, arena=address, token=token, name=name, max_matches=AT_ONCE)
         opponents.append((client, asyncio.ensure_future(client.run())))
-    token = secrets.token_hex(16)
-    server.add_local_bot("busy", token)
+    token = referee.admit("busy")
     bot = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "arena.bench.sdk", "--work", str(work), "--arena", address, "--token", token,
         "--max-matches", str(AT_ONCE), "--processes", str(processes),
