@@ -42,7 +42,7 @@ import pytest
 if TYPE_CHECKING:
     from bots.harness import ArenaThread
 
-    from arena.results import Store
+    from arena.store import Store
 
 POSTGRES_URL = os.environ.get("ARENA_TEST_POSTGRES_URL")
 
@@ -179,7 +179,7 @@ def postgres_url() -> Iterator[str]:
 @pytest.fixture(params=["sqlite"] + ([] if SKIP_POSTGRES else ["postgresql"]))
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
     """An empty store: a SQLite file in a temp dir, or the PostgreSQL test database wiped."""
-    from arena.results import Store  # the store with the results' save-path summaries
+    from arena.store import Store
 
     if request.param == "postgresql":
         url = request.getfixturevalue("postgres_url")

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.results import Store
+from arena.store import Store
 from arena.tournament.lineup import NODE_BOT_DIR
 
 # Every test runs the arena command as its own process: end to end (pytest -m 'not slow' skips).

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.results import Store
+from arena.store import Store
 from arena.tournament.lock import hold_lock, log_dir_for
 
 # Every test runs the arena command as its own process: end to end (pytest -m 'not slow' skips).

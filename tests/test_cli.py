@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.results import Store
+from arena.store import Store
 
 # Every test runs the arena command as its own process: end to end (pytest -m 'not slow' skips).
 pytestmark = pytest.mark.slow

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.results import Store
+from arena.store import Store
 
 PY = sys.executable
 BOTS = Path(__file__).parent / "bots"

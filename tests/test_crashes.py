@@ -18,9 +18,9 @@ from test_leaderboard import classic, extreme
 from test_store import as_schema_2, as_schema_3, drop_schema_5, played
 
 from arena.records import BotCrash
-from arena.results import Store
-from arena.results.leaderboard import board, crash_lines, leaderboard, render, render_board
-from arena.store import SCHEMA_VERSION, CrashSummary, StoreError
+from arena.results.leaderboard import board, crash_lines, leaderboard
+from arena.results.render import render, render_board
+from arena.store import SCHEMA_VERSION, CrashSummary, Store, StoreError
 
 T0 = datetime(2025, 5, 1, 12, 0, tzinfo=UTC)
 OOM = "killed: out of memory (limit 512 MiB)"

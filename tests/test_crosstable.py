@@ -14,9 +14,10 @@ from rich.table import Table
 from test_store import played
 
 from arena.records import MatchRecord
-from arena.results import Store
-from arena.results.crosstable import FORMATS, Crosstable, Pairing, crosstable, render, to_json
+from arena.results.crosstable import FORMATS, Crosstable, Pairing, crosstable, to_json
 from arena.results.leaderboard import leaderboard
+from arena.results.render import render_crosstable as render
+from arena.store import Store
 
 BOTS = ["ann", "bob", "cy", "dee", "eve"]
 

@@ -14,10 +14,10 @@ from test_leaderboard import played_boards  # noqa: F401 (a fixture)
 from test_web import client, db  # noqa: F401 (fixtures)
 
 from arena.records import MatchRecord
-from arena.results import Store
 from arena.results.elo_history import EloLine, downsample, elo_history
 from arena.results.elo_plot import elo_svg
 from arena.results.leaderboard import leaderboard
+from arena.store import Store
 from arena.web.app import create_app
 
 SVG = ""     # inline in HTML: no namespace

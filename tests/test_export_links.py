@@ -10,7 +10,7 @@ from pathlib import Path
 
 from test_web import arena, db  # noqa: F401 (db is a fixture)
 
-from arena.results import Store
+from arena.store import Store
 
 
 def test_exported_boards_link_every_written_replay(db: tuple[Path, str], tmp_path: Path) -> None:  # noqa: F811

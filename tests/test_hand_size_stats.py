@@ -1,5 +1,5 @@
 """Exact bids by hand size (1-5, 6-10, 11-15, 16-20 cards): the pure split of a classic
-result (arena.results.summaries.band_bid_counts), a bot's newest matches read from the
+result (arena.stats.summaries.band_bid_counts), a bot's newest matches read from the
 store (arena.results.browse.hand_size_bids), the bot page of ``arena web`` and the
 ladder's table. Real engine games of random decisions, in a real database.
 """
@@ -18,9 +18,9 @@ from test_store import played
 
 from arena.bench.ladder import Ladder, LadderRow, tournament_hand_sizes
 from arena.records import MatchRecord, final_places
-from arena.results import Store
 from arena.results.browse import HAND_SIZE_MATCHES, hand_size_bids
-from arena.results.summaries import HAND_SIZE_BANDS, band_bid_counts, classic_bid_counts
+from arena.stats.summaries import HAND_SIZE_BANDS, band_bid_counts, classic_bid_counts
+from arena.store import Store
 from arena.web import pages
 from arena.web.app import create_app
 from arena.web.bots import bot_json

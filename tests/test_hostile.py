@@ -22,7 +22,7 @@ from bots.harness import ArenaThread, assert_played_honestly, read_report, seat_
 
 from arena.records import MatchSpec
 from arena.referee import auth, connections, spectators
-from arena.results import Store
+from arena.store import Store
 from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
 from arena.wire.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
 

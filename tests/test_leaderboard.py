@@ -18,10 +18,12 @@ from rich.table import Table
 from test_store import played
 
 from arena.records import FaultRecord, MatchRecord
-from arena.results import Store
-from arena.results.leaderboard import FORMATS, LeaderboardRow, board, export, leaderboard, render, render_board
-from arena.results.ratings import pairwise_from_tables
-from arena.results.think_times import RESOLUTION
+from arena.results.export import export
+from arena.results.leaderboard import FORMATS, LeaderboardRow, board, leaderboard
+from arena.results.render import render, render_board
+from arena.stats.ratings import pairwise_from_tables
+from arena.stats.think_times import RESOLUTION
+from arena.store import Store
 
 
 def classic(match_id: str, seats: list[tuple[str, int, int, int]], faults: list[FaultRecord] | None = None,

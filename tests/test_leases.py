@@ -14,9 +14,8 @@ from typing import Any
 import pytest
 
 from arena.records import MatchRecord
-from arena.results import Store
 from arena.results.elo_history import elo_history
-from arena.store import SCHEMA_VERSION, StoreError, WorkUnit
+from arena.store import SCHEMA_VERSION, Store, StoreError, WorkUnit
 from arena.tournament.schedule import ScheduledGame, make_schedule
 
 T0 = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.results import Store
+from arena.store import Store
 from engine import GameConfig, classic, classic_cards, extreme, extreme_cards
 from sample_bots import strategy
 

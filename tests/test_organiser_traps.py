@@ -30,7 +30,7 @@ import pytest
 from test_store import played
 
 from arena.records import MatchRecord, final_places
-from arena.results import Store
+from arena.store import Store
 from arena.web.viewer import steps
 from engine import GameConfig, new_game
 

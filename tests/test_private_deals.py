@@ -25,7 +25,7 @@ from starlette.testclient import TestClient
 from test_store import played
 
 from arena.records import MatchRecord
-from arena.results import Store
+from arena.store import Store
 from arena.tournament.runner import match_spec
 from arena.tournament.settings import TournamentSettings
 from arena.web.app import create_app

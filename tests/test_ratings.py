@@ -1,4 +1,4 @@
-"""Online Elo (arena.results.elo) and the Bradley–Terry fit with its bootstrap (arena.results.ratings)."""
+"""Online Elo (arena.stats.elo) and the Bradley–Terry fit with its bootstrap (arena.stats.ratings)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import random
 import numpy as np
 import pytest
 
-from arena.results.elo import elo_deltas, elo_update, k_factor, pair_score
-from arena.results.ratings import (
+from arena.stats.elo import elo_deltas, elo_update, k_factor, pair_score
+from arena.stats.ratings import (
     ELO_SCALE,
     _fit_strengths,
     fit_bradley_terry,

@@ -19,7 +19,7 @@ import pytest
 from bots.harness import ADMIN_TOKEN, ArenaThread, bot_command
 
 from arena.records import MatchRecord
-from arena.results import Store
+from arena.store import Store
 from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
 from arena.wire.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
 from engine import GameConfig, replay

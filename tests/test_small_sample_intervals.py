@@ -26,9 +26,10 @@ from starlette.testclient import TestClient
 from arena.bench.deals import interval_coverage
 from arena.bench.ladder import Ladder, LadderRow, check_targets
 from arena.records import MatchRecord, final_places
-from arena.results import Store
-from arena.results.leaderboard import UNKNOWN_INTERVAL, board, board_notes, leaderboard, render_board
-from arena.results.ratings import MIN_UNITS, interval_multiplier, pairwise_from_tables, rate, t_quantile
+from arena.results.leaderboard import UNKNOWN_INTERVAL, board, board_notes, leaderboard
+from arena.results.render import render_board
+from arena.stats.ratings import MIN_UNITS, interval_multiplier, pairwise_from_tables, rate, t_quantile
+from arena.store import Store
 from arena.web.app import create_app
 from engine import GameConfig, new_game
 

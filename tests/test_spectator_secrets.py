@@ -40,7 +40,7 @@ from starlette.routing import Mount, Route
 from starlette.testclient import TestClient
 from test_store import played
 
-from arena.results import Store
+from arena.store import Store
 from arena.tournament.lock import hold_lock, log_dir_for
 from arena.tournament.schedule import derive_seed, new_master_seed
 from arena.tournament.settings import TournamentSettings

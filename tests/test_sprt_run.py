@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.results.sprt import SprtBounds, SprtMonitor, games_per_set, sprt_status
+from arena.stats.sprt import SprtBounds, SprtMonitor, games_per_set, sprt_status
 from arena.tournament.sprt import sprt_schedule
 
 PY = sys.executable

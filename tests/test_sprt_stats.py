@@ -1,4 +1,4 @@
-"""The duplicate SPRT's statistics (arena.results.sprt) and their simulation (arena.bench.sprt_sim)."""
+"""The duplicate SPRT's statistics (arena.stats.sprt) and their simulation (arena.bench.sprt_sim)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from arena.bench.sprt_sim import (
     simulate_sets,
     simulate_units,
 )
-from arena.results.sprt import (
+from arena.stats.sprt import (
     MIN_UNITS,
     SprtBounds,
     SprtMonitor,

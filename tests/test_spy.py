@@ -39,7 +39,7 @@ import pytest
 from google.protobuf.json_format import MessageToDict
 
 from arena.records import MatchRecord
-from arena.results import Store
+from arena.store import Store
 from arena.tournament.schedule import derive_seed
 from arena.tournament.settings import TournamentSettings
 from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb

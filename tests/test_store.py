@@ -6,7 +6,6 @@ import random
 import sqlite3
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -18,13 +17,11 @@ from sqlalchemy import inspect
 
 import arena.store
 from arena.records import FaultRecord, MatchRecord, final_places
-from arena.results import Store
 from arena.results.browse import export_match, match_rows, match_table, show_match, verify_match
-from arena.results.elo import elo_deltas
-from arena.results.summaries import SUMMARIZER
-from arena.results.think_times import BUCKETS, HIGHEST_MS, RESOLUTION, LatencyHistogram, bucket_of
-from arena.store import SCHEMA_VERSION, StoreError, hash_token
-from arena.store.derived import EloChange, NewMatch
+from arena.stats.elo import EloChange, elo_deltas
+from arena.stats.matches import NewMatch
+from arena.stats.think_times import BUCKETS, HIGHEST_MS, RESOLUTION, LatencyHistogram, bucket_of
+from arena.store import SCHEMA_VERSION, Store, StoreError, hash_token
 from engine import GameConfig, new_game
 
 T0 = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
@@ -428,18 +425,17 @@ def test_aborted_matches_are_stored_but_not_rated(store: Store) -> None:
     assert store.seat_aggregates("classic") == []
 
 
-def test_the_store_runs_the_summarizer_it_is_opened_with(tmp_path: Path) -> None:
-    """The store computes no rating itself: it runs the results layer's functions (see
-    arena.store.derived), reading and writing their rows in the save's transaction."""
+def test_the_store_runs_the_statistics_elo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The store computes no rating itself: it runs arena.stats.elo.rate_matches, reading
+    and writing its rows in the save's transaction."""
     seen: list[tuple[dict[tuple[int, str], tuple[float, int]], list[str]]] = []
 
     def rate(ratings: Mapping[tuple[int, str], tuple[float, int]], matches: Sequence[NewMatch]) -> list[EloChange]:
         seen.append((dict(ratings), [m.record.match_id for m in matches]))
         return [EloChange(m.pk, m.bot_ids[0], m.record.variant, 1.0, 2.0, 1) for m in matches]
 
-    with pytest.raises(TypeError):
-        arena.store.Store(str(tmp_path / "bare.db"))          # type: ignore[call-arg]  # no summarizer
-    with arena.store.Store(str(tmp_path / "arena.db"), summarizer=replace(SUMMARIZER, rate=rate)) as store:
+    monkeypatch.setattr(arena.store.save, "rate_matches", rate)
+    with arena.store.Store(str(tmp_path / "arena.db")) as store:
         store.save_matches([record("m1", ["a", "b"], [1, 2]), record("m2", ["a", "b"], [2, 1])])
         store.save_match(record("m3", ["a", "b"], [1, 2]))
         assert seen == [({}, ["m1", "m2"]), ({(1, "classic"): (2.0, 1)}, ["m3"])]
@@ -525,7 +521,7 @@ def test_match_rows_and_export(store: Store) -> None:
 
 
 # --------------------------------------------------------------------------------------
-# Think times and timeouts (arena.results.think_times), and the upgrade of version-1 databases
+# Think times and timeouts (arena.stats.think_times), and the upgrade of version-1 databases
 # --------------------------------------------------------------------------------------
 
 

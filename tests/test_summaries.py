@@ -1,4 +1,4 @@
-"""What a saved match adds to the ratings and summaries (arena.results.elo, arena.results.summaries):
+"""What a saved match adds to the ratings and summaries (arena.stats.elo, arena.stats.summaries):
 pure functions, tested here without a database."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from arena.records import FaultRecord, MatchRecord
-from arena.results.elo import START_ELO, elo_deltas, k_factor, rate_matches
-from arena.results.summaries import SUMMARIZER, seat_facts, summarize
-from arena.results.think_times import BUCKETS, bucket_of
-from arena.store.derived import BotSums, NewMatch, SeatFacts
+from arena.stats.elo import START_ELO, elo_deltas, k_factor, rate_matches
+from arena.stats.matches import NewMatch
+from arena.stats.summaries import BotSums, SeatFacts, seat_facts, summarize
+from arena.stats.think_times import BUCKETS, LatencyHistogram, add_counts, bucket_of
 
 
 def match(pk: int, bots: list[str], places: list[int], *, variant: str = "classic", status: str = "completed",
@@ -122,9 +122,9 @@ def test_a_batch_sums_what_its_matches_add_one_by_one() -> None:
         assert np.array_equal(batch.think_counts[key], sum(s.think_counts[key] for s in singles))
 
 
-def test_the_summarizer_merges_think_times_in_their_stored_form() -> None:
+def test_think_times_merge_in_their_stored_form() -> None:
     counts = summarize([match(1, ["a", "b"], [1, 2], latencies=[1.0, 2.0, 3.0, 4.0])]).think_counts
-    stored = SUMMARIZER.add_think_counts(None, counts[(0, "classic", "")])
-    merged = SUMMARIZER.add_think_counts(stored, counts[(1, "classic", "")])
-    assert SUMMARIZER.think_times([merged, None]).decisions == 4
-    assert SUMMARIZER.think_times([stored]).percentile(100) == pytest.approx(3.0, rel=0.02)
+    stored = add_counts(None, counts[(0, "classic", "")])
+    merged = add_counts(stored, counts[(1, "classic", "")])
+    assert LatencyHistogram.merge([merged, None]).decisions == 4
+    assert LatencyHistogram.merge([stored]).percentile(100) == pytest.approx(3.0, rel=0.02)

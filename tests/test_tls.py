@@ -30,7 +30,7 @@ from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from arena.referee.server import ArenaServer
-from arena.results import Store
+from arena.store import Store
 from arena.tls import ClientTls, TlsError, load_server_tls, make_certificates, speaks_tls, tls_problem
 from arena.tournament.settings import TournamentSettings
 from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb

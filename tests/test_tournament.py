@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.results import Store
+from arena.store import Store
 
 PY = sys.executable
 RANDOM = f"{PY} -m sample_bots.random_bot"

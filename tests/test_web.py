@@ -20,7 +20,7 @@ from starlette.testclient import TestClient
 from test_store import played
 
 from arena.records import FaultRecord
-from arena.results import Store
+from arena.store import Store
 from arena.web.app import create_app
 
 PY = sys.executable

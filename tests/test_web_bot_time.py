@@ -15,8 +15,7 @@ from starlette.testclient import TestClient
 from test_store import _as_schema_1, as_schema_2, played
 
 from arena.records import FaultRecord, MatchRecord
-from arena.results import Store
-from arena.store import SCHEMA_VERSION
+from arena.store import SCHEMA_VERSION, Store
 from arena.web.app import create_app
 
 BOTS = ["ann", "bob", "cy"]

@@ -12,7 +12,7 @@ from starlette.testclient import TestClient
 from test_store import played
 
 from arena.records import BotCrash
-from arena.results import Store
+from arena.store import Store
 from arena.web.app import create_app
 
 OOM = "killed: out of memory (limit 512 MiB)"

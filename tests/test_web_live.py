@@ -22,7 +22,7 @@ from live_watch import card_names, moment, running_match, slow_tournament
 from starlette.testclient import TestClient
 from test_store import played
 
-from arena.results import Store
+from arena.store import Store
 from arena.web.app import create_app
 from arena.web.live import LiveSteps
 

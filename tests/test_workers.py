@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from arena.results import Store
+from arena.store import Store
 
 PY = sys.executable
 RANDOM = f"{PY} -m sample_bots.random_bot"

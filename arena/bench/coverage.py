@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from arena.results.ratings import ELO_SCALE, fit_bradley_terry, pairwise_from_tables, rate
+from arena.stats.ratings import ELO_SCALE, fit_bradley_terry, pairwise_from_tables, rate
 
 SETTINGS = ("none", "seat", "bot")
 STRENGTHS = (0.6, 0.2, -0.2, -0.6)      # natural-log strengths: about ±100 Elo points apart

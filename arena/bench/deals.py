@@ -19,7 +19,7 @@ how often the leaderboard's 95% interval holds a bot's true rating in a small
 tournament, of 3, 5, 10 and 50 deals. No bot plays: the tournaments are simulated with
 four bots of known strength (``arena.bench.coverage.play``: a seat's result is its
 bot's strength, plus the deal's luck, plus noise) and rated with the board's own
-function (``arena.results.ratings.rate``). Two kinds of deal luck: ``seat``, tied to a
+function (``arena.stats.ratings.rate``). Two kinds of deal luck: ``seat``, tied to a
 seat's cards, favours every bot alike over a deal's rotations; ``bot`` favours
 particular bots for the whole deal, independently of each other. From the same
 bootstrap draws it counts both intervals: the board's (t with n − 1 degrees of freedom
@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 
 from arena.bench.coverage import SETTINGS, STRENGTHS, play, truth
-from arena.results.ratings import ELO_SCALE, MIN_UNITS, pairwise_from_tables, rate
+from arena.stats.ratings import ELO_SCALE, MIN_UNITS, pairwise_from_tables, rate
 from arena.tournament.schedule import DEAL_FORMATS, make_schedule, round_games
 from engine import GameConfig
 from sample_bots.evaluate import bot_factory, play_game

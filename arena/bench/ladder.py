@@ -31,9 +31,9 @@ import tempfile
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.results import Store
 from arena.results.browse import HandSizeBids, hand_size_bids
-from arena.results.summaries import HAND_SIZE_BANDS
+from arena.stats.summaries import HAND_SIZE_BANDS
+from arena.store import Store
 
 CLASSIC_EXACT_TARGET = 0.60
 CLASSIC_MARGIN_TARGET = 150.0

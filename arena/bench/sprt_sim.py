@@ -15,8 +15,8 @@ holds the candidate or the baseline; the P - 1 other seats hold fixed opponents.
 - *independent*: the same 2P games, each with its own deal (the arena's independent
   format).
 
-A set's unit is :func:`arena.results.sprt.set_unit` of the seat's
-:func:`~arena.results.sprt.game_score` s. Its expectation is the same in both
+A set's unit is :func:`arena.stats.sprt.set_unit` of the seat's
+:func:`~arena.stats.sprt.game_score` s. Its expectation is the same in both
 formats (each game's luck has the same distribution) and has a closed form, since a
 game score is the mean of pairwise wins and a pairwise difference of performances
 is normal: with ``tau = sqrt(2 (luck^2 + noise^2))``,
@@ -38,8 +38,8 @@ from typing import Any
 
 import numpy as np
 
-from arena.results.ratings import fit_bradley_terry, pairwise_games
-from arena.results.sprt import ALIKE, SCORE_EDGE, SprtBounds, elo_of, phi, sprt_status
+from arena.stats.ratings import fit_bradley_terry, pairwise_games
+from arena.stats.sprt import ALIKE, SCORE_EDGE, SprtBounds, elo_of, phi, sprt_status
 
 MAX_SETS = 50_000    # a test still undecided here counts as undecided (never reached at the defaults)
 
@@ -261,11 +261,11 @@ class Sums:
 
 def llr_path(units: np.ndarray, bounds: SprtBounds, baseline: np.ndarray | None = None,
              before: Sums | None = None) -> np.ndarray:
-    """The LLR of :func:`arena.results.sprt.sprt_status` after each unit of every row of
+    """The LLR of :func:`arena.stats.sprt.sprt_status` after each unit of every row of
     ``units`` (tests, sets), the baseline's mean game scores beside them (None: 0.5),
     continuing the running sums ``before`` of earlier sets of each row.
 
-    >>> from arena.results.sprt import sprt_status
+    >>> from arena.stats.sprt import sprt_status
     >>> u, b = simulate_sets(SimModel(), 0.3, (1, 40), True, np.random.default_rng(2))
     >>> path = llr_path(u, SprtBounds(0, 20), b)
     >>> bool(np.isclose(path[0, 29], sprt_status(u[0, :30], SprtBounds(0, 20), b[0, :30].mean()).llr))

@@ -41,9 +41,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from arena.records import FaultRecord, MatchRecord
-from arena.results import Store
 from arena.results.leaderboard import leaderboard
-from arena.store import encode_log
+from arena.store import Store, encode_log
 from arena.tournament.schedule import make_schedule, round_games
 from engine import GameConfig, new_game
 

@@ -32,7 +32,7 @@ import time
 from typing import Any
 
 from arena.bench.store import fill_leaderboard, played_match
-from arena.results import Store
+from arena.store import Store
 
 MATCHES = 100_000
 REPEAT = 5

@@ -36,7 +36,7 @@ def _wait(process: subprocess.Popen[str]) -> None:
 
 
 def _tournament_id(db: str) -> str | None:
-    from arena.results import Store
+    from arena.store import Store
 
     try:
         with Store(db) as store:

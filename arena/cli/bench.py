@@ -187,7 +187,7 @@ def bench_sprt(
     deals, and its Elo beside the leaderboard's on the same games."""
     from arena.bench.sprt_sim import SimModel, bench_sprt_cases, calibrate_gap
     from arena.bench.sprt_sim import bench_sprt as run
-    from arena.results.sprt import SprtBounds
+    from arena.stats.sprt import SprtBounds
 
     if tests < 1:
         raise typer.BadParameter("must be at least 1", param_hint="--tests")

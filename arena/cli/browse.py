@@ -13,8 +13,8 @@ from arena.cli.common import DbOption, check_choice, console, db_location, err_c
 from engine import VARIANTS
 
 if TYPE_CHECKING:    # only for the type: the results room brings the store and SQLAlchemy
-    from arena.results import Store
     from arena.results.browse import Listing
+    from arena.store import Store
 
 MatchArgument = typer.Argument(..., metavar="MATCH", help="A match id, as `arena matches` lists them.")
 ListFormatOption = typer.Option("table", "--format", help="table, json or csv (json and csv: every field, "
@@ -88,7 +88,9 @@ def leaderboard(
     db: str | None = DbOption,
 ) -> None:
     """Show the leaderboard, sorted by the maximum-likelihood rating."""
+    from arena.results import export as board_export
     from arena.results import leaderboard as lb
+    from arena.results.render import render_board
 
     check_choice(variant, VARIANTS, "--variant")
     check_choice(format, lb.FORMATS, "--format")
@@ -122,9 +124,10 @@ def leaderboard(
         except OSError as error:
             fail(f"cannot write to {export}: {error.strerror or error}")
         try:
-            written = lb.export(store, export, variants=[variant] if variant else None, tournament_id=tournament,
-                                min_games=min_games, replays=[link for _, link in replay_pages]
-                                ) + [path for path, _ in replay_pages]
+            written = board_export.export(store, export, variants=[variant] if variant else None,
+                                          tournament_id=tournament, min_games=min_games,
+                                          replays=[link for _, link in replay_pages]
+                                          ) + [path for path, _ in replay_pages]
         except OSError as error:
             fail(f"cannot write to {export}: {error.strerror or error}")
         for path in written:
@@ -149,10 +152,10 @@ def leaderboard(
             err_console.print(f"no completed {shown} matches" + (f" in tournament {tournament}" if tournament else "")
                               + (f" by bots with {min_games}+ games" if min_games else ""))
         if format == "table":
-            lb.render_board(board, "table", console=console)   # one-line headers when the terminal is wide enough
+            render_board(board, "table", console=console)   # one-line headers when the terminal is wide enough
         else:
             # md, html, json and csv carry the board's metadata (date, tournaments, options, games, version).
-            text = lb.render_board(board, format)
+            text = render_board(board, format)
             assert isinstance(text, str)    # only the console table is rich
             print(text.rstrip("\n"))
 
@@ -201,6 +204,7 @@ def crosstable(
 ) -> None:
     """Show every pair of bots head to head: games together, ahead-behind-level, average place difference."""
     from arena.results import crosstable as ct
+    from arena.results.render import render_crosstable
 
     check_choice(variant, VARIANTS, "--variant")
     check_choice(format, ct.FORMATS, "--format")
@@ -224,7 +228,7 @@ def crosstable(
             err_console.print(f"no completed {shown} matches" + (f" in tournament {tournament}" if tournament else ""))
             if format == "table":
                 continue
-        text = ct.render(table, format)
+        text = render_crosstable(table, format)
         if isinstance(text, str):
             print(text.rstrip("\n"))
         else:

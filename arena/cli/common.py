@@ -13,7 +13,7 @@ from rich.console import Console
 from arena.tournament.settings import DEFAULT_DB
 
 if TYPE_CHECKING:    # only for the type: importing the store brings SQLAlchemy
-    from arena.results import Store
+    from arena.store import Store
 
 
 def make_console(stderr: bool = False) -> Console:
@@ -45,7 +45,7 @@ def db_location(db: str | None) -> str:
 
 def open_store(db: str | None, *, must_exist: bool) -> Store:
     """The store at ``--db``; for read-only commands a missing file is an error, not a new database."""
-    from arena.results import Store
+    from arena.store import Store
 
     location = db_location(db)
     path = location.removeprefix("sqlite:///") if location.startswith("sqlite:///") else location

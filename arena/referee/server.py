@@ -326,7 +326,7 @@ async def serve(host: str = "127.0.0.1", port: int = 50051, db_path: str = "aren
     with ``quiet``). Whether plaintext may be served on ``host`` is the command's
     decision (arena.cli.serve), made before this is called.
     """
-    from arena.results import Store
+    from arena.store import Store
 
     logging.basicConfig(level=logging.WARNING if quiet else logging.INFO, stream=sys.stderr,
                         format="%(asctime)s %(message)s", datefmt="%H:%M:%S")

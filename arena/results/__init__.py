@@ -1,24 +1,18 @@
-"""Results: ratings (Bradley–Terry and Elo), think-time histograms, the summaries a saved
-match adds, leaderboards in every format, and stored matches shown to people.
+"""Results: what the store holds, read for people. The boards' data (``leaderboard``,
+``crosstable``, ``elo_history``, and ``browse``: stored tournaments and matches), a stored
+A/B test's result (``sprt``), the Elo plot (``elo_plot``), and the boards in every output
+format: one renderer per format in ``render`` (``table``, ``md``, ``csv``, ``json``,
+``html``) behind its registry; ``export`` writes a variant's boards as files.
 
-:class:`Store` is the arena's database as everything above this room opens it: the
-store (``arena.store.Store``) with this room's Elo update and summaries handed to its
-save path. The store sits below this room and cannot import them itself::
-
-    >>> import tempfile, os
-    >>> with Store(os.path.join(tempfile.mkdtemp(), "arena.db")) as store:
-    ...     store.match_count()
-    0
+The numbers come from the statistics room below the store (``arena.stats``: ratings,
+Elo, think times, the SPRT), the rows from the store's methods: this room runs no SQL.
 """
 
 from __future__ import annotations
 
-import arena.store
-from arena.results.summaries import SUMMARIZER
+# Transitional: arena.web.app, arena.web.export, arena.web.live and arena.bench.fuzz (being
+# re-layered by others) still import the store from here. It is ``arena.store.Store``
+# itself (no subclass any more); import it from ``arena.store``, and drop this once they do.
+from arena.store import Store
 
-
-class Store(arena.store.Store):
-    """``Store("arena.db")`` or ``Store("postgresql://...")``: see ``arena.store.Store``."""
-
-    def __init__(self, url_or_path: str) -> None:
-        super().__init__(url_or_path, summarizer=SUMMARIZER)
+__all__ = ["Store"]

@@ -25,17 +25,14 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-import sqlalchemy as sa
 from rich.console import Console, JustifyMethod
 from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
-from sqlmodel import col
 
 from arena.records import MatchRecord, final_places
-from arena.results.summaries import BandBids, band_bid_counts, empty_bands
+from arena.stats.summaries import BandBids, band_bid_counts, empty_bands
 from arena.store import MatchSummary, Store, TournamentInfo
-from arena.store.schema import BotRow, MatchRow, MatchSeatRow
 from engine import EngineError, GameConfig, replay
 from engine.describe import describe_game
 
@@ -489,25 +486,11 @@ class HandSizeBids:
 def hand_size_bids(store: Store, bot: str, limit: int = HAND_SIZE_MATCHES) -> HandSizeBids:
     """The exact bids of ``bot`` by hand size over its ``limit`` newest completed classic
     matches (every seat it held in them), from the stored configs and results
-    (:func:`arena.results.summaries.band_bid_counts`), in one transaction (one snapshot)."""
-    mine = (col(BotRow.name) == bot, col(MatchRow.variant) == "classic", col(MatchRow.status) == "completed")
-    seats = (sa.select(col(MatchRow.id)).join(MatchSeatRow, col(MatchSeatRow.match_pk) == col(MatchRow.id))
-             .join(BotRow, col(BotRow.id) == col(MatchSeatRow.bot_id)).where(*mine))
-    with store.engine.connect() as connection:
-        newest = [i for i in connection.execute(
-            seats.distinct().order_by(col(MatchRow.id).desc()).limit(limit)).scalars() if i is not None]
-        rows = connection.execute(
-            sa.select(col(MatchRow.id), col(MatchRow.config_json), col(MatchRow.result_json), col(MatchSeatRow.seat))
-            .join(MatchSeatRow, col(MatchSeatRow.match_pk) == col(MatchRow.id))
-            .join(BotRow, col(BotRow.id) == col(MatchSeatRow.bot_id))
-            .where(*mine, col(MatchRow.id) >= newest[-1]).order_by(col(MatchRow.id), col(MatchSeatRow.seat))
-        ).all() if newest else []
-    figures = HandSizeBids(bot, len(newest), limit)
-    by_match: dict[int | None, tuple[str, str, list[int]]] = {}
-    for match_pk, config_json, result_json, seat in rows:
-        by_match.setdefault(match_pk, (config_json, result_json, []))[2].append(int(seat))
-    for config_json, result_json, seat_list in by_match.values():
-        band_bid_counts(json.loads(config_json), json.loads(result_json), seat_list, figures.bands)
+    (:func:`arena.stats.summaries.band_bid_counts`), read in one snapshot (``Store.newest_classic``)."""
+    newest = store.newest_classic(bot, limit)
+    figures = HandSizeBids(bot, newest.matches, limit)
+    for game in newest.games:
+        band_bid_counts(game.config, game.result, game.seats, figures.bands)
     return figures
 
 

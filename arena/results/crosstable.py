@@ -1,7 +1,7 @@
 """The crosstable: every pair of bots head to head, as cutechess and fastchess print one.
 
     >>> import tempfile, os
-    >>> from arena.results import Store
+    >>> from arena.store import Store
     >>> crosstable(Store(os.path.join(tempfile.mkdtemp(), "arena.db")), "classic").bots
     []
 
@@ -15,22 +15,19 @@ leaderboard, and a bot in two seats of one match does not play itself.
 
 The bots are listed in leaderboard order (best first), so the table reads like the
 board beside it. The counts come from the outcome counts the store keeps for the
-leaderboard (:func:`pairings`).
+leaderboard (:func:`pairings`). The formats are ``arena.results.render``'s.
 """
 
 from __future__ import annotations
 
-import html
-import json
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from rich import box
-from rich.table import Table
-
+from arena.results.leaderboard import leaderboard
 from arena.store import Store
 
+# The formats a crosstable comes in (arena.results.render has one renderer for each).
 FORMATS = ("table", "md", "json", "html")
 
 
@@ -74,9 +71,6 @@ def crosstable(store: Store, variant: str, tournament_id: str | None = None,
     """
     pairs = pairings(store.outcomes(variant, tournament_id))
     if order is None:
-        # Imported here: the leaderboard's export imports this module.
-        from arena.results.leaderboard import leaderboard
-
         order = [row.bot for row in leaderboard(store, variant, tournament_id, samples=0)]
     met = {bot for pair in pairs for bot in pair}
     # Every bot that met another, in the board's order; any the order lacks go last by name.
@@ -129,94 +123,8 @@ def to_json(ct: Crosstable) -> dict[str, Any]:
             "pairs": [_pair_json(ct.pairs[(a, b)]) for a in ct.bots for b in ct.bots if (a, b) in ct.pairs]}
 
 
-def _totals(ct: Crosstable, bot: str) -> tuple[int, float]:
+def totals(ct: Crosstable, bot: str) -> tuple[int, float]:
     """A bot's meetings and score over all its opponents."""
     mine = [p for (b, _), p in ct.pairs.items() if b == bot]
     games = sum(p.games for p in mine)
     return games, (sum(p.ahead + p.level / 2 for p in mine) / games if games else 0.0)
-
-
-def _cell(pairing: Pairing | None) -> str:
-    """``ahead-behind-level (avg place difference)``; ``·`` for a pair that never met.
-
-    >>> _cell(Pairing("a", "b", 5, 3, 1, 1, 0.4))
-    '3-1-1 (+0.40)'
-    """
-    if pairing is None:
-        return "·"
-    return f"{pairing.ahead}-{pairing.behind}-{pairing.level} ({pairing.avg_place_diff:+.2f})"
-
-
-_NOTE = ("Each cell is the row bot against the column bot: times it finished ahead-behind-level "
-         "(level: the same place) in the completed matches where both played, and in brackets the mean "
-         "of (column bot's place - row bot's place). Meetings: the row bot's games summed over its opponents "
-         "(a 4-player game is 3 meetings). Score: ahead plus half of level, over all meetings.")
-
-
-def _grid(ct: Crosstable) -> tuple[list[str], list[list[str]]]:
-    """Headers and rows of display strings (table, md)."""
-    headers = ["#", "Bot", "Meetings", "Score"] + [f"{i} {bot}" for i, bot in enumerate(ct.bots, start=1)]
-    rows = []
-    for i, bot in enumerate(ct.bots, start=1):
-        games, score = _totals(ct, bot)
-        rows.append([str(i), bot, str(games), f"{100 * score:.1f}%"]
-                    + ["—" if bot == other else _cell(ct.pairs.get((bot, other))) for other in ct.bots])
-    return headers, rows
-
-
-def render(ct: Crosstable, fmt: str) -> str | Table:
-    """``table`` gives a rich Table; ``md``, ``json`` and ``html`` (a standalone page) give text."""
-    if fmt == "json":
-        return json.dumps(to_json(ct), indent=2)
-    if fmt == "html":
-        from arena.results.leaderboard import html_page  # here: the leaderboard imports this module
-
-        return html_page(title_of(ct), f"{html_table(ct)}\n<p>{html.escape(_NOTE)}</p>\n", _CROSSTABLE_CSS)
-    headers, rows = _grid(ct)
-    if fmt == "md":
-        lines = [f"# {title_of(ct)}", "", "| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
-        lines += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in rows]
-        return "\n".join(lines + ["", _NOTE])
-    if fmt == "table":
-        table = Table(title=title_of(ct), caption=_NOTE, box=box.SIMPLE_HEAD)
-        for header in headers:
-            table.add_column(header, justify="left" if header == "Bot" else "right")
-        for row in rows:
-            table.add_row(*row)
-        return table
-    raise ValueError(f"unknown crosstable format {fmt!r}; choose one of {', '.join(FORMATS)}")
-
-
-def html_table(ct: Crosstable) -> str:
-    """The crosstable as ``<table id="crosstable">``: rows ``<tr data-bot>``, pair cells
-    ``<td data-opponent data-games data-ahead data-behind data-level data-avg-place-diff>``,
-    for a page to embed (the web viewer) or :func:`render` to wrap."""
-    esc = html.escape
-    head = "".join(f"<th>{esc(h)}</th>" for h in ["#", "Bot", "Meetings", "Score"]) + "".join(
-        f'<th title="{esc(bot)}">{i} {esc(bot)}</th>' for i, bot in enumerate(ct.bots, start=1))
-    body = []
-    for i, bot in enumerate(ct.bots, start=1):
-        games, score = _totals(ct, bot)
-        cells = [f"<td>{i}</td>", f'<th scope="row">{esc(bot)}</th>', f"<td>{games}</td>",
-                 f"<td>{100 * score:.1f}%</td>"]
-        for other in ct.bots:
-            pairing = ct.pairs.get((bot, other))
-            if bot == other or pairing is None:
-                cells.append(f'<td class="{"self" if bot == other else "none"}">{"—" if bot == other else "·"}</td>')
-                continue
-            cells.append(
-                f'<td data-opponent="{esc(other)}" data-games="{pairing.games}" data-ahead="{pairing.ahead}" '
-                f'data-behind="{pairing.behind}" data-level="{pairing.level}" '
-                f'data-avg-place-diff="{pairing.avg_place_diff:.4f}" '
-                f'title="{esc(bot)} vs {esc(other)}: {pairing.games} games">'
-                f"{pairing.ahead}-{pairing.behind}-{pairing.level}<br><small>{pairing.avg_place_diff:+.2f}</small></td>")
-        body.append(f'<tr data-bot="{esc(bot)}">' + "".join(cells) + "</tr>")
-    return ('<table id="crosstable">\n<thead><tr>' + head + "</tr></thead>\n<tbody>\n" + "\n".join(body)
-            + "\n</tbody>\n</table>")
-
-
-_CROSSTABLE_CSS = """th, td { border: 1px solid #ddd; }
-tbody th { text-align: left; }
-td.self { background: #eee; text-align: center; }
-td small { color: #666; }
-"""

@@ -11,16 +11,14 @@ line starts at the Elo the bot brought into its first game there.
 
 A line keeps at most ``limit`` points (:func:`downsample`): a bot of 100,000 games
 would otherwise put 100,000 points in the page. Over the whole variant the thinning is
-done by the database (every ``stride``-th game of each bot, where ``stride`` follows
-from ``elo_ratings.games``), so the page never reads the 400,000 rows of a 100,000-match
-arena; a tournament's rows are read whole and thinned here, which also keeps each
-line's lowest and highest point.
-
-The store room is left as it is (others own it); like ``arena.web.bots`` this module
-reads the two tables itself, in one transaction, in SQL that SQLite and PostgreSQL share.
+done by the database (``Store.elo_tracks``: every ``stride``-th game of each bot, where
+``stride`` follows from ``elo_ratings.games``), so the page never reads the 400,000 rows
+of a 100,000-match arena; a tournament's rows are read whole
+(``Store.tournament_elo_steps``) and thinned here, which also keeps each line's lowest
+and highest point.
 
     >>> import tempfile, os
-    >>> from arena.results import Store
+    >>> from arena.store import Store
     >>> from arena.records import MatchRecord
     >>> store = Store(os.path.join(tempfile.mkdtemp(), "arena.db"))
     >>> for i in range(3):
@@ -41,10 +39,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import sqlalchemy as sa
-
 from arena.store import Store
-from arena.store.schema import BotRow, EloRow, MatchRow, RatingHistoryRow
 
 LIMIT = 300     # points per line: a 720-pixel-wide plot cannot show more
 
@@ -89,61 +84,32 @@ def elo_history(store: Store, variant: str, tournament_id: str | None = None,
     """Each bot's Elo line on the board of ``variant`` (only ``tournament_id``'s games if
     given), ``order``'s bots first in that order (the board's), any other by name.
     Only rated games count (completed, between two different bots), as on the board."""
-    with store.engine.connect() as connection:     # one transaction: one snapshot of both tables
-        if tournament_id is None:
-            lines = _variant_lines(connection, variant, limit)
-        else:
-            lines = _tournament_lines(connection, variant, tournament_id, limit)
+    if tournament_id is None:
+        lines = _variant_lines(store, variant, limit)
+    else:
+        lines = _tournament_lines(store, variant, tournament_id, limit)
     rank = {bot: i for i, bot in enumerate(order)}
     return sorted(lines, key=lambda line: (rank.get(line.bot, len(rank)), line.bot))
 
 
-_H = RatingHistoryRow.__tablename__
-_E = EloRow.__tablename__
-_B = BotRow.__tablename__
-_M = MatchRow.__tablename__
-
-
-def _variant_lines(connection: sa.Connection, variant: str, limit: int) -> list[EloLine]:
-    latest = connection.execute(sa.text(
-        f"SELECT e.bot_id, b.name, e.elo, e.games FROM {_E} e JOIN {_B} b ON b.id = e.bot_id "
-        "WHERE e.variant = :variant AND e.games > 0"), {"variant": variant}).all()
-    if not latest:
-        return []
-    # Every stride-th game of each bot, and its first (whose elo_before is point 0); its
-    # last comes from elo_ratings. The stride is a CASE over the bots rather than a join
-    # with elo_ratings: 64 ms instead of 96 ms over 400,000 rows (a join looks a row up
-    # per history row). Two points are left for the first and last, two for extremes.
-    params: dict[str, Any] = {"variant": variant}
-    cases = []
-    for i, (bot_id, _, _, games) in enumerate(latest):
-        params[f"b{i}"], params[f"s{i}"] = bot_id, max(1, -(-games // max(limit - 4, 1)))
-        cases.append(f"WHEN :b{i} THEN :s{i}")
-    rows = connection.execute(sa.text(
-        f"SELECT bot_id, games, elo_before, elo_after FROM {_H} WHERE variant = :variant "
-        f"AND (games = 1 OR games % (CASE bot_id {' '.join(cases)} ELSE 1 END) = 0)"), params).all()
-    by_bot: dict[int, list[tuple[int, float, float]]] = {}
-    for bot_id, games, before, after in rows:
-        by_bot.setdefault(bot_id, []).append((int(games), float(before), float(after)))
+def _variant_lines(store: Store, variant: str, limit: int) -> list[EloLine]:
     lines = []
-    for bot_id, name, elo, games in latest:
-        picked = sorted(by_bot.get(bot_id, []))
-        points: list[Point] = [(0, picked[0][1])] if picked and picked[0][0] == 1 else []
-        points += [(g, after) for g, _, after in picked if g < games]
-        points.append((int(games), float(elo)))
-        lines.append(EloLine(name, int(games), downsample(points, limit)))
+    for track in store.elo_tracks(variant, limit):
+        # The store read every stride-th game of the bot and its first (whose elo_before
+        # is point 0); its last comes from its current Elo.
+        steps = track.steps
+        points: list[Point] = [(0, steps[0].elo_before)] if steps and steps[0].games == 1 else []
+        points += [(step.games, step.elo_after) for step in steps if step.games < track.games]
+        points.append((track.games, track.elo))
+        lines.append(EloLine(track.bot, track.games, downsample(points, limit)))
     return lines
 
 
-def _tournament_lines(connection: sa.Connection, variant: str, tournament_id: str, limit: int) -> list[EloLine]:
-    rows = connection.execute(sa.text(
-        f"SELECT b.name, h.elo_before, h.elo_after FROM {_H} h JOIN {_B} b ON b.id = h.bot_id "
-        f"WHERE h.variant = :variant AND h.match_pk IN (SELECT id FROM {_M} WHERE tournament_id = :tournament) "
-        "ORDER BY h.id"), {"variant": variant, "tournament": tournament_id}).all()
+def _tournament_lines(store: Store, variant: str, tournament_id: str, limit: int) -> list[EloLine]:
     points: dict[str, list[Point]] = {}
-    for name, before, after in rows:
-        line = points.setdefault(name, [(0, float(before))])
-        line.append((len(line), float(after)))
+    for step in store.tournament_elo_steps(variant, tournament_id):
+        line = points.setdefault(step.bot, [(0, step.elo_before)])
+        line.append((len(line), step.elo_after))
     return [EloLine(name, len(line) - 1, downsample(line, limit)) for name, line in points.items()]
 
 

@@ -2,7 +2,7 @@
 
 Drawn on the server, so the leaderboard page and the exported board (read from disk,
 offline) show the same picture without a plotting library. It lives in this room, not
-in ``arena.web``, because the exported board is written here (``leaderboard.export``)
+in ``arena.web``, because the exported board is written here (``arena.results.export``)
 and a room cannot import the rooms above it.
 
 One polyline per bot (x: the bot's game number on the board, y: Elo), colours from the

@@ -7,13 +7,13 @@ SQL the SQL is the same. A Store may be used from any thread: every call opens i
 session or connection on the shared engine, which is how the asyncio referee uses it
 (``asyncio.to_thread``).
 
-The store writes rows; how a match changes the ratings and summaries is the results
-layer's (see ``derived.py``), handed to the store as a ``Summarizer`` when it is
-opened. Everything above this room opens it through ``arena.results.Store``, which
-hands over the results layer's own::
+How a match changes the ratings and summaries is computed by the statistics room below
+(``arena.stats``: pure functions, tested without a database), which the save path runs
+inside the match's own transaction (see ``save.py``). Every SQL statement of the arena is
+in this room: the rooms above read through a Store's methods, which return plain values
+(dataclasses), never rows::
 
     >>> import tempfile, os
-    >>> from arena.results import Store
     >>> store = Store(os.path.join(tempfile.mkdtemp(), "arena.db"))
     >>> token = store.register_bot("alice")
     >>> store.bot_for_token(token)
@@ -39,7 +39,10 @@ workers       ``put_schedule(tournament_id, games)``, ``scheduled_games(tourname
               ``unit_progress(tournament_id)`` (see ``leases.py``)
 ratings       ``current_elo(variant)``, ``rating_history(bot, variant)``,
               ``leaderboard_inputs(variant, tournament_id)`` (outcome counts, per-bot sums,
-              Elo and crashes in one snapshot: what arena.results.leaderboard reads)
+              Elo and crashes in one snapshot: what arena.results.leaderboard reads),
+              ``elo_tracks(variant, limit)``, ``tournament_elo_steps(variant, id)`` (the Elo plot)
+reports       ``bot_games(name)`` (a bot's seats and faults: its page),
+              ``newest_classic(bot, limit)`` (its exact bids by hand size; see ``reports.py``)
 crashes       ``save_crash(crash)`` (an ``arena.records.BotCrash``),
               ``crashes(variant=None, tournament_id=None) -> {bot: CrashSummary}``,
               ``crashes_per_variant(bot) -> {variant: CrashSummary}`` (see ``crashes.py``)
@@ -52,9 +55,9 @@ The room, module by module:
 ``save.py``       the save path of matches (in the driver's own SQL: the fast path), one
                   match per tournament slot, Elo in schedule order
 ``leases.py``     stored schedules and the leases workers hold on their deals
-``derived.py``    what the results layer computes for the save path: the ``Summarizer``
 ``crashes.py``    bot crashes: one row each, read summed up per bot
 ``queries.py``    reads: matches, ratings, leaderboard inputs
+``reports.py``    reads for the other reports: a bot's page, exact bids by hand size, the Elo plot
 ``errors.py``     ``StoreError``
 
 Every write holds the database's write lock from its first statement (see
@@ -79,21 +82,22 @@ from sqlalchemy.engine import Connection, Engine, make_url
 from sqlmodel import Session, create_engine
 
 from arena.records import BotCrash, MatchRecord
-from arena.store import crashes, leases, queries, registry
+from arena.stats.summaries import outcome_key, parse_outcome
+from arena.store import crashes, leases, queries, registry, reports
 from arena.store.codec import LOG_FORMAT, decode_log, encode_log
 from arena.store.crashes import CrashSummary
-from arena.store.derived import Summarizer
 from arena.store.errors import StoreError
 from arena.store.leases import DealProgress, ScheduledGameLike, WorkUnit
 from arena.store.queries import LeaderboardInputs, MatchSummary, RatingChange, SeatAggregate, outcome_tables
 from arena.store.registry import BotInfo, TournamentInfo, hash_token
+from arena.store.reports import BotEloStep, BotFault, BotGames, BotSeat, ClassicGame, EloStep, EloTrack, NewestClassic
 from arena.store.save import MatchSaver
-from arena.store.schema import SCHEMA_VERSION, TAKE_WRITE_LOCK, open_schema, outcome_key, parse_outcome
+from arena.store.schema import SCHEMA_VERSION, TAKE_WRITE_LOCK, open_schema
 
 __all__ = [
-    "LOG_FORMAT", "SCHEMA_VERSION", "BotInfo", "CrashSummary", "DealProgress", "LeaderboardInputs", "MatchSummary",
-    "RatingChange", "SeatAggregate", "ScheduledGameLike", "Store", "StoreError", "Summarizer", "TournamentInfo",
-    "WorkUnit",
+    "LOG_FORMAT", "SCHEMA_VERSION", "BotEloStep", "BotFault", "BotGames", "BotInfo", "BotSeat", "ClassicGame",
+    "CrashSummary", "DealProgress", "EloStep", "EloTrack", "LeaderboardInputs", "MatchSummary", "NewestClassic",
+    "RatingChange", "SeatAggregate", "ScheduledGameLike", "Store", "StoreError", "TournamentInfo", "WorkUnit",
     "decode_log", "encode_log", "hash_token", "outcome_key", "outcome_tables", "parse_outcome",
 ]
 
@@ -103,15 +107,14 @@ INSTALL_POSTGRES = "pip install 'wizard-arena[postgres]' (in a checkout: pip ins
 
 
 class Store:
-    """The arena's database: ``Store("arena.db", summarizer=...)`` or ``Store("postgresql://...", ...)``.
+    """The arena's database: ``Store("arena.db")`` or ``Store("postgresql://...")``.
 
     Opening creates the schema in a new or empty database, and refuses (``StoreError``)
     a database of another schema version, a SQLite file with someone else's tables, and a
-    file that is not a database. ``summarizer`` is the results layer's (see the module
-    docstring); ``arena.results.Store(location)`` passes it.
+    file that is not a database.
     """
 
-    def __init__(self, url_or_path: str, *, summarizer: Summarizer) -> None:
+    def __init__(self, url_or_path: str) -> None:
         if "://" in url_or_path:
             url, self.name = url_or_path, url_or_path.split("@")[-1]
         else:
@@ -131,15 +134,14 @@ class Store:
             raise StoreError(f"no driver for {backend} ({error}): {INSTALL_POSTGRES}") from None
         except sa_exc.ArgumentError as error:
             raise StoreError(f"{self.name!r} is not a usable database URL ({error})") from None
-        self.summarizer = summarizer
-        self._saver = MatchSaver(self.engine.dialect, summarizer)
+        self._saver = MatchSaver(self.engine.dialect)
         if self.is_sqlite:
             _setup_sqlite(self.engine)
         try:
             # A write transaction from the start (see open_schema); no write lock to take on
             # PostgreSQL yet: a new database has no schema-version row.
             with self.engine.connect() as conn, conn.execution_options(arena_write=True).begin():
-                open_schema(conn, self.name, summarizer)
+                open_schema(conn, self.name)
         except sa_exc.DatabaseError as error:
             self.engine.dispose()
             reason = str(getattr(error, "orig", error)).strip()
@@ -490,13 +492,36 @@ class Store:
     def seat_aggregates(self, variant: str, tournament_id: str | None = None) -> list[SeatAggregate]:
         """Per-bot sums over the completed matches of a variant (optionally one tournament)."""
         with self._read() as session:
-            return queries.seat_aggregates(session, variant, tournament_id, self.summarizer.think_times)
+            return queries.seat_aggregates(session, variant, tournament_id)
 
     def leaderboard_inputs(self, variant: str, tournament_id: str | None = None) -> LeaderboardInputs:
         """Outcome counts, per-bot sums, current Elo and the bots' crashes read in one
         transaction, so a match saved meanwhile cannot show up in one and not in the others."""
         with self._read() as session:
-            return queries.leaderboard_inputs(session, variant, tournament_id, self.summarizer.think_times)
+            return queries.leaderboard_inputs(session, variant, tournament_id)
+
+    def elo_tracks(self, variant: str, limit: int) -> list[EloTrack]:
+        """Each bot rated in ``variant``: its Elo and rated games now, its first game and
+        every few after, about ``limit - 4`` of them (see ``reports.elo_tracks``)."""
+        with self.engine.connect() as conn:     # one transaction: one snapshot of both tables
+            return reports.elo_tracks(conn, variant, limit)
+
+    def tournament_elo_steps(self, variant: str, tournament_id: str) -> list[BotEloStep]:
+        """Every online-Elo change of ``variant`` in the tournament's matches, in counting order."""
+        with self.engine.connect() as conn:
+            return reports.tournament_elo_steps(conn, variant, tournament_id)
+
+    # -- reports (reports.py) -----------------------------------------------------------
+
+    def bot_games(self, name: str) -> BotGames:
+        """Every stored seat of a bot and its faults (newest match first), in one snapshot."""
+        with self.engine.connect() as conn:
+            return reports.bot_games(conn, name)
+
+    def newest_classic(self, bot: str, limit: int) -> NewestClassic:
+        """A bot's ``limit`` newest completed classic matches: config, result and its seats, in one snapshot."""
+        with self.engine.connect() as conn:
+            return reports.newest_classic(conn, bot, limit)
 
 
 # The SQLite stores of this process not closed yet (weakly: a store dropped unclosed is

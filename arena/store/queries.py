@@ -8,7 +8,7 @@ the bots' crashes (``crashes.py``), in one snapshot (:func:`leaderboard_inputs`)
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -19,9 +19,10 @@ from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from arena.records import FaultRecord, MatchRecord
+from arena.stats.summaries import parse_outcome
+from arena.stats.think_times import LatencyHistogram
 from arena.store.codec import as_utc, decode_log
 from arena.store.crashes import CrashSummary, crash_summaries
-from arena.store.derived import ThinkTimes
 from arena.store.errors import StoreError
 from arena.store.schema import (
     BotRow,
@@ -33,15 +34,11 @@ from arena.store.schema import (
     MatchSeatRow,
     OutcomeCountRow,
     RatingHistoryRow,
-    parse_outcome,
 )
 from arena.wire.jsonc import loads
 
 # Wizard is played by 3 to 6 (engine.core); the store packs at most this many seats per match.
 _MAX_SEATS = 6
-
-# The results layer's sum of stored think-time histograms (``Summarizer.think_times``).
-MergeThinkTimes = Callable[[Sequence[bytes | None]], ThinkTimes]
 
 
 @dataclass
@@ -90,8 +87,8 @@ class SeatAggregate:
     forfeits: int
     timeouts: int              # faults of kind "timeout"
     # Latencies of the decisions the bot answered (fallbacks played for it are not think
-    # time): an arena.results.think_times.LatencyHistogram.
-    think_times: ThinkTimes
+    # time): the sum of its stored histograms.
+    think_times: LatencyHistogram
 
 
 @dataclass
@@ -247,8 +244,7 @@ def outcomes(session: Session, variant: str, tournament_id: str | None) -> list[
     return [(sorted((names[b], p) for b, p in parse_outcome(key)), int(count)) for key, count in rows]
 
 
-def seat_aggregates(session: Session, variant: str, tournament_id: str | None,
-                    think_times: MergeThinkTimes) -> list[SeatAggregate]:
+def seat_aggregates(session: Session, variant: str, tournament_id: str | None) -> list[SeatAggregate]:
     t = BotTotalsRow
     # Ten columns: more than SQLModel's select() is typed for, so SQLAlchemy's, on the session's connection.
     query = (
@@ -269,13 +265,12 @@ def seat_aggregates(session: Session, variant: str, tournament_id: str | None,
     classic = variant == "classic"
     return [SeatAggregate(name, int(games), int(seats), int(score), int(place),
                           int(rounds) if classic else None, int(exact) if classic else None,
-                          int(faults), int(forfeits), int(timeouts), think_times(histograms.get(name, [])))
+                          int(faults), int(forfeits), int(timeouts), LatencyHistogram.merge(histograms.get(name, [])))
             for name, games, seats, score, place, rounds, exact, faults, forfeits, timeouts
             in session.connection().execute(query).all()]
 
 
-def leaderboard_inputs(session: Session, variant: str, tournament_id: str | None,
-                       think_times: MergeThinkTimes) -> LeaderboardInputs:
+def leaderboard_inputs(session: Session, variant: str, tournament_id: str | None) -> LeaderboardInputs:
     """Outcome counts, per-bot sums, Elo and crashes, read in the caller's one transaction."""
     query = (select(OutcomeCountRow.outcome, OutcomeCountRow.matches, OutcomeCountRow.tournament_key)
              .where(OutcomeCountRow.variant == variant))
@@ -289,7 +284,7 @@ def leaderboard_inputs(session: Session, variant: str, tournament_id: str | None
     for _, count, tournament_key in rows:
         games[tournament_key] = games.get(tournament_key, 0) + count
     names = dict(session.exec(select(BotRow.id, BotRow.name)).all())
-    aggregates = seat_aggregates(session, variant, tournament_id, think_times)
+    aggregates = seat_aggregates(session, variant, tournament_id)
     elo = current_elo(session, variant) if tournament_id is None else _elo_after(session, variant, tournament_id)
     # Matches outside tournaments are each their own deal: their counted outcomes say all
     # the rating needs. A tournament's matches are read one by one, with their deal.

@@ -1,11 +1,13 @@
 """The save path: a batch of finished matches into the database, in the caller's transaction.
 
 One save writes, in this order: the match rows, then their seats, logs and faults, then
-what the results layer derives from them (see ``derived.py``): outcome counts and per-bot
-sums with think-time histograms, then the Elo history and current ratings. The derived
-rows start from rows already stored (a bot's current Elo, its stored histogram), which
-this path reads in the same transaction, under the store's write lock (see
-``Store._write``), so that two writers never interleave a read and a write.
+what follows from them, as the statistics room computes it (``arena.stats``: pure
+functions, tested without a database): outcome counts and per-bot sums with think-time
+histograms (``arena.stats.summaries``, ``arena.stats.think_times``), then the Elo history
+and current ratings (``arena.stats.elo``). Those rows start from rows already stored (a
+bot's current Elo, its stored histogram), which this path reads in the same transaction,
+under the store's write lock (see ``Store._write``), so that two writers never interleave
+a read and a write.
 
 The rows go through the database driver's own cursor in plain SQL (:class:`_DriverSQL`),
 not through SQLAlchemy: that is the measured fast path (``arena bench store``).
@@ -43,8 +45,11 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.sql.elements import BindParameter
 
 from arena.records import MatchRecord
+from arena.stats.elo import EloKey, rate_matches
+from arena.stats.matches import NewMatch
+from arena.stats.summaries import BotSums, Summary, TotalsKey, summarize
+from arena.stats.think_times import add_counts
 from arena.store.codec import LOG_FORMAT, as_utc, pack_log, seat_max_latencies
-from arena.store.derived import BotSums, EloKey, NewMatch, Summarizer, Summary, TotalsKey
 from arena.store.errors import StoreError
 from arena.store.schema import (
     BotRow,
@@ -183,11 +188,9 @@ class _DriverSQL:
 
 
 class MatchSaver:
-    """The save path of one store: its driver SQL, the ids it has looked up, and the
-    results layer's ``summarizer`` that derives the summary and Elo rows."""
+    """The save path of one store: its driver SQL and the ids it has looked up."""
 
-    def __init__(self, dialect: Any, summarizer: Summarizer) -> None:
-        self.summarizer = summarizer
+    def __init__(self, dialect: Any) -> None:
         self._sql = _DriverSQL(dialect)
         self._bot_id_cache: dict[str, int] = {}
         self._known_tournaments: set[str] = set()
@@ -290,7 +293,7 @@ class MatchSaver:
             }
             cursor.execute(sql.insert_match.sql, sql.insert_match.params(row))
             matches.append(NewMatch(cursor.fetchone()[0], record, [bot_ids[b] for b in record.bots], latencies, seats))
-        summary = self.summarizer.summarize(matches)
+        summary = summarize(matches)
 
         seat_rows, log_rows, fault_rows = [], [], []
         for match, facts, (packed_actions, packed_latencies) in zip(matches, summary.seats, logs):
@@ -379,7 +382,7 @@ class MatchSaver:
         return [new[index] if index in new else stored[pk] for index, pk in passed]
 
     def _stored_for_elo(self, cursor: Any, pks: list[int]) -> dict[int, NewMatch]:
-        """Stored matches as rating reads them (``Summarizer.rate`` reads a record's status,
+        """Stored matches as rating reads them (``rate_matches`` reads a record's status,
         variant, bots and places): the rest of each record is left empty, and the bots are
         named by id, which tells the same bots apart."""
         facts: dict[int, tuple[str, str, list[int], list[int]]] = {}
@@ -427,19 +430,18 @@ class MatchSaver:
                 for bot_id, variant, tournament_key, blob in cursor.fetchall():
                     if (bot_id, variant, tournament_key) in counts:
                         stored[(bot_id, variant, tournament_key)] = blob
-        add = self.summarizer.add_think_counts
-        return {key: add(stored.get(key), new) for key, new in counts.items()}
+        return {key: add_counts(stored.get(key), new) for key, new in counts.items()}
 
     def _update_elo(self, cursor: Any, matches: list[NewMatch]) -> None:
         """Online Elo for the new matches, in order: reads the bots' current ratings, writes
-        the history and the ratings the results layer's ``rate`` computes from them."""
+        the history and the ratings ``arena.stats.elo.rate_matches`` computes from them."""
         ids = sorted({bot_id for match in matches for bot_id in match.bot_ids})
         current: dict[EloKey, tuple[float, int]] = {}
         for chunk in chunks(ids):
             cursor.execute(self._sql.elo_of_bots(len(chunk)), list(chunk))
             for bot_id, variant, elo, games in cursor.fetchall():
                 current[(bot_id, variant)] = (elo, games)
-        changes = self.summarizer.rate(current, matches)
+        changes = rate_matches(current, matches)
         if not changes:
             return
         _run(cursor, self._sql.insert_history, [

@@ -20,7 +20,7 @@ Tables (``SCHEMA_VERSION`` 5; an older database is upgraded when opened, see
 ``rating_history``   every Elo change: match, bot, before, after, games played
 ``outcome_counts``   how many completed matches ended in each outcome (bots and places)
 ``bot_totals``       per bot, variant and tournament: running sums for the leaderboard, and a
-                     histogram of the bot's think times (arena.results.think_times)
+                     histogram of the bot's think times (arena.stats.think_times)
 ``scheduled_games``  a tournament's schedule for workers without its settings: one row per
                      game (deal, rotation, bots, seeds, table)
 ``work_units``       one row per deal of a scheduled tournament: the worker holding its
@@ -56,8 +56,8 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.schema import CreateColumn
 from sqlmodel import Field, SQLModel, insert, select, update
 
+from arena.stats.think_times import add_counts, seat_bucket_counts
 from arena.store.codec import log_seats_and_latencies, seat_max_latencies
-from arena.store.derived import Summarizer
 from arena.store.errors import StoreError
 from arena.wire.jsonc import loads
 
@@ -216,7 +216,7 @@ class OutcomeCountRow(_Table, table=True):
     __table_args__ = {"sqlite_with_rowid": False}
     variant: str = Field(primary_key=True)
     tournament_key: str = Field(primary_key=True)
-    outcome: str = Field(primary_key=True)     # "bot_id:place" per seat, sorted: "3:1,5:2,7:2,9:4"
+    outcome: str = Field(primary_key=True)     # arena.stats.summaries.outcome_key: "3:1,5:2,7:2,9:4"
     matches: int
 
 
@@ -237,7 +237,7 @@ class BotTotalsRow(_Table, table=True):
     faults: int
     forfeits: int
     timeouts: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
-    # Think times of the decisions the bot answered, as stored by arena.results.think_times
+    # Think times of the decisions the bot answered, as stored by arena.stats.think_times
     # (None: none yet). Merged in Python when a match is saved: SQL cannot add two of them.
     think_histogram: bytes | None = Field(default=None, sa_type=LargeBinary)
 
@@ -303,24 +303,6 @@ class BotCrashRow(_Table, table=True):
     at: datetime = _utc_column()
 
 
-def outcome_key(bot_ids: Sequence[int], places: Sequence[int]) -> str:
-    """The stored form of a match outcome, independent of who sat where.
-
-    >>> outcome_key([9, 3, 7, 5], [4, 1, 2, 2])
-    '3:1,5:2,7:2,9:4'
-    """
-    return ",".join(f"{b}:{p}" for b, p in sorted(zip(bot_ids, places)))
-
-
-def parse_outcome(key: str) -> list[tuple[int, int]]:
-    """The seats of an outcome key as ``(bot_id, place)`` pairs.
-
-    >>> parse_outcome('3:1,5:2')
-    [(3, 1), (5, 2)]
-    """
-    return [(int(b), int(p)) for b, p in (pair.split(":") for pair in key.split(","))]
-
-
 def check_seed(seed: int, what: str) -> None:
     """Seeds are stored as 64-bit integers, the widest both SQLite and PostgreSQL have."""
     if not -(2**63) <= seed < 2**63:
@@ -346,7 +328,7 @@ TAKE_WRITE_LOCK = (update(MetaRow.__table__).where(MetaRow.__table__.c.key == "s
                    .values(value=MetaRow.__table__.c.value))
 
 
-def open_schema(conn: Connection, name: str, summarizer: Summarizer) -> None:
+def open_schema(conn: Connection, name: str) -> None:
     """Create the schema in a new or empty database, upgrade a version-1 to -4 one, and refuse
     (``StoreError``) another schema version or a database with someone else's tables.
 
@@ -371,7 +353,7 @@ def open_schema(conn: Connection, name: str, summarizer: Summarizer) -> None:
     if version in _OLDER_VERSIONS:
         # One step at a time, each from what the one before left.
         if version == "1":
-            _upgrade_from_1(conn, name, summarizer)
+            _upgrade_from_1(conn, name)
         if version in ("1", "2"):
             _upgrade_from_2(conn, name)
         if version in ("1", "2", "3"):
@@ -383,14 +365,14 @@ def open_schema(conn: Connection, name: str, summarizer: Summarizer) -> None:
         raise StoreError(f"{name} has schema version {version}; this arena understands {SCHEMA_VERSION}")
 
 
-def _upgrade_from_1(conn: Connection, name: str, summarizer: Summarizer) -> None:
+def _upgrade_from_1(conn: Connection, name: str) -> None:
     """Schema 1 to 2: add the timeout counts and think-time histograms, and fill them in
     from what the database already holds, in the caller's transaction (all or nothing).
 
     Timeouts come from the faults table. Think times need every completed match's log:
     the seat of each action is in its (compressed JSON) actions and the latencies beside
     them, so each log is decoded once here, a page of matches at a time to keep memory
-    flat (about 100 MB), and counted by the ``summarizer`` as a save counts them.
+    flat (about 100 MB), and counted as a save counts them (``arena.stats.think_times``).
     Measured: 13 s for 100,000 full-size matches (a 1 GB file).
     """
     started = time.perf_counter()
@@ -434,7 +416,7 @@ def _upgrade_from_1(conn: Connection, name: str, summarizer: Summarizer) -> None
         for pk, variant, tournament_id, players, actions, latencies in page:
             try:
                 seats_of_actions, latencies_ms = log_seats_and_latencies(actions, latencies)
-                counts = summarizer.seat_think_counts(latencies_ms, seats_of_actions, players)
+                counts = seat_bucket_counts(latencies_ms, seats_of_actions, players)
                 keys = [(bot_of[(pk, seat)], variant, tournament_id or "") for seat in range(players)]
             except (zlib.error, ValueError, TypeError, IndexError, KeyError):
                 # A damaged log must not make the whole database unopenable: its match
@@ -447,7 +429,7 @@ def _upgrade_from_1(conn: Connection, name: str, summarizer: Summarizer) -> None
         after = page[-1].id
 
     updates = [{"b_bot": key[0], "b_variant": key[1], "b_key": key[2], "b_timeouts": timeouts.get(key, 0),
-                "b_histogram": summarizer.add_think_counts(None, histograms[key]) if key in histograms else None}
+                "b_histogram": add_counts(None, histograms[key]) if key in histograms else None}
                for key in sorted(set(timeouts) | set(histograms))]
     if updates:
         conn.execute(update(totals)

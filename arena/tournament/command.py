@@ -22,7 +22,8 @@ from typing import Any, TypeVar
 from rich.console import Console
 
 from arena.records import MatchRecord
-from arena.results.sprt import monitor_from, status_line, stored_monitor, verdict
+from arena.results.sprt import stored_monitor
+from arena.stats.sprt import monitor_from, status_line, verdict
 from arena.tournament.lineup import LADDER_BOTS, BotStartError
 from arena.tournament.lock import arena_secrets, hold_lock, log_dir_for
 from arena.tournament.progress import progress_bar, status_text
@@ -137,7 +138,7 @@ def run_tournament_command(req: TournamentRequest, console: Console, err_console
 def resumed_run(req: TournamentRequest, notice: Callable[[str], None], console: Console) -> Run | None:
     """The stored tournament ``--resume`` names, with its own settings; None (after
     showing its leaderboard) when it has nothing left to play."""
-    from arena.results import Store
+    from arena.store import Store
 
     assert req.resume is not None
     given = req.given_game_options()
@@ -158,7 +159,7 @@ def resumed_run(req: TournamentRequest, notice: Callable[[str], None], console: 
 
 def new_run(req: TournamentRequest, notice: Callable[[str], None]) -> Run:
     """A new tournament, checked whole (options, lineup, schedule) before it is stored."""
-    from arena.results import Store
+    from arena.store import Store
 
     if "://" in req.db or Path(req.db).exists():
         Store(req.db).close()  # refuse a foreign database before starting anything (npm, bots)
@@ -232,12 +233,13 @@ def discard(run: Run, db: str, keep_log: bool) -> None:
 
 def show_board(store: Any, settings: TournamentSettings, tournament_id: str, console: Console) -> None:
     from arena.results import leaderboard as lb
+    from arena.results.render import render
 
     rows = lb.leaderboard(store, settings.variant, tournament_id=tournament_id)
     if settings.gauntlet is not None:
         show_gauntlet(store, settings, tournament_id, [r for r in rows if r.bot == settings.gauntlet], console)
         return
-    console.print(lb.render(rows, "table", settings.variant))
+    console.print(render(rows, "table", settings.variant))
     if settings.sprt is not None:
         status = stored_monitor(store, tournament_id, settings.sprt, settings.players, settings.games).current()
         finished = len(store.finished_game_indexes(tournament_id)) >= settings.games
@@ -252,9 +254,9 @@ def show_gauntlet(store: Any, settings: TournamentSettings, tournament_id: str, 
     from rich.table import Table
 
     from arena.results import crosstable as ct
-    from arena.results import leaderboard as lb
+    from arena.results.render import render
 
-    console.print(lb.render(rows, "table", settings.variant))
+    console.print(render(rows, "table", settings.variant))
     bot = settings.gauntlet
     table = Table(title=f"{bot} against each opponent", title_style="bold")
     for header in ("Opponent", "Games", "Ahead", "Behind", "Level", "Score", "Mean place diff"):

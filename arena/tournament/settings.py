@@ -409,7 +409,7 @@ def check_gauntlet(settings: TournamentSettings, name: str | None) -> None:
 # An A/B test stops when it is decided; this is its default limit: in arena bench sprt's
 # model a 0/20 test at 4 seats needs about 2200 games on average, and the tail is long.
 SPRT_MAX_GAMES = 6000
-# The Elo of an A/B test's bounds: the leaderboard's (arena.results.sprt.stored_bounds).
+# The Elo of an A/B test's bounds: the leaderboard's (arena.stats.sprt.stored_bounds).
 ELO_SCALE = "leaderboard"
 
 
@@ -417,7 +417,7 @@ def _sprt_settings(req: TournamentRequest, settings: TournamentSettings,
                    notice: Callable[[str], None]) -> TournamentSettings:
     """The settings of ``arena sprt``: the candidate, the baseline, the opponents (the
     sample bots unless ``--opponent`` names some) and the bounds, all checked."""
-    from arena.results.sprt import SprtBounds
+    from arena.stats.sprt import SprtBounds
 
     if req.candidate is None or req.baseline is None:
         raise ConfigError("an A/B test needs both --candidate and --baseline (NAME=COMMAND)")

@@ -5,7 +5,7 @@ rotation, once with the candidate and once with the baseline in the seat under t
 ``2 × players`` games. Whatever luck the deal holds, both met it in the same seats
 against the same opponents (who get the same bot seeds on both sides), so the
 difference of their results is the evidence: one unit per set. The test over the
-stored games is :class:`arena.results.sprt.SprtMonitor`.
+stored games is :class:`arena.stats.sprt.SprtMonitor`.
 
 >>> games = sprt_schedule("new", "old", ["a", "b", "c"], players=3, sets=2, master_seed=7)
 >>> len(games), [g.bots for g in games[:2]] == [("new", *games[0].bots[1:]), ("old", *games[0].bots[1:])]
@@ -19,7 +19,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from arena.results.sprt import games_per_set
+from arena.stats.sprt import games_per_set
 from arena.tournament.schedule import (
     ScheduledGame,
     ScheduleError,

@@ -11,9 +11,10 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from arena.results import Store, elo_history
+from arena.results import elo_history
 from arena.results import leaderboard as lb
-from arena.store import StoreError, TournamentInfo
+from arena.results.render import render_board
+from arena.store import Store, StoreError, TournamentInfo
 from arena.tournament.command import resume_command
 from arena.tournament.lock import shown_status
 from arena.web import disclosure
@@ -64,7 +65,7 @@ def leaderboard(store: Store, variant: str, tournament_id: str | None = None) ->
     check_variant(variant)
     check_tournament(store, variant, tournament_id)
     board = lb.board(store, variant, tournament_id=tournament_id)
-    text = lb.render_board(board, "json")
+    text = render_board(board, "json")
     assert isinstance(text, str)    # only the console table is rich
     return dict(json.loads(text))
 

@@ -1,6 +1,6 @@
 """The data of a bot's page: what ``/api/bots/{name}`` answers and ``/bots/{name}`` draws.
 
-Read from the store's tables in two queries (the bot's seats, its faults), plus the
+Read from the store in one snapshot (``Store.bot_games``: the bot's seats, its faults), plus the
 leaderboard's per-bot aggregates for its think-time percentiles (the board's histograms:
 the same numbers the board shows). The time figures count completed matches, as the
 percentiles do. The maximum think time is exact: the largest of its seats' stored
@@ -19,13 +19,8 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from sqlalchemy import select
-from sqlalchemy.orm import Session
-from sqlmodel import col
-
-from arena.results import Store
 from arena.results.browse import hand_size_bids
-from arena.store.schema import BotRow, FaultRow, MatchRow, MatchSeatRow
+from arena.store import Store
 
 # How many match links each fault kind lists (the count is always whole).
 FAULT_LINKS = 20
@@ -42,30 +37,17 @@ def bot_json(store: Store, name: str) -> dict[str, Any]:
     Raises :class:`NoSuchBot` when the bot has neither a stored match nor a stored crash
     (a bot whose process never got to play has only crashes).
     """
-    with Session(store.engine) as session:
-        seats = session.execute(
-            select(col(MatchSeatRow.seat), col(MatchSeatRow.bot_version), col(MatchSeatRow.place),
-                   col(MatchSeatRow.rounds), col(MatchSeatRow.exact_bids), col(MatchRow.variant),
-                   col(MatchRow.status), col(MatchRow.players), col(MatchSeatRow.think_max_ms),
-                   col(MatchSeatRow.bank_used_ms), col(MatchRow.time_bank_ms))
-            .join(MatchRow, col(MatchRow.id) == col(MatchSeatRow.match_pk))
-            .join(BotRow, col(BotRow.id) == col(MatchSeatRow.bot_id))
-            .where(col(BotRow.name) == name)
-        ).all()
-        faults = session.execute(
-            select(col(FaultRow.kind), col(MatchRow.match_id))
-            .join(MatchRow, col(MatchRow.id) == col(FaultRow.match_pk))
-            .join(BotRow, col(BotRow.id) == col(FaultRow.bot_id))
-            .where(col(BotRow.name) == name)
-            .order_by(col(MatchRow.id).desc())
-        ).all()
+    games = store.bot_games(name)
+    seats, faults = games.seats, games.faults
     crashes = store.crashes_per_variant(name)
     if not seats and not crashes:
         raise NoSuchBot(f"no stored match has a bot named {name!r}")
 
     versions: dict[str, int] = defaultdict(int)
     variants: dict[str, dict[str, Any]] = {}
-    for seat, version, place, rounds, exact, variant, status, players, max_ms, bank_used, bank in seats:
+    for s in seats:
+        seat, version, place, rounds, exact, variant = s.seat, s.bot_version, s.place, s.rounds, s.exact_bids, s.variant
+        status, players, max_ms, bank_used, bank = s.status, s.players, s.think_max_ms, s.bank_used_ms, s.time_bank_ms
         versions[version or ""] += 1
         v = variants.setdefault(variant, {"games": 0, "completed": 0, "rounds": 0, "exact_bids": 0,
                                           "max_ms": None, "banks": [], "seats": defaultdict(lambda: [0, 0])})
@@ -83,8 +65,8 @@ def bot_json(store: Store, name: str) -> dict[str, Any]:
             v["exact_bids"] += exact or 0
 
     by_kind: dict[str, list[str]] = defaultdict(list)
-    for kind, match_id in faults:
-        by_kind[kind].append(match_id)
+    for fault in faults:
+        by_kind[fault.kind].append(fault.match_id)
 
     per_variant = []
     for variant in sorted(variants):

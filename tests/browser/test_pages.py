@@ -204,7 +204,7 @@ RUNNING = ["--players", "3", "--rounds", "8", "--games", "90", "--concurrency", 
 
 def _stored_tournament(db: Path, deadline: float) -> tuple[str, int]:
     """The id of the one tournament in ``db`` and its stored games, once it has some."""
-    from arena.results import Store
+    from arena.store import Store
 
     while time.monotonic() < deadline:
         if db.exists():

@@ -1,27 +1,45 @@
 """Online Elo: the rating that moves after every stored match, in the order matches were stored.
 
 It is cheap, and shows a trend, but depends on that order (the leaderboard sorts by
-the Bradley–Terry fit instead, see ``arena.results.ratings``; ``docs/ratings.md``
+the Bradley–Terry fit instead, see ``arena.stats.ratings``; ``docs/ratings.md``
 explains both for users)::
 
     >>> [round(r, 3) for r in elo_update([1200.0, 1000.0], places=[1, 2], ks=[32.0, 32.0])]
     [1207.688, 992.312]
 
-:func:`rate_matches` is what the store runs when it saves matches (handed to it as
-``Summarizer.rate``, see ``arena.store.derived``): the bots' Elo changes over a batch
-of new matches, from their current ratings, without a database.
+:func:`rate_matches` is what the store runs when it saves matches: the bots' Elo changes
+over a batch of new matches (:class:`EloChange`, its ``rating_history`` rows), from their
+current ratings, without a database.
 """
 
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass
 
-from arena.store.derived import EloChange, EloKey, NewMatch
+from arena.stats.matches import NewMatch
 
 START_ELO = 1500.0
 NEW_BOT_GAMES = 30        # a bot's first 30 games move its rating faster...
 K_NEW = 32.0              # ...with this K
 K_SETTLED = 16.0          # ...and this K afterwards
+
+# An elo_ratings key: (bot id, variant).
+EloKey = tuple[int, str]
+
+
+@dataclass(slots=True)
+class EloChange:
+    """One bot's online Elo moving after one match: a ``rating_history`` row.
+
+    Slots, not frozen: made for every bot of every saved match (see ``arena.stats.matches``)."""
+
+    match_pk: int
+    bot_id: int
+    variant: str
+    elo_before: float
+    elo_after: float
+    games: int                       # the bot's rated matches in this variant, this one included
 
 
 def k_factor(games_played: int) -> float:

@@ -4,9 +4,9 @@ For each new match: its seats' facts (faults, timeouts and, in classic, rounds a
 exact bids), and, for a completed match, one more count for its outcome (which bots
 finished in which places) and each bot's sums and think-time bucket counts, per
 variant and tournament. The store writes them in the transaction that saves the match
-(see ``arena.store.derived``); :data:`SUMMARIZER` is this room's functions as the store
-takes them. :func:`band_bid_counts` splits a classic match's exact bids by hand size
-(read at display time, not kept in the summaries).
+(``arena.store.save``), with an outcome as :func:`outcome_key` writes it.
+:func:`band_bid_counts` splits a classic match's exact bids by hand size (read at
+display time, not kept in the summaries).
 
     >>> from datetime import UTC, datetime
     >>> import numpy as np
@@ -27,18 +27,76 @@ takes them. :func:`band_bid_counts` splits a classic match's exact bids by hand 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from arena.records import MatchRecord
-from arena.results.elo import rate_matches
-from arena.results.think_times import LatencyHistogram, add_counts, seat_bucket_counts
-from arena.store.derived import BotSums, NewMatch, SeatFacts, Summarizer, Summary, TotalsKey
-from arena.store.schema import outcome_key
+from arena.stats.matches import NewMatch
+from arena.stats.think_times import seat_bucket_counts
 from engine import ConfigError, GameConfig
 from engine.classic import hand_sizes
+
+# A bot_totals key: (bot id, variant, tournament key); the tournament key is the
+# tournament id, or "" for a match outside any tournament.
+TotalsKey = tuple[int, str, str]
+
+
+@dataclass(slots=True)
+class SeatFacts:
+    """What ``match_seats`` stores of one seat beyond the record's own lists (slots, not
+    frozen: made for every seat of every saved match, see ``arena.stats.matches``)."""
+
+    faults: int
+    timeouts: int                    # faults of kind "timeout" (also counted in faults)
+    rounds: int | None               # classic: rounds scored; None for extreme
+    exact_bids: int | None           # classic: rounds where tricks == bid; None for extreme
+
+
+@dataclass
+class BotSums:
+    """What one bot adds to its ``bot_totals`` row (the field names are its counter columns)."""
+
+    games: int = 0                   # matches (a bot in two seats of one match counts once)
+    seats: int = 0
+    score_sum: int = 0
+    place_sum: int = 0
+    rounds: int = 0
+    exact_bids: int = 0
+    faults: int = 0
+    forfeits: int = 0
+    timeouts: int = 0
+
+
+@dataclass
+class Summary:
+    """Everything a batch of new matches adds to the summary tables, and their seats' facts."""
+
+    seats: list[list[SeatFacts]]                                  # per match, per seat
+    # Matches by (variant, tournament key, outcome key: see outcome_key).
+    outcomes: dict[tuple[str, str, str], int] = field(default_factory=dict)
+    totals: dict[TotalsKey, BotSums] = field(default_factory=dict)
+    # New think-time bucket counts per key, only for keys with at least one answered decision.
+    think_counts: dict[TotalsKey, np.ndarray] = field(default_factory=dict)
+
+
+def outcome_key(bot_ids: Sequence[int], places: Sequence[int]) -> str:
+    """The stored form of a match outcome (``outcome_counts.outcome``), independent of who sat where.
+
+    >>> outcome_key([9, 3, 7, 5], [4, 1, 2, 2])
+    '3:1,5:2,7:2,9:4'
+    """
+    return ",".join(f"{b}:{p}" for b, p in sorted(zip(bot_ids, places)))
+
+
+def parse_outcome(key: str) -> list[tuple[int, int]]:
+    """The seats of an outcome key as ``(bot_id, place)`` pairs.
+
+    >>> parse_outcome('3:1,5:2')
+    [(3, 1), (5, 2)]
+    """
+    return [(int(b), int(p)) for b, p in (pair.split(":") for pair in key.split(","))]
 
 
 def seat_facts(record: MatchRecord) -> list[SeatFacts]:
@@ -169,12 +227,3 @@ def summarize(matches: Sequence[NewMatch]) -> Summary:
             think_counts[key] = counts[seat] if earlier is None else earlier + counts[seat]
     summary.think_counts = {key: c for key, c in think_counts.items() if c.any()}
     return summary
-
-
-SUMMARIZER = Summarizer(
-    summarize=summarize,
-    rate=rate_matches,
-    add_think_counts=add_counts,
-    seat_think_counts=seat_bucket_counts,
-    think_times=LatencyHistogram.merge,
-)

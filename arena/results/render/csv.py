@@ -1,0 +1,57 @@
+"""CSV: a board as one row per bot, its metadata as ``meta_*`` columns repeated on every row.
+
+(Not ``#`` comment lines: csv readers, spreadsheets and pandas would take them for rows.)
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import asdict
+from typing import Any
+
+from arena.results.leaderboard import SCORE_ORDER, BoardMetadata, LeaderboardRow, crashed, row_json
+from arena.results.render.common import BoardView
+
+
+def board(view: BoardView) -> str:
+    """The board's rows as CSV with a header row; the score's column is named for its
+    order in Wizard Extreme, and the crash columns come only when some bot crashed."""
+    out = io.StringIO()
+    fields = _fields(view.variant, crashed(view.rows))
+    extra = _metadata(view.metadata) if view.metadata is not None else {}
+    writer = csv.DictWriter(out, fieldnames=fields + list(extra), extrasaction="ignore", lineterminator="\n")
+    writer.writeheader()
+    for row in view.rows:
+        data = row_json(row)
+        data["avg_score_lower_is_better"] = data["avg_score"]
+        writer.writerow({**data, **extra})
+    return out.getvalue()
+
+
+def _fields(variant: str, crashes: bool = False) -> list[str]:
+    """The CSV columns of a variant's rows: LeaderboardRow's fields, with the score's
+    order in its name for Wizard Extreme, and the crash fields only when some bot crashed."""
+    fields = list(LeaderboardRow.__dataclass_fields__)
+    if variant != "classic":
+        fields.remove("exact_bid_rate")
+    if not crashes:
+        fields.remove("crashes")
+        fields.remove("last_crash")
+    if SCORE_ORDER.get(variant) == "lower_is_better":
+        fields[fields.index("avg_score")] = "avg_score_lower_is_better"
+    return fields
+
+
+def _metadata(metadata: BoardMetadata) -> dict[str, Any]:
+    """The metadata as ``meta_*`` columns, the same on every row."""
+    return {
+        "meta_generated_at": metadata.generated_at, "meta_variant": metadata.variant,
+        "meta_score_order": metadata.score_order, "meta_tournaments": " ".join(metadata.tournaments),
+        "meta_games": metadata.games, "meta_games_outside_tournaments": metadata.games_outside_tournaments,
+        "meta_option_sets": json.dumps([asdict(s) for s in metadata.option_sets], separators=(",", ":")),
+        "meta_min_games": metadata.min_games, "meta_arena_version": metadata.arena_version,
+        "meta_think_time_resolution": metadata.think_time_resolution,
+        "meta_tests": json.dumps(metadata.tests, separators=(",", ":")),
+    }
