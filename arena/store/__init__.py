@@ -86,7 +86,7 @@ from arena.stats.summaries import outcome_key, parse_outcome
 from arena.store import crashes, leases, queries, registry, reports
 from arena.store.codec import LOG_FORMAT, decode_log, encode_log
 from arena.store.crashes import CrashSummary
-from arena.store.errors import StoreError
+from arena.store.errors import NotStored, StoreError
 from arena.store.leases import DealProgress, ScheduledGameLike, WorkUnit
 from arena.store.queries import LeaderboardInputs, MatchSummary, RatingChange, SeatAggregate, outcome_tables
 from arena.store.registry import BotInfo, TournamentInfo, hash_token
@@ -97,7 +97,8 @@ from arena.store.schema import SCHEMA_VERSION, TAKE_WRITE_LOCK, open_schema
 __all__ = [
     "LOG_FORMAT", "SCHEMA_VERSION", "BotEloStep", "BotFault", "BotGames", "BotInfo", "BotSeat", "ClassicGame",
     "CrashSummary", "DealProgress", "EloStep", "EloTrack", "LeaderboardInputs", "MatchSummary", "NewestClassic",
-    "RatingChange", "SeatAggregate", "ScheduledGameLike", "Store", "StoreError", "TournamentInfo", "WorkUnit",
+    "NotStored", "RatingChange", "SeatAggregate", "ScheduledGameLike", "Store", "StoreError", "TournamentInfo",
+    "WorkUnit",
     "decode_log", "encode_log", "hash_token", "outcome_key", "outcome_tables", "parse_outcome",
 ]
 

@@ -21,7 +21,7 @@ from sqlmodel import Session
 
 from arena.records import BotCrash
 from arena.store.codec import as_utc
-from arena.store.errors import StoreError
+from arena.store.errors import NotStored
 from arena.store.schema import BotCrashRow, BotRow, TournamentRow
 from arena.wire.jsonc import loads
 
@@ -49,7 +49,7 @@ def save_crash(session: Session, crash: BotCrash, bot_ids: BotIds, where: str) -
     if crash.tournament_id is not None:
         tournament = session.get(TournamentRow, crash.tournament_id)
         if tournament is None:
-            raise StoreError(f"no tournament {crash.tournament_id!r} in {where}")
+            raise NotStored(f"no tournament {crash.tournament_id!r} in {where}")
         if variant is None:
             variant = _variant_of(tournament.settings_json)
     conn = session.connection()

@@ -33,7 +33,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
 from arena.store.codec import as_utc
-from arena.store.errors import StoreError
+from arena.store.errors import NotStored, StoreError
 from arena.store.schema import MatchRow, ScheduledGameRow, TournamentRow, WorkUnitRow, check_seed, chunks
 from arena.wire.jsonc import dumps, loads
 
@@ -82,7 +82,7 @@ def put_schedule(conn: Connection, tournament_id: str, games: Sequence[Scheduled
     already stored are left as they are, and a game stored with other values is refused
     (``StoreError``: two different schedules for one tournament)."""
     if conn.execute(sa.select(_TOURNAMENTS.c.id).where(_TOURNAMENTS.c.id == tournament_id)).first() is None:
-        raise StoreError(f"no tournament {tournament_id!r} in {where}")
+        raise NotStored(f"no tournament {tournament_id!r} in {where}")
     rows: list[dict[str, Any]] = []
     for game in games:
         check_seed(game.seed, f"game {game.index}: seed")

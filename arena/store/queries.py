@@ -23,7 +23,7 @@ from arena.stats.summaries import parse_outcome
 from arena.stats.think_times import LatencyHistogram
 from arena.store.codec import as_utc, decode_log
 from arena.store.crashes import CrashSummary, crash_summaries
-from arena.store.errors import StoreError
+from arena.store.errors import NotStored, StoreError
 from arena.store.schema import (
     BotRow,
     BotTotalsRow,
@@ -116,7 +116,7 @@ class LeaderboardInputs:
 def load_match(session: Session, match_id: str, where: str) -> MatchRecord:
     row = session.exec(select(MatchRow).where(MatchRow.match_id == match_id)).first()
     if row is None:
-        raise StoreError(f"no match {match_id!r} in {where}")
+        raise NotStored(f"no match {match_id!r} in {where}")
     seats = session.exec(
         select(MatchSeatRow, BotRow.name).join(BotRow, col(BotRow.id) == col(MatchSeatRow.bot_id))
         .where(MatchSeatRow.match_pk == row.id).order_by(col(MatchSeatRow.seat))

@@ -20,7 +20,7 @@ from sqlalchemy import delete, func
 from sqlmodel import Session, col, select
 
 from arena.store.codec import as_utc
-from arena.store.errors import StoreError
+from arena.store.errors import NotStored, StoreError
 from arena.store.schema import (
     BotCrashRow,
     BotRow,
@@ -179,7 +179,7 @@ def tournament_game_options(session: Session, tournament_ids: Sequence[str]) -> 
 def _tournament(session: Session, tournament_id: str, where: str) -> TournamentRow:
     row = session.get(TournamentRow, tournament_id)
     if row is None:
-        raise StoreError(f"no tournament {tournament_id!r} in {where}")
+        raise NotStored(f"no tournament {tournament_id!r} in {where}")
     return row
 
 

@@ -14,7 +14,7 @@ from typing import Any
 from arena.results import elo_history
 from arena.results import leaderboard as lb
 from arena.results.render import render_board
-from arena.store import Store, StoreError, TournamentInfo
+from arena.store import NotStored, Store, StoreError, TournamentInfo
 from arena.tournament.command import resume_command
 from arena.tournament.lock import shown_status
 from arena.web import disclosure
@@ -35,14 +35,12 @@ class Withheld(Exception):
 
 @contextlib.contextmanager
 def not_found_as_404() -> Iterator[None]:
-    """The store's "no such tournament/match" as NotFound (a 404); any other store
-    error (a locked database...) passes on, to become a 503."""
+    """The store's "no such tournament/match" (``NotStored``) as NotFound (a 404); any
+    other store error (a locked database...) passes on, to become a 503."""
     try:
         yield
-    except StoreError as error:
-        if str(error).startswith(("no tournament", "no match")):
-            raise NotFound(str(error)) from None
-        raise
+    except NotStored as error:
+        raise NotFound(str(error)) from None
 
 def check_variant(variant: str) -> None:
     if variant not in VARIANTS:
