@@ -17,7 +17,7 @@ from collections import defaultdict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from rich.console import Console
 
@@ -35,6 +35,9 @@ from arena.tournament.worker import crash_saver, decided, is_complete, play_clai
 from engine import ConfigError
 from engine.core import CLASSIC_PLAYERS
 
+if TYPE_CHECKING:
+    from arena.store import Store  # imported where used: the CLI starts without SQLAlchemy
+
 T = TypeVar("T")
 
 
@@ -42,7 +45,7 @@ T = TypeVar("T")
 class Run:
     """One run of a tournament by this process (a new one, or a resume)."""
 
-    store: Any
+    store: Store
     settings: TournamentSettings
     tournament_id: str
     log_dir: Path
@@ -231,7 +234,7 @@ def discard(run: Run, db: str, keep_log: bool) -> None:
             Path(db + suffix).unlink(missing_ok=True)
 
 
-def show_board(store: Any, settings: TournamentSettings, tournament_id: str, console: Console) -> None:
+def show_board(store: Store, settings: TournamentSettings, tournament_id: str, console: Console) -> None:
     from arena.results import leaderboard as lb
     from arena.results.render import render
 
@@ -247,7 +250,7 @@ def show_board(store: Any, settings: TournamentSettings, tournament_id: str, con
         console.print(status_line(status, settings.players), highlight=False)
 
 
-def show_gauntlet(store: Any, settings: TournamentSettings, tournament_id: str, rows: list[Any],
+def show_gauntlet(store: Store, settings: TournamentSettings, tournament_id: str, rows: list[Any],
                   console: Console) -> None:
     """A gauntlet's result: its bot's row of the board (rating and interval: the pool's
     ratings only anchor it), then how it fared against each opponent."""
@@ -359,7 +362,7 @@ def saver_for(run: Run) -> Callable[[MatchRecord], Awaitable[bool]]:
     return save_remote
 
 
-def stored_as_sent(store: Any, record: MatchRecord) -> bool:
+def stored_as_sent(store: Store, record: MatchRecord) -> bool:
     """Whether the store holds ``record`` itself, not merely a match of its slot: the same
     match id, start and finish times and decisions. Another play of the slot (one process
     at a time runs a tournament, but a server stores whatever it is asked to play) has
@@ -379,7 +382,7 @@ class StoredGames:
     kept up to date by reading only the games stored since the last look: a tournament
     of 100,000 games is not reread every second."""
 
-    def __init__(self, store: Any, tournament_id: str) -> None:
+    def __init__(self, store: Store, tournament_id: str) -> None:
         self.store, self.tournament_id = store, tournament_id
         self.games: dict[int, tuple[tuple[str, ...], tuple[int, ...]]] = {}   # slot: bots, places
         self.summary = standings_of([])
@@ -390,7 +393,8 @@ class StoredGames:
             return
         matches = self.store.tournament_matches(self.tournament_id, new)
         for match in matches:
-            self.games[match.game_index] = (tuple(match.bots), tuple(match.places))
+            if match.game_index is not None:     # a tournament's match has its slot
+                self.games[match.game_index] = (tuple(match.bots), tuple(match.places))
         standings_of(matches, self.summary)
 
 

@@ -24,11 +24,14 @@ from collections import defaultdict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.records import BotCrash, MatchRecord
 from arena.tournament.runner import MatchRunner, RunSummary, Standing, match_spec, worker_name
 from arena.tournament.settings import LEASE_SECONDS, TournamentSettings
+
+if TYPE_CHECKING:
+    from arena.store import Store  # imported where used: the CLI starts without SQLAlchemy
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +39,7 @@ log = logging.getLogger(__name__)
 IDLE_SECONDS = 1.0
 
 
-def release_dead_local_workers(store: Any, tournament_id: str) -> int:
+def release_dead_local_workers(store: Store, tournament_id: str) -> int:
     """Give back the leases of workers of this machine whose process is gone (a run killed
     with -9 just before ``--resume``): their deals need not wait for the leases to end."""
     host = socket.gethostname()
@@ -62,7 +65,7 @@ class Lease:
     lost: bool = False
 
 
-async def keep_lease(store: Any, lease: Lease, worker: str, lease_seconds: float) -> None:
+async def keep_lease(store: Store, lease: Lease, worker: str, lease_seconds: float) -> None:
     """Renew ``lease`` every third of its length until cancelled; mark it lost when the
     store says another worker has it now (it expired first)."""
     while True:
@@ -76,7 +79,7 @@ async def keep_lease(store: Any, lease: Lease, worker: str, lease_seconds: float
 
 async def play_claimed(
     runner: MatchRunner,
-    store: Any,
+    store: Store,
     settings: TournamentSettings,
     tournament_id: str,
     save: Callable[[MatchRecord], Awaitable[bool]],
@@ -158,7 +161,7 @@ def worker_log_dir(db: str, tournament_id: str, worker: str) -> Path:
     return log_dir_for(db, tournament_id) / f"worker-{worker.replace(':', '-').replace('/', '-')}"
 
 
-def is_complete(store: Any, settings: TournamentSettings, tournament_id: str) -> bool:
+def is_complete(store: Store, settings: TournamentSettings, tournament_id: str) -> bool:
     """Every game stored, or an A/B test decided."""
     if len(store.finished_game_indexes(tournament_id)) >= settings.games:
         return True
@@ -169,7 +172,7 @@ def is_complete(store: Any, settings: TournamentSettings, tournament_id: str) ->
     return stored_monitor(store, tournament_id, settings.sprt, settings.players, settings.games).decided()
 
 
-def crash_saver(store: Any) -> Callable[[BotCrash], None]:
+def crash_saver(store: Store) -> Callable[[BotCrash], None]:
     """``on_crash(crash)`` for a LocalArena: store the crash off the event loop (a storage
     error is logged; it must not stop the run)."""
     pending: set[asyncio.Future[None]] = set()
@@ -187,7 +190,7 @@ def crash_saver(store: Any) -> Callable[[BotCrash], None]:
     return on_crash
 
 
-def saver(store: Any) -> Callable[[MatchRecord], Awaitable[bool]]:
+def saver(store: Store) -> Callable[[MatchRecord], Awaitable[bool]]:
     """``save(record)``: store it off the event loop, one writer at a time; whether it was new."""
     lock = asyncio.Lock()
 
@@ -198,7 +201,7 @@ def saver(store: Any) -> Callable[[MatchRecord], Awaitable[bool]]:
     return save
 
 
-def decided(store: Any, settings: TournamentSettings, tournament_id: str,
+def decided(store: Store, settings: TournamentSettings, tournament_id: str,
             every: float = 1.0) -> Callable[[], bool]:
     """``stop()`` for an A/B test: whether it is decided by anyone's games (asked of the
     store at most once per ``every`` seconds); always False for any other tournament."""
@@ -223,7 +226,7 @@ class WorkerRun:
     seconds: float = 0.0
 
 
-async def run_worker(store: Any, db: str, tournament_id: str | None, slots: int,
+async def run_worker(store: Store, db: str, tournament_id: str | None, slots: int,
                      notice: Callable[[str], None], say: Callable[[str], None],
                      lease_seconds: float = LEASE_SECONDS) -> WorkerRun:
     """Play the missing games of ``tournament_id`` (or of every running tournament, one
