@@ -18,6 +18,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -28,8 +29,12 @@ CONFIG: dict[str, Any] = {}     # hostile.json, read when it runs
 SQLITE = b"SQLite format 3\x00"
 
 
+REPORTING = threading.Lock()   # the SDK runs each match's hooks on a thread of its own
+
+
 def report(attack: str, got: Any) -> None:
-    print("HOSTILE " + json.dumps({"attack": attack, "got": got}), flush=True)
+    with REPORTING:
+        print("HOSTILE " + json.dumps({"attack": attack, "got": got}), flush=True)
 
 
 def read(path: str) -> str | list[str] | None:
