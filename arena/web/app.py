@@ -1,15 +1,18 @@
 """The Starlette app of ``arena web``: routes, the store, and how failures look.
 
-Read-only: the handlers only read the store. An unknown variant, tournament or match is
-a 404 page (JSON under ``/api/``); a locked or busy database a 503 page; never a
-traceback. Handlers are plain functions: Starlette runs them in its thread pool, so a
-slow query does not stall the other requests.
+Read-only: the endpoints only read the store (``request.app.state.store``). Each resource
+has one data function (``api``'s, fed by the request) that serves both its page (a
+template of ``pages.templates``) and its JSON under ``/api/``. An unknown variant,
+tournament or match is a 404 page (JSON under ``/api/``); a private match a 403; a
+locked or busy database a 503 page; never a traceback. The endpoints are plain
+functions: Starlette runs them in its thread pool, so a slow query does not stall the
+other requests.
 """
 
 from __future__ import annotations
 
 import socket
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from importlib import resources
 from typing import Any
 
@@ -17,44 +20,14 @@ from sqlalchemy.exc import OperationalError
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response, StreamingResponse
-from starlette.routing import Mount, Route
+from starlette.responses import JSONResponse, RedirectResponse, Response, StreamingResponse
+from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from arena.results import Store
 from arena.store import StoreError
-from arena.web import api, disclosure, live, pages
-
-Handler = Callable[[Request], Response]
-
-
-def _is_api(request: Request) -> bool:
-    return request.url.path.startswith("/api/")
-
-
-def _error(request: Request, status: int, message: str) -> Response:
-    if _is_api(request):
-        return JSONResponse({"error": message}, status_code=status)
-    return HTMLResponse(pages.error_page(status, message), status_code=status)
-
-
-def guarded(handler: Handler) -> Handler:
-    """``handler`` with the arena's failures turned into pages: NotFound a 404, Withheld
-    a 403, a busy,
-    locked or unreadable database a 503 (the message says which)."""
-    def run(request: Request) -> Response:
-        try:
-            return handler(request)
-        except api.NotFound as error:
-            return _error(request, 404, str(error))
-        except api.Withheld as error:
-            return _error(request, 403, str(error))
-        except (OperationalError, StoreError) as error:
-            first = (str(getattr(error, "orig", None) or error).strip().splitlines() or ["database error"])[0]
-            return _error(request, 503, f"the database could not be read: {first}")
-    run.__name__ = handler.__name__
-    run.__doc__ = handler.__doc__
-    return run
+from arena.web import api, disclosure, live
+from arena.web.pages import templates, url
 
 
 def listening_socket(host: str, port: int) -> socket.socket:
@@ -82,159 +55,257 @@ def create_app(db: str, referees: Sequence[str] = ()) -> Starlette:
     """The web app over the arena database at ``db`` (a path or a database URL);
     ``referees`` (HOST:PORT) are asked for live matches besides the database's running
     tournaments (``arena.web.live``)."""
-    store = Store(db)
-
-    def tournament_param(request: Request) -> str | None:
-        return request.query_params.get("tournament") or None
-
-    def live_now(tournament_id: str | None = None) -> tuple[list[str], list[dict[str, Any]], list[str]]:
-        """(referees asked, their running matches (of ``tournament_id`` only, if given), problems)."""
-        asked = live.referees(store, db, referees)
-        found, problems = live.running_matches(asked)
-        return asked, [m.to_json() for m in found if tournament_id in (None, m.tournament_id)], problems
-
-    def index(request: Request) -> Response:
-        asked, playing, _ = live_now()
-        return HTMLResponse(pages.index(store.variants(), api.tournaments(store, db), api.matches(store, limit=50),
-                                        playing if asked else None))
-
-    def leaderboard_page(request: Request) -> Response:
-        """The board, and under it each bot's online Elo over its games (in the board's order)."""
-        variant, tournament = request.path_params["variant"], tournament_param(request)
-        board = api.leaderboard(store, variant, tournament)
-        elo = api.elo(store, variant, tournament, order=[row["bot"] for row in board["rows"]])
-        return HTMLResponse(pages.leaderboard(board, tournament, elo))
-
-    def leaderboard_api(request: Request) -> Response:
-        return JSONResponse(api.leaderboard(store, request.path_params["variant"], tournament_param(request)))
-
-    def tournament_data(request: Request, with_matches: bool = True) -> dict[str, Any]:
-        data = api.tournament(store, db, request.path_params["tournament_id"], with_matches)
-        data["live"] = live_now(data["id"])[1] if data["status"] == "running" else []
-        return data
-
-    def tournament_page(request: Request) -> Response:
-        return HTMLResponse(pages.tournament(tournament_data(request)))
-
-    def tournament_api(request: Request) -> Response:
-        return JSONResponse(tournament_data(request, with_matches=request.query_params.get("matches") != "0"))
-
-    def bot_page(request: Request) -> Response:
-        return HTMLResponse(pages.bot(api.bot(store, request.path_params["name"])))
-
-    def bot_api(request: Request) -> Response:
-        return JSONResponse(api.bot(store, request.path_params["name"]))
-
-    def tournaments_api(request: Request) -> Response:
-        return JSONResponse(api.tournaments(store, db))
-
-    def match_page(request: Request) -> Response:
-        match_id = request.path_params["match_id"]
-        data = api.match(store, match_id)
-        return HTMLResponse(pages.match(match_id, data["record"]))
-
-    def match_api(request: Request) -> Response:
-        return JSONResponse(api.match(store, request.path_params["match_id"]))
-
-    routes: list[Any] = [
-        Route("/", guarded(index)),
-        Route("/leaderboard/{variant}", guarded(leaderboard_page)),
-        Route("/tournaments/{tournament_id}", guarded(tournament_page)),
-        Route("/matches/{match_id}", guarded(match_page)),
-        Route("/bots/{name}", guarded(bot_page)),
-        Route("/api/bots/{name}", guarded(bot_api)),
-        Route("/api/tournaments/{tournament_id}", guarded(tournament_api)),
-        Route("/api/leaderboard/{variant}", guarded(leaderboard_api)),
-        Route("/api/elo/{variant}",
-              guarded(lambda request: JSONResponse(api.elo(store, request.path_params["variant"],
-                                                           tournament_param(request))))),
-        Route("/api/tournaments", guarded(tournaments_api)),
-        Route("/api/matches/{match_id}", guarded(match_api)),
-        *_crosstable_routes(store, tournament_param),
-        *_live_routes(store, live_now),
-        Mount("/static", app=StaticFiles(directory=str(resources.files("arena.web") / "static")), name="static"),
-    ]
-
-    async def not_found(request: Request, exc: Exception) -> Response:
-        return _error(request, 404, f"nothing at {request.url.path}")
-
-    async def server_error(request: Request, exc: Exception) -> Response:
-        return _error(request, 500, "the server failed on this request; the log says why")
-
-    app = Starlette(routes=routes, exception_handlers={404: not_found, 500: server_error})
-    app.state.store = store
+    app = Starlette(routes=routes, exception_handlers=exception_handlers)
+    app.state.store = Store(db)
+    app.state.db = db
+    app.state.referees = tuple(referees)
     return app
 
 
-def _crosstable_routes(store: Store, tournament_param: Callable[[Request], str | None]) -> list[Route]:
-    """``/crosstable/{variant}`` and its JSON, over ``arena.results.crosstable``."""
-    def data(request: Request) -> dict[str, Any]:
-        from arena.results import crosstable
-
-        variant = request.path_params["variant"]
-        tournament = tournament_param(request)
-        api.check_variant(variant)
-        api.check_tournament(store, variant, tournament)
-        return crosstable.to_json(crosstable.crosstable(store, variant, tournament))
-
-    def page(request: Request) -> Response:
-        return HTMLResponse(pages.crosstable(data(request)))
-
-    def as_json(request: Request) -> Response:
-        return JSONResponse(data(request))
-
-    return [Route("/crosstable/{variant}", guarded(page)), Route("/api/crosstable/{variant}", guarded(as_json))]
+# -- the request's store and parameters ---------------------------------------------------
 
 
-LiveNow = Callable[..., tuple[list[str], list[dict[str, Any]], list[str]]]
+def _store(request: Request) -> Store:
+    store: Store = request.app.state.store
+    return store
 
 
-def _live_routes(store: Store, live_now: LiveNow) -> list[Route]:
-    """``/live`` (running matches), ``/live/{match_id}`` (the live viewer) and their API:
-    ``/api/live`` and the event stream ``/api/live/{match_id}/events`` (see ``arena.web.live``)."""
-    def listing() -> dict[str, Any]:
-        asked, playing, problems = live_now()
-        return {"referees": asked, "matches": playing, "problems": problems}
+def _db(request: Request) -> str:
+    """The database as ``arena web --db`` was given it (run locks are looked for beside it)."""
+    db: str = request.app.state.db
+    return db
 
-    def running(match_id: str) -> live.LiveMatch:
-        """The running match ``match_id``; NotFound when no referee known plays it, Withheld
-        when it is private (its cards are hands of games still to come)."""
-        for found in live.running_matches(live_now()[0])[0]:
-            if found.match_id == match_id:
-                if found.private:
-                    raise api.Withheld(disclosure.withheld_message(match_id, None))
-                return found
-        raise api.NotFound(f"no referee known to this server is playing a match {match_id!r} now")
 
-    def page(request: Request) -> Response:
-        match_id = request.path_params["match_id"]
+def _tournament_param(request: Request) -> str | None:
+    return request.query_params.get("tournament") or None
+
+
+def _page(request: Request, template: str, **context: Any) -> Response:
+    return templates.TemplateResponse(request, template, context)
+
+
+# -- the data: one function per resource, for its page and its JSON ----------------------
+
+
+def live_now(request: Request, tournament_id: str | None = None) -> tuple[list[str], list[dict[str, Any]], list[str]]:
+    """(referees asked, their running matches (of ``tournament_id`` only, if given), problems)."""
+    asked = live.referees(_store(request), _db(request), request.app.state.referees)
+    found, problems = live.running_matches(asked)
+    return asked, [m.to_json() for m in found if tournament_id in (None, m.tournament_id)], problems
+
+
+def leaderboard_data(request: Request) -> dict[str, Any]:
+    return api.leaderboard(_store(request), request.path_params["variant"], _tournament_param(request))
+
+
+def elo_data(request: Request, order: list[str] | None = None) -> dict[str, Any]:
+    return api.elo(_store(request), request.path_params["variant"], _tournament_param(request), order=order)
+
+
+def crosstable_data(request: Request) -> dict[str, Any]:
+    """``arena.results.crosstable`` of the variant (and tournament) asked for."""
+    from arena.results import crosstable
+
+    variant, tournament = request.path_params["variant"], _tournament_param(request)
+    api.check_variant(variant)
+    api.check_tournament(_store(request), variant, tournament)
+    return crosstable.to_json(crosstable.crosstable(_store(request), variant, tournament))
+
+
+def tournament_data(request: Request, with_matches: bool = True) -> dict[str, Any]:
+    """``api.tournament``, with the matches of it being played now while it runs."""
+    data = api.tournament(_store(request), _db(request), request.path_params["tournament_id"], with_matches)
+    data["live"] = live_now(request, data["id"])[1] if data["status"] == "running" else []
+    return data
+
+
+def tournaments_data(request: Request) -> list[dict[str, Any]]:
+    return api.tournaments(_store(request), _db(request))
+
+
+def bot_data(request: Request) -> dict[str, Any]:
+    return api.bot(_store(request), request.path_params["name"])
+
+
+def match_data(request: Request) -> dict[str, Any]:
+    return api.match(_store(request), request.path_params["match_id"])
+
+
+def live_data(request: Request) -> dict[str, Any]:
+    """Every referee asked, the matches they are playing now, and why some could not be asked."""
+    asked, playing, problems = live_now(request)
+    return {"referees": asked, "matches": playing, "problems": problems}
+
+
+def running(request: Request) -> live.LiveMatch:
+    """The running match ``match_id``; NotFound when no referee known plays it, Withheld
+    when it is private (its cards are hands of games still to come)."""
+    match_id = request.path_params["match_id"]
+    for found in live.running_matches(live_now(request)[0])[0]:
+        if found.match_id == match_id:
+            if found.private:
+                raise api.Withheld(disclosure.withheld_message(match_id, None))
+            return found
+    raise api.NotFound(f"no referee known to this server is playing a match {match_id!r} now")
+
+
+# -- pages ---------------------------------------------------------------------------------
+
+
+def index(request: Request) -> Response:
+    asked, playing, _ = live_now(request)
+    return _page(request, "index.html", variants=_store(request).variants(), tournaments=tournaments_data(request),
+                 matches=api.matches(_store(request), limit=50), live_now=playing if asked else None)
+
+
+def leaderboard_page(request: Request) -> Response:
+    """The board, and under it each bot's online Elo over its games (in the board's order)."""
+    board = leaderboard_data(request)
+    elo = elo_data(request, order=[row["bot"] for row in board["rows"]])
+    return _page(request, "leaderboard.html", board=board, tournament_id=_tournament_param(request), elo=elo)
+
+
+def crosstable_page(request: Request) -> Response:
+    return _page(request, "crosstable.html", crosstable=crosstable_data(request))
+
+
+def tournament_page(request: Request) -> Response:
+    return _page(request, "tournament.html", tournament=tournament_data(request))
+
+
+def bot_page(request: Request) -> Response:
+    return _page(request, "bot.html", bot=bot_data(request))
+
+
+def match_page(request: Request) -> Response:
+    return _page(request, "match.html", match_id=request.path_params["match_id"], record=match_data(request)["record"],
+                 live_events=None, standalone=None)
+
+
+def live_page(request: Request) -> Response:
+    """``/live``: the running matches of every referee known (the page reloads every 5 s)."""
+    return _page(request, "live.html", listing=live_data(request))
+
+
+def live_match_page(request: Request) -> Response:
+    """The live viewer of a running match; one that is over redirects to its replay."""
+    match_id = request.path_params["match_id"]
+    try:
+        found = running(request)
+    except api.NotFound:
         try:
-            found = running(match_id)
-        except api.NotFound:
-            try:
-                store.load_match(match_id)
-            except StoreError:
-                raise api.NotFound(f"no referee known to this server is playing a match {match_id!r} now, "
-                                   "and none is stored under that id") from None
-            return RedirectResponse(url=pages.url("matches", match_id), status_code=303)  # over: its replay
-        record = {"bots": found.bots, "variant": found.variant, "config": found.options,
-                  "tournament_id": found.tournament_id}
-        return HTMLResponse(pages.match(match_id, record, live=pages.url("api", "live", match_id, "events")))
+            _store(request).load_match(match_id)
+        except StoreError:
+            raise api.NotFound(f"no referee known to this server is playing a match {match_id!r} now, "
+                               "and none is stored under that id") from None
+        return RedirectResponse(url=url("matches", match_id), status_code=303)  # over: its replay
+    record = {"bots": found.bots, "variant": found.variant, "config": found.options,
+              "tournament_id": found.tournament_id}
+    return _page(request, "match.html", match_id=match_id, record=record,
+                 live_events=url("api", "live", match_id, "events"), standalone=None)
 
-    async def events(request: Request) -> Response:
-        match_id = request.path_params["match_id"]
-        try:
-            found = await run_in_threadpool(running, match_id)
-        except api.NotFound as error:
-            return JSONResponse({"error": str(error)}, status_code=404)
-        except api.Withheld as error:
-            return JSONResponse({"error": str(error)}, status_code=403)
-        # no-cache and no buffering: each event must reach the page as it is sent.
-        return StreamingResponse(live.stream(found, pages.url("matches", match_id)), media_type="text/event-stream",
-                                 headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
-    return [Route("/live", guarded(lambda request: HTMLResponse(pages.live(listing())))),
-            Route("/api/live", guarded(lambda request: JSONResponse(listing()))),
-            Route("/live/{match_id}", guarded(page)),
-            Route("/api/live/{match_id}/events", events)]
+# -- JSON ----------------------------------------------------------------------------------
 
+
+def leaderboard_json(request: Request) -> Response:
+    return JSONResponse(leaderboard_data(request))
+
+
+def elo_json(request: Request) -> Response:
+    return JSONResponse(elo_data(request))
+
+
+def crosstable_json(request: Request) -> Response:
+    return JSONResponse(crosstable_data(request))
+
+
+def tournament_json(request: Request) -> Response:
+    return JSONResponse(tournament_data(request, with_matches=request.query_params.get("matches") != "0"))
+
+
+def tournaments_json(request: Request) -> Response:
+    return JSONResponse(tournaments_data(request))
+
+
+def bot_json(request: Request) -> Response:
+    return JSONResponse(bot_data(request))
+
+
+def match_json(request: Request) -> Response:
+    return JSONResponse(match_data(request))
+
+
+def live_json(request: Request) -> Response:
+    return JSONResponse(live_data(request))
+
+
+async def live_events(request: Request) -> Response:
+    """The running match's public events as Server-Sent Events (see ``arena.web.live``)."""
+    found = await run_in_threadpool(running, request)
+    # no-cache and no buffering: each event must reach the page as it is sent.
+    return StreamingResponse(live.stream(found, url("matches", found.match_id)), media_type="text/event-stream",
+                             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
+routes: list[BaseRoute] = [
+    Route("/", index),
+    Route("/leaderboard/{variant}", leaderboard_page),
+    Route("/tournaments/{tournament_id}", tournament_page),
+    Route("/matches/{match_id}", match_page),
+    Route("/bots/{name}", bot_page),
+    Route("/api/bots/{name}", bot_json),
+    Route("/api/tournaments/{tournament_id}", tournament_json),
+    Route("/api/leaderboard/{variant}", leaderboard_json),
+    Route("/api/elo/{variant}", elo_json),
+    Route("/api/tournaments", tournaments_json),
+    Route("/api/matches/{match_id}", match_json),
+    Route("/crosstable/{variant}", crosstable_page),
+    Route("/api/crosstable/{variant}", crosstable_json),
+    Route("/live", live_page),
+    Route("/api/live", live_json),
+    Route("/live/{match_id}", live_match_page),
+    Route("/api/live/{match_id}/events", live_events),
+    Mount("/static", app=StaticFiles(directory=str(resources.files("arena.web") / "static")), name="static"),
+]
+
+
+# -- failures ------------------------------------------------------------------------------
+
+
+def error(request: Request, status: int, message: str) -> Response:
+    """A failure as the path asks for it: ``{"error": message}`` under ``/api/``, else the error page."""
+    if request.url.path.startswith("/api/"):
+        return JSONResponse({"error": message}, status_code=status)
+    return templates.TemplateResponse(request, "error.html", {"status": status, "message": message},
+                                      status_code=status)
+
+
+async def not_found(request: Request, exc: Exception) -> Response:
+    """A route that does not exist, an unknown variant, tournament, match or bot: 404."""
+    return error(request, 404, str(exc) if isinstance(exc, api.NotFound) else f"nothing at {request.url.path}")
+
+
+async def withheld(request: Request, exc: Exception) -> Response:
+    """A private match whose cards may not be shown yet: 403."""
+    return error(request, 403, str(exc))
+
+
+async def database_unreadable(request: Request, exc: Exception) -> Response:
+    """A busy, locked or unreadable database: 503, the message says which."""
+    first = (str(getattr(exc, "orig", None) or exc).strip().splitlines() or ["database error"])[0]
+    return error(request, 503, f"the database could not be read: {first}")
+
+
+async def server_error(request: Request, exc: Exception) -> Response:
+    return error(request, 500, "the server failed on this request; the log says why")
+
+
+exception_handlers: dict[Any, Any] = {
+    404: not_found,
+    api.NotFound: not_found,
+    api.Withheld: withheld,
+    OperationalError: database_unreadable,
+    StoreError: database_unreadable,
+    500: server_error,
+}

@@ -1,7 +1,8 @@
 """Self-contained replay pages for ``arena leaderboard --export DIR --replays ...``.
 
-``DIR/matches/<match_id>.html`` is the match viewer of ``arena web`` in one file: the
-stylesheet and ``viewer.js`` inlined, the ``/api/matches/{id}`` data embedded as
+``DIR/matches/<match_id>.html`` is the match viewer of ``arena web`` in one file, from
+its own template (``templates/match.html`` with ``standalone``): the stylesheet and
+``viewer.js`` inlined, the ``/api/matches/{id}`` data embedded as
 ``<script type="application/json" id="match-data">``. Opened from disk it makes no
 request at all (no server, no CDN); its one link goes to the exported board beside it.
 The board links back to each page in its "Replays" section: :func:`export_replays`
@@ -37,7 +38,9 @@ def _replay(store: Store, match_id: str,
     css = (static / "style.css").read_text(encoding="utf-8")
     script = (static / "viewer.js").read_text(encoding="utf-8")
     data = api.match(store, match_id, tournaments)
-    return pages.match(match_id, data["record"], standalone=(css, script, data)), data["record"]
+    page = pages.render("match.html", match_id=match_id, record=data["record"], live_events=None,
+                        standalone={"css": css, "script": script, "data": data})
+    return page, data["record"]
 
 
 def replay_path(directory: Path, match_id: str) -> Path:
