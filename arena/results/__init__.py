@@ -9,10 +9,3 @@ Elo, think times, the SPRT), the rows from the store's methods: this room runs n
 """
 
 from __future__ import annotations
-
-# Transitional: arena.web.app, arena.web.export, arena.web.live and arena.bench.fuzz (being
-# re-layered by others) still import the store from here. It is ``arena.store.Store``
-# itself (no subclass any more); import it from ``arena.store``, and drop this once they do.
-from arena.store import Store
-
-__all__ = ["Store"]

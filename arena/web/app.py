@@ -24,8 +24,7 @@ from starlette.responses import JSONResponse, RedirectResponse, Response, Stream
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from arena.results import Store
-from arena.store import StoreError
+from arena.store import Store, StoreError
 from arena.web import api, disclosure, live
 from arena.web.pages import templates, url
 

@@ -16,9 +16,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from arena.results import Store
 from arena.results.leaderboard import ReplayLink
-from arena.store import TournamentInfo
+from arena.store import Store, TournamentInfo
 from arena.web import api, pages
 
 MATCHES_DIR = "matches"

@@ -38,7 +38,7 @@ from typing import Any
 
 import grpc
 
-from arena.results import Store
+from arena.store import Store
 from arena.tls import ClientTls, TlsError, tls_problem
 from arena.tournament.lock import referee_address
 from arena.tournament.settings import TournamentSettings

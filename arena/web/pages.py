@@ -27,7 +27,7 @@ from arena.results import elo_history
 from arena.results import leaderboard as lb
 from arena.results.browse import GameOptions
 from arena.results.elo_plot import elo_svg
-from arena.results.ratings import MIN_UNITS
+from arena.stats.ratings import MIN_UNITS
 from engine import VARIANTS
 from engine.extreme_cards import SUPPLY_START, TOKEN_COLOURS
 

@@ -74,8 +74,7 @@ class Played:
 def check_records(report: FuzzReport, tally: Tally, db: Path, played_matches: list[Played]) -> None:
     """Invariants 2 and 3 on every match whose RunMatch call returned a record: it was
     stored, and :func:`check_match` finds it as it should be."""
-    from arena.results import Store
-    from arena.store import StoreError
+    from arena.store import Store, StoreError
 
     with Store(str(db)) as store:
         for played in played_matches:

@@ -66,7 +66,7 @@ class Fuzzer:
 
     def register(self) -> dict[str, str]:
         """Tokens for every bot, registered in a fresh database (what `arena bot register` does)."""
-        from arena.results import Store
+        from arena.store import Store
 
         names = [f"fuzz-{i}" for i in range(self.settings.fuzz_bots)] + list(HONEST_BOTS)
         with Store(str(self.workdir / "arena.db")) as store:
