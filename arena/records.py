@@ -51,7 +51,7 @@ class MatchRecord:
     """A finished match, complete enough to replay it through the engine.
 
     ``actions`` is the engine's action log, ``[seat, action_json]`` in order (replay it
-    with ``engine.replay(GameConfig.from_dict(config), actions)``). ``latencies_ms`` runs
+    with ``engine.replay_record(config, actions)``). ``latencies_ms`` runs
     parallel to it: the bot's round trip for that decision, or ``None`` when the
     referee played the fallback. ``places`` are final places after forfeits: a
     forfeited seat is placed last (several forfeits share the last place).

@@ -32,17 +32,35 @@ Every game, whatever its variant, satisfies the protocol :class:`engine.game.Gam
 ``result()``                   the :class:`GameResult` (only once the game is over)
 ``snapshot()``                 the full state (hidden parts too), for equality checks
 
+What a variant is (its table sizes, length, score order, decision kinds, cards,
+options) is its record, :func:`variant`: code outside the engine asks it rather than
+testing the variant's name::
+
+    >>> variant("extreme").higher_is_better, variant("classic").default_rounds(4)
+    (False, 15)
+
+A stored match is its config (a dict, seed included) and its ``[seat, action]`` log;
+:func:`replay_record` rebuilds the game from them, and :func:`options_of` gives a
+config without its deal seed (what may be shown while the deals are secret)::
+
+    >>> stored = game.config.to_dict()
+    >>> replay_record(stored, game.actions).snapshot() == game.snapshot()
+    True
+    >>> options_of(stored) == game.config.options() == {k: v for k, v in stored.items() if k != "seed"}
+    True
+
 The modules: ``core`` (config, decisions, actions, results, errors), ``game`` (the
-protocol), ``events`` (the event log), ``masks`` (card sets as bit masks),
-``classic_cards`` and ``extreme_cards`` (each variant's cards), ``classic`` and
-``extreme`` (the rules), ``describe`` (events in words, for people).
+protocol), ``variants`` (each variant's record, the registry), ``events`` (the event
+log), ``masks`` (card sets as bit masks), ``classic_cards`` and ``extreme_cards``
+(each variant's cards), ``classic`` and ``extreme`` (the rules), ``describe`` (events
+in words, for people).
 
 The observation and event fields are documented in ``docs/engine.md``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from engine.classic import ClassicGame
@@ -53,7 +71,6 @@ from engine.core import (
     PLAY,
     PREDICT,
     TRUMP,
-    VARIANTS,
     Action,
     ConfigError,
     Decision,
@@ -64,17 +81,20 @@ from engine.core import (
     Prediction,
     SeatRound,
     action_to_json,
+    options_of,
     places_from_totals,
 )
 from engine.extreme import ExtremeGame
 from engine.game import Game
+from engine.variants import VARIANT_RECORDS, VARIANTS, Variant, variant
 from engine.worlds import Deal, sample_deal, sample_world, void_suits
 
 __all__ = [
     "BID", "PLAY", "TRUMP", "PREDICT", "PAY", "DECISION_KINDS", "VARIANTS",
+    "VARIANT_RECORDS", "Variant", "variant",
     "Action", "ConfigError", "Decision", "EngineError", "GameConfig", "GameResult",
-    "IllegalAction", "Prediction", "SeatRound", "action_to_json", "places_from_totals",
-    "ClassicGame", "ExtremeGame", "Game", "new_game", "replay",
+    "IllegalAction", "Prediction", "SeatRound", "action_to_json", "options_of", "places_from_totals",
+    "ClassicGame", "ExtremeGame", "Game", "new_game", "replay", "replay_record",
     "Deal", "sample_deal", "sample_world", "void_suits",
 ]
 
@@ -82,7 +102,7 @@ __all__ = [
 def new_game(config: GameConfig) -> Game:
     """A new game at its first decision. Raises :class:`ConfigError` for a bad config."""
     config.validate()
-    return ClassicGame(config) if config.variant == "classic" else ExtremeGame(config)
+    return VARIANT_RECORDS[config.variant].new_game(config)
 
 
 def replay(config: GameConfig, actions: Iterable[Sequence[Any]]) -> Game:
@@ -92,3 +112,11 @@ def replay(config: GameConfig, actions: Iterable[Sequence[Any]]) -> Game:
     for seat, action in actions:
         game.apply(seat, action)
     return game
+
+
+def replay_record(config: Mapping[str, Any], actions: Iterable[Sequence[Any]]) -> Game:
+    """:func:`replay` of a stored match: its config as stored (``GameConfig.to_dict()``'s
+    form, a ``MatchRecord.config``) and its action log (or the start of it). Raises what
+    ``GameConfig.from_dict`` and ``replay`` raise: :class:`ConfigError` for a config the
+    engine cannot read, :class:`IllegalAction` for a log its rules refuse."""
+    return replay(GameConfig.from_dict(config), actions)

@@ -67,6 +67,7 @@ from engine.game import Game
 from engine.masks import mask_of, pick
 
 OVER = "over"  # the phase after the last round; the other phases are the decision kinds
+HIGHER_IS_BETTER = True  # totals are points: the most wins
 
 AMIGO_HAND_SIZES: dict[int, tuple[int, ...]] = {
     3: (2, 4, 6, 8, 10, 12, 14, 16, 18, 20),
@@ -432,12 +433,12 @@ class ClassicGame(Game):
         return GameResult(
             variant="classic",
             totals=totals,
-            places=places_from_totals(totals, higher_is_better=True),
+            places=places_from_totals(totals, higher_is_better=HIGHER_IS_BETTER),
             rounds=tuple(
                 tuple(SeatRound(score=pts[s], bid=bids[s], tricks=tricks[s]) for s in range(self.players))
                 for bids, tricks, pts in self._history
             ),
-            higher_is_better=True,
+            higher_is_better=HIGHER_IS_BETTER,
         )
 
     def snapshot(self) -> dict[str, Any]:
@@ -588,7 +589,7 @@ class ClassicGame(Game):
             self._phase, self._to_act, self._current = OVER, (), _NOBODY
             self.is_over = True
             totals = tuple(self._totals)
-            self._log.append((PUBLIC, "game_over", totals, places_from_totals(totals, higher_is_better=True)))
+            self._log.append((PUBLIC, "game_over", totals, places_from_totals(totals, HIGHER_IS_BETTER)))
         else:
             self._round += 1
             self._start_round()

@@ -23,12 +23,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-VARIANTS = ("classic", "extreme")
-CLASSIC_PLAYERS = (3, 4, 5, 6)
-EXTREME_PLAYERS = (3, 4, 5)
-CLASSIC_LENGTHS = ("standard", "amigo")
-BIDDINGS = ("open", "hidden", "secret")
-
 # Decision kinds, the same names on the wire and in the engine.
 BID = "bid"
 PLAY = "play"
@@ -82,69 +76,70 @@ class GameConfig:
 
     def validate(self) -> GameConfig:
         """Raise :class:`ConfigError` naming the allowed values; return ``self`` when valid.
+        What every variant shares is checked here, the rest by the variant's record
+        (:meth:`engine.variants.Variant.check`).
 
         >>> GameConfig(variant="classic", players=5, rounds=13).validate()
         Traceback (most recent call last):
         ...
         engine.core.ConfigError: classic with 5 players allows at most 12 rounds (got 13)
         """
+        # Imported here: the records name the game classes, whose modules import this one.
+        from engine.variants import VARIANT_RECORDS, VARIANTS
+
         if self.variant not in VARIANTS:
             raise ConfigError(f"unknown variant {self.variant!r}; allowed: {', '.join(VARIANTS)}")
         if isinstance(self.players, bool) or not isinstance(self.players, int):
             raise ConfigError(f"players must be a whole number (got {self.players!r})")
         if self.rounds is not None and (isinstance(self.rounds, bool) or not isinstance(self.rounds, int)):
             raise ConfigError(f"rounds must be a whole number (got {self.rounds!r})")
-        if self.variant == "classic":
-            self._validate_classic()
-        else:
-            self._validate_extreme()
+        VARIANT_RECORDS[self.variant].check(self)
         return self
 
-    def _validate_classic(self) -> None:
-        if self.players not in CLASSIC_PLAYERS:
-            raise ConfigError(f"classic is for 3 to 6 players (got {self.players})")
-        if self.length not in CLASSIC_LENGTHS:
-            raise ConfigError(f"unknown game length {self.length!r}; allowed: {', '.join(CLASSIC_LENGTHS)}")
-        if self.bidding not in BIDDINGS:
-            raise ConfigError(f"unknown bidding {self.bidding!r}; allowed: {', '.join(BIDDINGS)}")
-        if self.plus_minus_one and self.bidding != "open":
-            raise ConfigError(f"plus-minus-one needs open bidding (got bidding {self.bidding!r})")
-        if self.destroyer_penalty != 4:
-            raise ConfigError("destroyer penalty is a Wizard Extreme option; classic has no destroyer")
-        max_rounds = 60 // self.players
-        if self.rounds is not None:
-            if self.length == "amigo":
-                raise ConfigError("choose either a number of rounds or the amigo length, not both")
-            if not 1 <= self.rounds <= max_rounds:
-                raise ConfigError(
-                    f"classic with {self.players} players allows at most {max_rounds} rounds (got {self.rounds})"
-                    if self.rounds > max_rounds
-                    else f"rounds must be between 1 and {max_rounds} (got {self.rounds})"
-                )
-
-    def _validate_extreme(self) -> None:
-        if self.players not in EXTREME_PLAYERS:
-            raise ConfigError(f"extreme is for 3 to 5 players (got {self.players})")
-        if self.length != "standard":
-            raise ConfigError(f"game length {self.length!r} is a classic option; extreme uses rounds")
-        if self.bidding != "open" or self.plus_minus_one:
-            raise ConfigError("bidding options are classic options; extreme predicts with tokens")
-        if self.rounds is not None and self.rounds < 1:
-            raise ConfigError(f"extreme needs at least 1 round (got {self.rounds})")
-        if isinstance(self.destroyer_penalty, bool) or not isinstance(self.destroyer_penalty, int) \
-                or self.destroyer_penalty < 0:
-            raise ConfigError(f"destroyer penalty must be a whole number >= 0 (got {self.destroyer_penalty!r})")
-
     def to_dict(self) -> dict[str, Any]:
+        """Every field, ``seed`` included: what a match stores as its config."""
         return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    def options(self) -> dict[str, Any]:
+        """The game options: :meth:`to_dict` without the deal seed (:func:`options_of`).
+
+        >>> GameConfig(variant="extreme", players=3, seed=9).options()["players"], "seed" in GameConfig().options()
+        (3, False)
+        """
+        return options_of(self.to_dict())
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> GameConfig:
+        """The config of a stored dict (``to_dict``'s form; fields left out keep their
+        defaults); :class:`ConfigError` for a field it does not have. Not validated."""
         known = {f.name for f in fields(cls)}
         unknown = set(data) - known
         if unknown:
             raise ConfigError(f"unknown game option(s): {', '.join(sorted(unknown))}")
         return cls(**dict(data))
+
+    @classmethod
+    def from_options(cls, options: Mapping[str, Any], seed: int = 0) -> GameConfig:
+        """The config of game options (a tournament's ``game`` settings, or a stored
+        config whose seed does not matter here) dealt from ``seed``; any seed in
+        ``options`` is replaced. Not validated.
+
+        >>> GameConfig.from_options({"variant": "extreme", "seed": 5}, seed=7).seed
+        7
+        """
+        return cls.from_dict({**options, "seed": seed})
+
+
+def options_of(config: Mapping[str, Any]) -> dict[str, Any]:
+    """A game config (a ``GameConfig.to_dict()``, or a stored or sent one, whatever fields
+    it holds) without its deal seed: what may be shown before the deals are public, since
+    from the seed and the engine anyone could compute every hand. The other fields are
+    kept as they are, in their order.
+
+    >>> options_of({"variant": "classic", "seed": 7, "bidding": "hidden"})
+    {'variant': 'classic', 'bidding': 'hidden'}
+    """
+    return {k: v for k, v in config.items() if k != "seed"}
 
 
 @dataclass(frozen=True)

@@ -71,6 +71,7 @@ HAND_SIZE = 15  # every player gets 15 cards, so every round has 15 tricks
 DEFAULT_ROUNDS = {3: 6, 4: 4, 5: 5}
 
 OVER = "over"
+HIGHER_IS_BETTER = False  # totals are penalty points: the fewest win
 DESTROYER_CHANCE = 0.2  # how often random_action takes a free destroyer
 
 
@@ -395,9 +396,9 @@ class ExtremeGame(Game):
         return GameResult(
             variant="extreme",
             totals=totals,
-            places=places_from_totals(totals, higher_is_better=False),
+            places=places_from_totals(totals, higher_is_better=HIGHER_IS_BETTER),
             rounds=tuple(self._history),
-            higher_is_better=False,
+            higher_is_better=HIGHER_IS_BETTER,
         )
 
     # -- prediction -------------------------------------------------------------
@@ -633,7 +634,7 @@ class ExtremeGame(Game):
         self.is_over = True
         self._pay_options = ()
         totals = tuple(self._totals)
-        self._log.append((PUBLIC, "game_over", totals, places_from_totals(totals, higher_is_better=False)))
+        self._log.append((PUBLIC, "game_over", totals, places_from_totals(totals, higher_is_better=HIGHER_IS_BETTER)))
 
     # -- observation and events ------------------------------------------------------
 

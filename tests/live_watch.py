@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine import GameConfig, replay
+from engine import replay_record
 from engine.classic_cards import CODES as CLASSIC_CARDS
 from engine.extreme_cards import CODES as EXTREME_CARDS
 
@@ -81,7 +81,7 @@ class Moment:
 
 def moment(record: dict[str, Any], decisions: int) -> Moment:
     """The truth about ``record`` (a stored match, ``arena export``) after ``decisions`` decisions."""
-    game = replay(GameConfig.from_dict(record["config"]), record["actions"][:decisions])
+    game = replay_record(record["config"], record["actions"][:decisions])
     public, _ = game.events_for(None, 0)
     held = set().union(*(game.observe(seat)["hand"] for seat in range(len(record["bots"]))))
     this_round = public[max(i for i, e in enumerate(public) if e["type"] == "round_start"):]

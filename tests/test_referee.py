@@ -17,7 +17,7 @@ import pytest
 from bots.harness import ArenaThread, assert_played_honestly, read_report, seat_faults
 
 from arena.records import MatchSpec
-from engine import GameConfig, replay
+from engine import replay_record
 
 HONEST = ["honest0", "honest1", "honest2"]
 FAST = {"move_time": 0.2, "time_bank": 0.3}
@@ -49,7 +49,7 @@ def test_honest_match_completes_and_replays(arena: ArenaThread) -> None:
     assert record.faults == []
     assert_played_honestly(record, [0, 1, 2, 3])
     assert len(record.latencies_ms) == len(record.actions)
-    game = replay(GameConfig.from_dict(record.config), record.actions)
+    game = replay_record(record.config, record.actions)
     assert list(game.result().totals) == record.totals
 
 

@@ -25,7 +25,7 @@ from arena.records import MatchRecord, MatchSpec
 from arena.referee.server import SeatingError
 from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
 from arena.wire.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
-from engine import GameConfig, replay
+from engine import replay_record
 
 HONEST = ["honest0", "honest1", "honest2"]
 
@@ -164,7 +164,7 @@ def test_observations_on_the_wire_hold_no_other_hand(arena: ArenaThread, tmp_pat
     assert len(requests) == len(own_turns)
     hidden_cards_seen = 0
     for request, turn in zip(requests, own_turns):
-        game = replay(GameConfig.from_dict(record.config), record.actions[:turn])
+        game = replay_record(record.config, record.actions[:turn])
         # Exactly the engine's view of seat 0 at that moment ...
         assert request["observation"] == json.loads(json.dumps(game.observe(0)))
         # ... which holds none of the cards in the other players' hands.
@@ -204,7 +204,7 @@ def test_spectate_streams_public_events_live(arena: ArenaThread, channel: grpc.C
         events.extend(json.loads(e) for e in message.events_json)
     record: MatchRecord = running.result(30)
     assert live and record.faults == []
-    game = replay(GameConfig.from_dict(record.config), record.actions)
+    game = replay_record(record.config, record.actions)
     assert events == json.loads(json.dumps(game.events_for(None, 0)[0]))
     assert not any(event["type"] == "hand" for event in events)
     # A finished match can still be watched from the start.

@@ -22,7 +22,7 @@ from arena.records import MatchRecord
 from arena.store import Store
 from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
 from arena.wire.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
-from engine import GameConfig, replay
+from engine import replay_record
 
 BOTS = ["alpha", "beta", "gamma"]
 CONFIG = {"variant": "classic", "players": 3, "seed": 4, "rounds": 2}
@@ -107,7 +107,7 @@ def test_a_stored_match_can_be_spectated(arena: ArenaThread, store: Store) -> No
     with grpc.insecure_channel(arena.address) as channel:
         events = [json.loads(e) for m in pb_grpc.ArenaStub(channel).Spectate(pb.SpectateRequest(match_id="replayed-1"))
                   for e in m.events_json]
-    game = replay(GameConfig.from_dict(record.config), record.actions)
+    game = replay_record(record.config, record.actions)
     assert events == json.loads(json.dumps(game.events_for(None, 0)[0]))
 
 

@@ -44,7 +44,7 @@ from arena.tournament.schedule import derive_seed
 from arena.tournament.settings import TournamentSettings
 from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
 from arena.wire.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
-from engine import GameConfig, new_game
+from engine import GameConfig, new_game, options_of
 
 # Whole tournaments and `arena serve` as processes: `pytest -m "not slow"` skips them.
 pytestmark = pytest.mark.slow
@@ -387,7 +387,7 @@ def first_deal_of(record: MatchRecord) -> tuple[Any, ...]:
 
 
 def config_key(record: MatchRecord) -> str:
-    return json.dumps({k: v for k, v in record.config.items() if k != "seed"}, sort_keys=True)
+    return json.dumps(options_of(record.config), sort_keys=True)
 
 
 class CardCheck:

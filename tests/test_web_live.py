@@ -103,9 +103,9 @@ def _record(db: Path, match_id: str) -> dict[str, Any]:
 
 def test_live_steps_follow_decisions_and_totals() -> None:
     record = played("steps", "classic", ["ann", "bob", "cy"], 1, bidding="secret")
-    from engine import GameConfig, replay
+    from engine import replay_record
 
-    game = replay(GameConfig.from_dict(record.config), record.actions)
+    game = replay_record(record.config, record.actions)
     public, _ = game.events_for(None, 0)
     live = LiveSteps(record.bots, "secret")
     # In uneven batches, as the referee sends them.

@@ -52,8 +52,12 @@ def bench_engine(variant: str = "classic", players: int = 4, games: int = 1000, 
     return _figures(variant, players, games, decisions, seconds)
 
 
+# The variant the bare playout plays: it is written on classic's rule functions.
+BARE_VARIANT = "classic"
+
+
 def bench_bare(players: int = 4, games: int = 1000, seed: int = 0) -> dict:
-    """The reference: random classic games played by one bare function, for comparison.
+    """The reference: random classic games (:data:`BARE_VARIANT`) played by one bare function, for comparison.
 
     The engine's own rule functions (following suit, the lead, the trick winner,
     scoring) on int cards and bit-mask hands, but nothing else: no decision
@@ -86,13 +90,13 @@ def bench_against_bare(players: int = 4, games: int = 1000, seed: int = 0, chunk
     size = -(-games // chunks)
     for first in range(0, games, size):
         count = min(size, games - first)
-        part = bench_engine("classic", players, count, seed + first)
+        part = bench_engine(BARE_VARIANT, players, count, seed + first)
         engine_seconds += part["seconds"]
         engine_decisions += part["decisions"]
         part = bench_bare(players, count, seed + first)
         bare_seconds += part["seconds"]
         bare_decisions += part["decisions"]
-    figures = _figures("classic", players, games, engine_decisions, engine_seconds)
+    figures = _figures(BARE_VARIANT, players, games, engine_decisions, engine_seconds)
     bare = _figures("classic-bare", players, games, bare_decisions, bare_seconds)
     figures["bare_games_per_s"] = bare["games_per_s"]
     figures["bare_decisions_per_s"] = bare["decisions_per_s"]
@@ -158,5 +162,5 @@ if __name__ == "__main__":
     variant = sys.argv[1] if len(sys.argv) > 1 else "classic"
     n = int(sys.argv[2]) if len(sys.argv) > 2 else 1000
     print(bench_engine(variant, games=n))
-    if variant == "classic":
+    if variant == BARE_VARIANT:
         print(bench_bare(games=n))

@@ -34,6 +34,8 @@ from typing import Any
 from arena.results.browse import HandSizeBids, hand_size_bids
 from arena.stats.summaries import HAND_SIZE_BANDS
 from arena.store import Store
+from engine import VARIANTS
+from engine import variant as variant_of
 
 CLASSIC_EXACT_TARGET = 0.60
 CLASSIC_MARGIN_TARGET = 150.0
@@ -118,7 +120,7 @@ def check_targets(variant: str, rows: list[LadderRow], bot: str = "search",
         return {"both bots rated": False}
     # An interval not known (too few deals) is never apart from another.
     apart = me.low is not None and base.high is not None and me.low > base.high
-    if variant == "classic":
+    if variant_of(variant).bids:     # classic: the exact-bid target, and a margin
         return {
             "exact bids >= 60%": (me.exact_bid_rate or 0.0) >= CLASSIC_EXACT_TARGET,
             "rating >= heuristic + 150": me.rating - base.rating >= CLASSIC_MARGIN_TARGET,
@@ -165,7 +167,7 @@ def bench_ladder(variant: str = "classic", *, games: int = 200, rounds: int | No
         board = subprocess.run(_arena() + ["leaderboard", "--variant", variant, "--format", "json", "--db", db],
                                check=True, capture_output=True, text=True)
         data: dict[str, Any] = json.loads(board.stdout)
-        hand_sizes = tournament_hand_sizes(db, [r["bot"] for r in data["rows"]]) if variant == "classic" else {}
+        hand_sizes = tournament_hand_sizes(db, [r["bot"] for r in data["rows"]]) if variant_of(variant).bids else {}
     finally:
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)
@@ -189,7 +191,7 @@ def tournament_hand_sizes(db: str, bots: list[str]) -> dict[str, HandSizeBids]:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="The search bot against the sample bots, with its targets.")
-    parser.add_argument("variant", choices=("classic", "extreme"))
+    parser.add_argument("variant", choices=VARIANTS)
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=None)
     parser.add_argument("--players", type=int, default=4)

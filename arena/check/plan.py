@@ -19,7 +19,7 @@ from arena.referee.limits import MAX_SECONDS
 from arena.tournament.lineup import BotEntry, LineupError, check_name, parse_bot_option
 from arena.tournament.sandbox import SandboxMode
 from arena.tournament.settings import DEFAULTS, MIN_MOVE_TIME
-from engine import TRUMP, VARIANTS, GameConfig, new_game
+from engine import TRUMP, VARIANTS, GameConfig, new_game, variant
 
 # Matches played at once on the bot's connection (fewer if its Hello asks for fewer).
 # A tournament plays 4; 2 is enough to catch a bot whose matches trip over each other
@@ -185,7 +185,7 @@ def chooses_trump(config: GameConfig, seat: int) -> bool:
     >>> chooses_trump(GameConfig(variant="extreme", players=3, seed=1), 0)
     False
     """
-    if config.variant != "classic":
+    if TRUMP not in variant(config.variant).decision_kinds:
         return False
     game = new_game(config)
     rng = random.Random(0)
@@ -222,7 +222,7 @@ def schedule(bot: str, variants: list[str], seed: int) -> dict[str, list[Schedul
         seat = rng.randrange(planned.players)
         table = (others[index % len(others):] + others[:index % len(others)])[:planned.players - 1]
         deal = rng.getrandbits(63)
-        for _ in range(TRUMP_SEARCH if planned.variant == "classic" else 0):
+        for _ in range(TRUMP_SEARCH if TRUMP in variant(planned.variant).decision_kinds else 0):
             if chooses_trump(planned.config(deal), seat):
                 break
             deal = rng.getrandbits(63)

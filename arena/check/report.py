@@ -21,10 +21,7 @@ from pathlib import Path
 from arena.check.plan import OPPONENTS, CheckSettings, ScheduledMatch
 from arena.records import FaultRecord, MatchRecord
 from arena.referee.limits import MAX_FAULTS
-from engine import VARIANTS, GameConfig, new_game
-from engine.classic import NUM_CARDS, hand_sizes
-from engine.extreme import DEFAULT_ROUNDS
-from engine.extreme_cards import MAX_RANK
+from engine import VARIANT_RECORDS, VARIANTS, GameConfig, replay_record, variant
 
 # A decision slower than this share of the limit works here but may time out on a
 # busier machine: worth a note.
@@ -39,12 +36,13 @@ QUEUE_SAMPLE = 5
 ERROR_LINE = re.compile(r"Traceback \(most recent call last\)|decision failed")
 
 
-# The decision kinds of each variant, in the order the report lists them, with the
-# word for one of them ("answered 67 bids, 5 trump choices, ...").
+# The decision kinds in the order the report lists them, with the word for one of them
+# ("answered 67 bids, 5 trump choices, ..."); KINDS: each variant's (its record's).
+KIND_WORDS: tuple[tuple[str, str], ...] = (("bid", "bid"), ("trump", "trump choice"), ("predict", "prediction"),
+                                           ("play", "play"), ("pay", "payment"))
 KINDS: dict[str, tuple[tuple[str, str], ...]] = {
-    "classic": (("bid", "bid"), ("trump", "trump choice"), ("play", "play")),
-    "extreme": (("predict", "prediction"), ("play", "play"), ("pay", "payment")),
-}
+    name: tuple((kind, word) for kind, word in KIND_WORDS if kind in record.decision_kinds)
+    for name, record in VARIANT_RECORDS.items()}
 
 
 # ---------------------------------------------------------------------- results
@@ -114,7 +112,7 @@ def outcome_of(match: ScheduledMatch, record: MatchRecord, cut_short: bool = Fal
     time of every decision it answered legally (the action log replayed; a decision
     the referee played for it, after a fault or a forfeit, has no time)."""
     seat = match.seat
-    game = new_game(GameConfig.from_dict(record.config))
+    game = replay_record(record.config, [])     # then one decision at a time, timed
     answered: Counter[str] = Counter()
     latencies = []
     for (who, action), latency in zip(record.actions, record.latencies_ms):
@@ -291,17 +289,18 @@ def describe(config: GameConfig) -> str:
     >>> describe(GameConfig(variant="extreme", players=4))
     '4 players, 4 rounds of 15 tricks, ranks 1-12'
     """
-    p = config.players
-    if config.variant == "extreme":
-        rounds = config.rounds or DEFAULT_ROUNDS[p]
-        return f"{p} players, {rounds} rounds of 15 tricks, ranks 1-{MAX_RANK[p]}"
-    sizes = hand_sizes(config)
-    all_dealt = sizes[-1] * p == NUM_CARDS
-    if config.length == "amigo":
+    record = variant(config.variant)
+    p, sizes = config.players, record.hand_sizes(config)
+    cards = len(record.deck(p))
+    # Where the deal decides trump (classic), a round that deals every card turns none up.
+    no_trump = f"the last deals all {cards} cards: no trump" if record.trump is None and sizes[-1] * p == cards else ""
+    if sizes[0] * p == cards:       # every round deals the whole deck (Wizard Extreme): its size depends on the table
+        words = f"{len(sizes)} rounds of {sizes[0]} tricks, ranks 1-{record.top_rank(p)}"
+    elif config.length == "amigo":
         words = f"amigo length (hand sizes {', '.join(map(str, sizes[:3]))}, ... {sizes[-1]}" + (
-            f"; the last deals all {NUM_CARDS} cards: no trump)" if all_dealt else ")")
+            f"; {no_trump})" if no_trump else ")")
     else:
-        words = f"{len(sizes)} rounds" + (f" (the last deals all {NUM_CARDS} cards: no trump)" if all_dealt else "")
+        words = f"{len(sizes)} rounds" + (f" ({no_trump})" if no_trump else "")
     extras = [f"{config.bidding} bidding"] if config.bidding != "open" else []
     extras += ["±1 rule"] if config.plus_minus_one else []
     return ", ".join([f"{p} players", words, *extras])

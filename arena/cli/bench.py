@@ -32,14 +32,14 @@ def bench_engine(
                               "games in this process (no interface, checks or log), and the ratio."),
 ) -> None:
     """Random full games in-process on one core: games/s and decisions/s."""
-    from arena.bench.engine import bench_against_bare
+    from arena.bench.engine import BARE_VARIANT, bench_against_bare
     from arena.bench.engine import bench_engine as run
     from engine import GameConfig
 
     check_choice(variant, VARIANTS, "--variant")
     if games < 1:
         raise typer.BadParameter("must be at least 1", param_hint="--games")
-    if bare and variant != "classic":
+    if bare and variant != BARE_VARIANT:
         raise typer.BadParameter("the bare playout exists for classic only", param_hint="--bare")
     GameConfig(variant=variant, players=players).validate()
     if bare:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from arena.referee.match import Referee
 from arena.wire import calls
 from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
+from engine import variant as variant_of
 
 if TYPE_CHECKING:
     from arena.results.leaderboard import LeaderboardRow
@@ -56,5 +57,5 @@ def leaderboard_row(row: LeaderboardRow, variant: str) -> pb.LeaderboardRow:
         elo=row.elo if row.elo is not None else 0.0, games=row.games, average_score=row.avg_score,
         average_place=row.avg_place, exact_bid_rate=row.exact_bid_rate or 0.0, faults=row.faults,
         think_p50_ms=row.think_p50_ms or 0.0, think_p99_ms=row.think_p99_ms or 0.0, timeouts=row.timeouts,
-        lower_score_is_better=variant == "extreme",
+        lower_score_is_better=not variant_of(variant).higher_is_better,
     )

@@ -466,10 +466,9 @@ class Referee:
     def _match_started(self, s: SeatState) -> pb.ArenaMessage:
         # The game options without the deal seed: from the seed and the (importable)
         # engine a bot could compute every hand.
-        options = {k: v for k, v in self.config.to_dict().items() if k != "seed"}
         return protocol.match_started(
             match_id=self.match_id, variant=self.config.variant, seat=s.seat, bot_names=self.spec.bots,
-            options=options, seed=s.seed,
+            options=self.config.options(), seed=s.seed,
             move_time_ms=int(self.limits.move_time * 1000), time_bank_ms=int(self.limits.time_bank * 1000),
         )
 

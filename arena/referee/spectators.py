@@ -18,7 +18,7 @@ import grpc
 from arena.referee.match import Referee
 from arena.wire import protocol
 from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
-from engine import GameConfig, replay
+from engine import replay_record
 
 if TYPE_CHECKING:
     from arena.store import Store
@@ -114,6 +114,6 @@ class Spectators:
                 raise LookupError(match_id) from None
             if record.private:
                 raise PermissionError(f"match {protocol.clip(match_id)} {PRIVATE}")
-            return replay(GameConfig.from_dict(record.config), record.actions).events_for(None, 0)[0]
+            return replay_record(record.config, record.actions).events_for(None, 0)[0]
 
         return await asyncio.to_thread(load)

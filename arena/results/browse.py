@@ -5,7 +5,7 @@ match against the engine, and exporting it as JSON.
 These are the organiser's views after a match, so they show every hand. ``show_match``
 and ``verify_match`` replay the stored decision log through the engine::
 
-    game = engine.replay(GameConfig.from_dict(record.config), record.actions)
+    game = engine.replay_record(record.config, record.actions)
 
 The CLI wires them as ``arena tournaments``, ``arena matches``, ``arena show MATCH``,
 ``arena replay MATCH --verify`` and ``arena export MATCH``. :func:`hand_size_bids` gives
@@ -33,7 +33,7 @@ from rich.text import Text
 from arena.records import MatchRecord, final_places
 from arena.stats.summaries import BandBids, band_bid_counts, empty_bands
 from arena.store import MatchSummary, Store, TournamentInfo
-from engine import EngineError, GameConfig, replay
+from engine import VARIANT_RECORDS, VARIANTS, EngineError, GameConfig, replay_record
 from engine.describe import describe_game
 
 # The output formats of ``arena tournaments`` and ``arena matches``.
@@ -44,12 +44,19 @@ LOWER_IS_BETTER_MARK = "↓"
 
 
 def score_order(variant: str) -> str:
-    """How a variant's totals rank: classic scores points, extreme counts penalties.
+    """How a variant's totals rank (its record's ``score_order``): classic scores points,
+    extreme counts penalties; a name the engine does not know ranks as points.
 
     >>> score_order("classic"), score_order("extreme")
     ('higher_is_better', 'lower_is_better')
     """
-    return "lower_is_better" if variant == "extreme" else "higher_is_better"
+    record = VARIANT_RECORDS.get(variant)
+    return record.score_order if record is not None else "higher_is_better"
+
+
+def lower_is_better(variant: str) -> bool:
+    """Whether the lowest total of ``variant`` wins (Wizard Extreme's penalty points)."""
+    return score_order(variant) == "lower_is_better"
 
 
 # --------------------------------------------------------------------------------------
@@ -76,29 +83,27 @@ class GameOptions:
     @classmethod
     def of(cls, game: Mapping[str, Any]) -> GameOptions | None:
         """The options of a stored game config (a tournament's ``game`` settings or a
-        match's config); None when they cannot be read.
+        match's config): those of its variant's record, the others None; None when they
+        cannot be read.
 
         >>> GameOptions.of({"variant": "extreme", "players": 3, "rounds": 2}).fields()
         {'players': 3, 'rounds': 2, 'length': None, 'bidding': None, 'plus_minus_one': None, 'destroyer_penalty': 4}
         >>> GameOptions.of({"variant": "classic", "players": 5}).rounds     # the standard length
         12
         """
-        from engine.classic import hand_sizes
-        from engine.extreme import DEFAULT_ROUNDS
-
         try:
-            config = GameConfig.from_dict({**game, "seed": 0})   # the seed is no option
+            config = GameConfig.from_options(game)   # the seed is no option
         except (EngineError, TypeError):
             return None
-        if config.variant == "classic":
-            try:
-                rounds: int | None = len(hand_sizes(config))
-            except KeyError:      # a table size the rules do not have: say nothing rather than guess
-                rounds = None
-            return cls("classic", config.players, rounds, length=config.length, bidding=config.bidding,
-                       plus_minus_one=config.plus_minus_one)
-        rounds = config.rounds if config.rounds is not None else DEFAULT_ROUNDS.get(config.players)
-        return cls(config.variant, config.players, rounds, destroyer_penalty=config.destroyer_penalty)
+        if config.variant not in VARIANTS:      # a variant this engine does not have
+            return None
+        record = VARIANT_RECORDS[config.variant]
+        try:
+            rounds: int | None = record.rounds(config)
+        except KeyError:          # a table size the rules do not have: say nothing rather than guess
+            rounds = None
+        return cls(config.variant, config.players, rounds,
+                   **{name: getattr(config, name) for name in record.options if name not in ("players", "rounds")})
 
     def compact(self) -> str:
         """Every option in one short cell, for a table's ``options`` column: one column
@@ -109,15 +114,18 @@ class GameOptions:
         >>> GameOptions("extreme", 3, 1, destroyer_penalty=4).compact()
         '3 players, 1 round, destroyer 4'
         """
-        if self.variant == "classic":
-            rest = f"{self.bidding}, {self.length}, ±1 {'on' if self.plus_minus_one else 'off'}"
-        else:
-            rest = f"destroyer {self.destroyer_penalty}"
-        return f"{self._table()}, {rest}"
+        words = {"bidding": f"{self.bidding}", "length": f"{self.length}",
+                 "plus_minus_one": f"±1 {'on' if self.plus_minus_one else 'off'}",
+                 "destroyer_penalty": f"destroyer {self.destroyer_penalty}"}
+        return ", ".join([self._table(), *self._set(words)])
 
     def _table(self) -> str:
         rounds = "" if self.rounds is None else f", {self.rounds} round{'' if self.rounds == 1 else 's'}"
         return f"{self.players} players{rounds}"
+
+    def _set(self, words: dict[str, str]) -> list[str]:
+        """The words of the options that apply (not None), in the order of ``words``."""
+        return [text for name, text in words.items() if getattr(self, name) is not None]
 
     def in_words(self) -> str:
         """Every option, for ``arena show``.
@@ -127,11 +135,11 @@ class GameOptions:
         >>> GameOptions("extreme", 3, 1, destroyer_penalty=4).in_words()
         '3 players, 1 round, destroyer penalty 4, totals are penalty points: lower is better'
         """
-        if self.variant == "classic":
-            return (f"{self._table()}, {self.length} length, {self.bidding} bidding, "
-                    f"±1 rule {'on' if self.plus_minus_one else 'off'}")
-        return (f"{self._table()}, destroyer penalty {self.destroyer_penalty}, "
-                f"totals are penalty points: lower is better")
+        words = {"length": f"{self.length} length", "bidding": f"{self.bidding} bidding",
+                 "plus_minus_one": f"±1 rule {'on' if self.plus_minus_one else 'off'}",
+                 "destroyer_penalty": f"destroyer penalty {self.destroyer_penalty}"}
+        order = ["totals are penalty points: lower is better"] if lower_is_better(self.variant) else []
+        return ", ".join([self._table(), *self._set(words), *order])
 
     def fields(self) -> dict[str, Any]:
         """The options as separate JSON/CSV fields (without the variant)."""
@@ -356,7 +364,7 @@ def match_rows(
 
 
 def _line(summary: MatchSummary) -> MatchLine:
-    mark = LOWER_IS_BETTER_MARK if summary.variant == "extreme" else ""
+    mark = LOWER_IS_BETTER_MARK if lower_is_better(summary.variant) else ""
     players = " · ".join(
         f"{bot} {total}{mark} ({'forfeit' if forfeit else place})"
         for bot, total, place, forfeit in zip(summary.bots, summary.totals, summary.places, summary.forfeited)
@@ -386,9 +394,10 @@ def players_header(variants: set[str]) -> str:
     >>> players_header({"classic", "extreme"})
     'Players (score or penalty ↓, place)'
     """
-    if variants == {"extreme"}:
+    penalties = {variant for variant in variants if lower_is_better(variant)}
+    if penalties and penalties == variants:
         return f"Players (penalty {LOWER_IS_BETTER_MARK}, place)"
-    if "extreme" in variants:
+    if penalties:
         return f"Players (score or penalty {LOWER_IS_BETTER_MARK}, place)"
     return "Players (score, place)"
 
@@ -410,7 +419,7 @@ def _matches_table(lines: list[MatchLine], title: str, width: int) -> tuple[Tabl
     rows = [[line.match_id, line.tournament, line.game, line.variant, line.status, line.finished, line.players,
              str(line.faults), str(line.decisions), line.median_ms] for line in lines]
     caption = (f"{LOWER_IS_BETTER_MARK} Wizard Extreme totals are penalty points: lower is better"
-               if "extreme" in variants else None)
+               if any(lower_is_better(variant) for variant in variants) else None)
     return fitted_table(columns, rows, width, title=title, caption=caption)
 
 
@@ -529,7 +538,7 @@ def describe_match(record: MatchRecord) -> str:
     lines.append("Seats: " + " · ".join(f"{seat}: {bot} {version}".rstrip()
                                         for seat, (bot, version) in enumerate(zip(record.bots, record.bot_versions))))
     try:
-        game = replay(GameConfig.from_dict(record.config), record.actions)
+        game = replay_record(record.config, record.actions)
     except (EngineError, ValueError, TypeError) as error:
         lines.append(f"The stored log does not replay: {error}")
         return "\n".join(lines)
@@ -538,7 +547,7 @@ def describe_match(record: MatchRecord) -> str:
     lines.append("")
     if game.is_over:
         result = game.result()
-        order = " (penalty points: lower is better)" if record.variant == "extreme" else ""
+        order = " (penalty points: lower is better)" if not result.higher_is_better else ""
         lines.append(f"Result{order}: " + " · ".join(
             f"{bot} {total} (place {place}{', forfeited' if forfeit else ''})"
             for bot, total, place, forfeit in zip(record.bots, record.totals, record.places, record.forfeited)
@@ -573,7 +582,7 @@ def verify_match(store: Store, match_id: str) -> tuple[bool, str]:
 def verify_record(record: MatchRecord) -> tuple[bool, str]:
     """``verify_match`` for a record at hand."""
     try:
-        game = replay(GameConfig.from_dict(record.config), record.actions)
+        game = replay_record(record.config, record.actions)
     except (EngineError, ValueError, TypeError) as error:
         return False, f"{record.match_id}: the stored log does not replay: {error}"
     if not game.is_over:

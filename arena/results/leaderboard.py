@@ -44,17 +44,11 @@ from arena.stats.elo import START_ELO
 from arena.stats.ratings import DEFAULT_BOOTSTRAP_SAMPLES, MIN_UNITS, pairwise_from_tables, rate
 from arena.stats.think_times import RESOLUTION
 from arena.store import LeaderboardInputs, Store
-from engine import ConfigError, GameConfig
+from engine import VARIANT_RECORDS, ConfigError, GameConfig, options_of
+from engine import variant as variant_of
 
 # The formats a board comes in (arena.results.render has one renderer for each).
 FORMATS = ("table", "md", "csv", "json", "html")
-# Classic scores points (more is better); Wizard Extreme counts penalty points (fewer is better).
-SCORE_ORDER = {"classic": "higher_is_better", "extreme": "lower_is_better"}
-# The game options that mean something in each variant (GameConfig fields; see engine.core).
-VARIANT_OPTIONS = {
-    "classic": ("players", "rounds", "length", "bidding", "plus_minus_one"),
-    "extreme": ("players", "rounds", "destroyer_penalty"),
-}
 
 
 @dataclass
@@ -106,7 +100,7 @@ class BoardMetadata:
 
     generated_at: str                # UTC, ISO 8601: 2025-06-01T12:00:00Z
     variant: str
-    score_order: str                 # higher_is_better (classic) or lower_is_better (extreme)
+    score_order: str                 # the variant's score_order: higher_is_better (classic) or lower_is_better
     tournaments: list[str]           # the tournaments whose completed matches the board counts
     games: int                       # completed matches counted, outside tournaments included
     games_outside_tournaments: int   # ladder and single matches
@@ -177,7 +171,7 @@ def board(
         title=title_of(variant, tournament_id),
         metadata=BoardMetadata(
             generated_at=moment.strftime("%Y-%m-%dT%H:%M:%SZ"), variant=variant,
-            score_order=SCORE_ORDER.get(variant, "higher_is_better"), tournaments=tournaments,
+            score_order=variant_of(variant).score_order, tournaments=tournaments,
             games=sum(games.values()), games_outside_tournaments=games.get("", 0),
             option_sets=list(sets.values()), min_games=min_games, arena_version=__version__,
             tests=_tests(store, tournaments),
@@ -208,12 +202,13 @@ def game_options(stored: dict[str, Any] | None, variant: str) -> dict[str, Any] 
     if stored is None:
         return None
     try:
-        full = GameConfig.from_dict({**stored, "seed": 0}).to_dict()
+        full = GameConfig.from_options(stored).to_dict()
     except (ConfigError, TypeError):
         full = dict(stored)    # options this engine does not know: shown as stored
-    known = VARIANT_OPTIONS.get(variant)
-    return {k: v for k, v in full.items() if k in known} if known else {
-        k: v for k, v in full.items() if k not in ("seed", "variant")}
+    record = VARIANT_RECORDS.get(variant)
+    if record is not None:
+        return {k: v for k, v in full.items() if k in record.options}
+    return {k: v for k, v in options_of(full).items() if k != "variant"}
 
 
 def _rows(inputs: LeaderboardInputs, variant: str, min_games: int, samples: int, seed: int) -> list[LeaderboardRow]:
@@ -223,6 +218,7 @@ def _rows(inputs: LeaderboardInputs, variant: str, min_games: int, samples: int,
     fit = rate(games, samples=samples, seed=seed)
     elo = inputs.elo
     grouped = len(set(fit.groups.tolist())) > 1
+    bids = variant_of(variant).bids     # an exact-bid rate where players bid (classic)
 
     rows = []
     for agg in inputs.aggregates:
@@ -236,7 +232,7 @@ def _rows(inputs: LeaderboardInputs, variant: str, min_games: int, samples: int,
             interval=None if math.isnan(half_width) else half_width,
             elo=elo[agg.bot][0] if agg.bot in elo else None, games=agg.games,
             avg_score=agg.score_sum / agg.seats, avg_place=agg.place_sum / agg.seats,
-            exact_bid_rate=((agg.exact_bids or 0) / agg.rounds) if variant == "classic" and agg.rounds else None,
+            exact_bid_rate=((agg.exact_bids or 0) / agg.rounds) if bids and agg.rounds else None,
             faults=agg.faults, forfeits=agg.forfeits,
             think_p50_ms=agg.think_times.percentile(50), think_p99_ms=agg.think_times.percentile(99),
             timeouts=agg.timeouts, bound=fit.bounds[i], group=int(fit.groups[i]) + 1 if grouped else None,

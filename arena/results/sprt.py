@@ -26,7 +26,7 @@ def ab_test_result(store: Store, tournament_id: str, settings: dict[str, Any]) -
     """A stored A/B test's result as data (the leaderboards' metadata carries it): the
     bots, the bounds, the decision and the figures at it, and ``summary`` in words."""
     sprt = settings["sprt"]
-    players = GameConfig.from_dict({**(settings.get("game") or {}), "seed": 0}).players
+    players = GameConfig.from_options(settings.get("game") or {}).players
     status = stored_monitor(store, tournament_id, sprt, players, int(settings.get("games") or 0)).current()
 
     def number(x: float) -> float | None:

@@ -15,7 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from engine import Prediction
+from engine import DECISION_KINDS as ENGINE_DECISION_KINDS
+from engine import VARIANTS, Prediction
 
 # ---------------------------------------------------------------- values handed to bots
 
@@ -82,7 +83,7 @@ class Bot:
 
     name: str = "bot"
     version: str = "0.1"
-    variants: tuple[str, ...] = ("classic", "extreme")
+    variants: tuple[str, ...] = VARIANTS
     # The current request's limits, set before each decision (0 when unknown, e.g. in-process):
     # the per-decision limit and what is left of the match's time bank, in ms.
     deadline_ms: int = 0
@@ -138,7 +139,7 @@ class BadAnswer(ValueError):
 
 
 # The decision kinds; each is answered by the Bot method of the same name.
-DECISION_KINDS = frozenset({"bid", "play", "trump", "predict", "pay"})
+DECISION_KINDS = frozenset(ENGINE_DECISION_KINDS)
 
 
 def ask(bot: Bot, kind: str, obs: dict[str, Any], options: list[Any] | None) -> Any:

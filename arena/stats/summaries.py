@@ -35,7 +35,7 @@ import numpy as np
 from arena.records import MatchRecord
 from arena.stats.matches import NewMatch
 from arena.stats.think_times import seat_bucket_counts
-from engine import ConfigError, GameConfig
+from engine import ConfigError, GameConfig, variant
 from engine.classic import hand_sizes
 
 # A bot_totals key: (bot id, variant, tournament key); the tournament key is the
@@ -100,14 +100,14 @@ def parse_outcome(key: str) -> list[tuple[int, int]]:
 
 
 def seat_facts(record: MatchRecord) -> list[SeatFacts]:
-    """Faults and timeouts per seat, and for classic the rounds scored and bid exactly."""
+    """Faults and timeouts per seat, and where players bid (classic) the rounds scored and bid exactly."""
     seats = len(record.bots)
     faults, timeouts = [0] * seats, [0] * seats
     for fault in record.faults:
         if 0 <= fault.seat < seats:
             faults[fault.seat] += 1
             timeouts[fault.seat] += fault.kind == "timeout"
-    if record.variant == "classic":
+    if variant(record.variant).bids:
         rounds, exact = classic_bid_counts(record.result, seats)
     else:
         rounds = exact = [None] * seats

@@ -36,6 +36,7 @@ from arena.store.schema import (
     RatingHistoryRow,
 )
 from arena.wire.jsonc import loads
+from engine import VARIANT_RECORDS
 
 # Wizard is played by 3 to 6 (engine.core); the store packs at most this many seats per match.
 _MAX_SEATS = 6
@@ -262,9 +263,10 @@ def seat_aggregates(session: Session, variant: str, tournament_id: str | None) -
     histograms: dict[str, list[bytes | None]] = {}
     for name, blob in session.exec(histograms_query).all():
         histograms.setdefault(name, []).append(blob)
-    classic = variant == "classic"
+    record = VARIANT_RECORDS.get(variant)
+    bids = record is not None and record.bids     # rounds bid exactly: where players bid (classic)
     return [SeatAggregate(name, int(games), int(seats), int(score), int(place),
-                          int(rounds) if classic else None, int(exact) if classic else None,
+                          int(rounds) if bids else None, int(exact) if bids else None,
                           int(faults), int(forfeits), int(timeouts), LatencyHistogram.merge(histograms.get(name, [])))
             for name, games, seats, score, place, rounds, exact, faults, forfeits, timeouts
             in session.connection().execute(query).all()]

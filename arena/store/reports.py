@@ -18,6 +18,7 @@ from sqlmodel import col
 
 from arena.store.schema import BotRow, EloRow, FaultRow, MatchRow, MatchSeatRow, RatingHistoryRow
 from arena.wire.jsonc import loads
+from engine import VARIANT_RECORDS
 
 # -- one bot's seats and faults (arena.web.bots) ------------------------------------------
 
@@ -98,8 +99,10 @@ class NewestClassic:
 
 def newest_classic(conn: Connection, bot: str, limit: int) -> NewestClassic:
     """The ``limit`` newest completed classic matches of ``bot`` (every seat it held in them),
-    in the caller's one transaction: no decision log is read."""
-    mine = (col(BotRow.name) == bot, col(MatchRow.variant) == "classic", col(MatchRow.status) == "completed")
+    in the caller's one transaction: no decision log is read. Classic: the variants whose
+    record says players bid (``engine.Variant.bids``)."""
+    bidding = [name for name, record in VARIANT_RECORDS.items() if record.bids]     # classic
+    mine = (col(BotRow.name) == bot, col(MatchRow.variant).in_(bidding), col(MatchRow.status) == "completed")
     seats = (sa.select(col(MatchRow.id)).join(MatchSeatRow, col(MatchSeatRow.match_pk) == col(MatchRow.id))
              .join(BotRow, col(BotRow.id) == col(MatchSeatRow.bot_id)).where(*mine))
     newest = [i for i in conn.execute(seats.distinct().order_by(col(MatchRow.id).desc()).limit(limit)).scalars()

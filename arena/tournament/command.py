@@ -32,8 +32,7 @@ from arena.tournament.sandbox import SandboxError, SandboxMode, find_confinement
 from arena.tournament.schedule import ScheduleError
 from arena.tournament.settings import DEFAULT_DB, TournamentRequest, TournamentSettings, build_settings, finalize_games
 from arena.tournament.worker import crash_saver, decided, is_complete, play_claimed, saver
-from engine import ConfigError
-from engine.core import CLASSIC_PLAYERS
+from engine import ConfigError, variant
 
 if TYPE_CHECKING:
     from arena.store import Store  # imported where used: the CLI starts without SQLAlchemy
@@ -207,7 +206,7 @@ def more_bots(settings: TournamentSettings, req: TournamentRequest) -> str:
     have = len(settings.bots)
     if have >= settings.players:
         return ""
-    smaller = f", or --players {have}" if have >= min(CLASSIC_PLAYERS) else ""
+    smaller = f", or --players {have}" if have >= variant(settings.variant).min_players else ""
     if settings.server:
         return f": the lineup is the bots connected to {settings.server}; connect more{smaller}"
     option = "--opponent" if settings.sprt is not None else "--bot"

@@ -38,7 +38,7 @@ from arena.tournament.schedule import (
     new_master_seed,
     round_games,
 )
-from engine import ConfigError, GameConfig
+from engine import VARIANT_RECORDS, ConfigError, GameConfig
 
 # Where the arena keeps its database unless --db (or ARENA_DB) says otherwise.
 DEFAULT_DB = "arena.db"
@@ -113,7 +113,7 @@ class TournamentSettings:
         return self.game_config(0).players
 
     def game_config(self, seed: int) -> GameConfig:
-        return GameConfig.from_dict({**self.game, "seed": seed})
+        return GameConfig.from_options(self.game, seed)
 
     def client_tls(self) -> ClientTls | None:
         """How to reach :attr:`server`: over TLS (trusting :attr:`tls_ca`, or the system's
@@ -353,15 +353,20 @@ def build_settings(req: TournamentRequest, notice: Callable[[str], None]) -> Tou
     given: dict[str, Any] = {"variant": req.variant, "players": req.players, "rounds": req.rounds,
                              "length": req.length, "bidding": req.bidding, "plus_minus_one": req.plus_minus_one,
                              "destroyer_penalty": req.destroyer_penalty}
-    # An option of the other variant is refused even at its default value, which the
-    # engine's config cannot tell from "not given" (--destroyer-penalty 4 with classic).
-    if (req.variant or "classic") == "classic" and req.destroyer_penalty is not None:
-        raise ConfigError("destroyer penalty is a Wizard Extreme option; classic has no destroyer")
-    if req.variant == "extreme" and (req.length, req.bidding, req.plus_minus_one) != (None, None, None):
-        raise ConfigError("--length, --bidding and --plus-minus-one are classic options; extreme predicts with tokens")
+    # An option of the other variant (not among the record's options) is refused even at
+    # its default value, which the engine's config cannot tell from "not given"
+    # (--destroyer-penalty 4 with classic). An unknown variant gets the engine's error below.
+    record = VARIANT_RECORDS.get(req.variant or GameConfig.variant)
+    if record is not None:
+        foreign = {name for name, value in given.items() if value is not None and name != "variant"
+                   and name not in record.options}
+        if "destroyer_penalty" in foreign:
+            raise ConfigError("destroyer penalty is a Wizard Extreme option; classic has no destroyer")
+        if foreign:
+            raise ConfigError("--length, --bidding and --plus-minus-one are classic options; "
+                              "extreme predicts with tokens")
     # The engine's own checks give the clear errors: rounds too large, contradictory options...
-    game = GameConfig(**{k: v for k, v in given.items() if v is not None}).validate().to_dict()
-    del game["seed"]
+    game = GameConfig(**{k: v for k, v in given.items() if v is not None}).validate().options()
     # Numbers not given keep the defaults of TournamentSettings.
     numbers: dict[str, Any] = {"move_time": req.move_time, "time_bank": req.time_bank,
                                "max_faults": req.max_faults, "concurrency": req.concurrency,

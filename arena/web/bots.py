@@ -21,6 +21,7 @@ from typing import Any
 
 from arena.results.browse import hand_size_bids
 from arena.store import Store
+from engine import variant as variant_of
 
 # How many match links each fault kind lists (the count is always whole).
 FAULT_LINKS = 20
@@ -73,16 +74,17 @@ def bot_json(store: Store, name: str) -> dict[str, Any]:
         v = variants[variant]
         # The board's own per-bot aggregate (its think-time histogram), not the fit: cheap.
         agg = next((a for a in store.seat_aggregates(variant) if a.bot == name), None)
+        bids = variant_of(variant).bids     # exact bids exist where players bid (classic)
         per_variant.append({
             "variant": variant, "games": v["games"], "completed": v["completed"],
             "think_p50_ms": agg.think_times.percentile(50) if agg else None,
             "think_p99_ms": agg.think_times.percentile(99) if agg else None,
             "think_max_ms": v["max_ms"],
             **time_bank_figures(v["banks"]),
-            "exact_bid_rate": (v["exact_bids"] / v["rounds"]) if variant == "classic" and v["rounds"] else None,
-            "rounds": v["rounds"] if variant == "classic" else None,
+            "exact_bid_rate": (v["exact_bids"] / v["rounds"]) if bids and v["rounds"] else None,
+            "rounds": v["rounds"] if bids else None,
             # Classic only (Extreme has no bids): bounded to the newest HAND_SIZE_MATCHES matches.
-            "by_hand_size": hand_size_bids(store, name).to_json() if variant == "classic" else None,
+            "by_hand_size": hand_size_bids(store, name).to_json() if bids else None,
             "by_seat": [{"players": players, "seat": seat, "games": n, "avg_place": total / n}
                         for (players, seat), (n, total) in sorted(v["seats"].items())],
         })

@@ -44,6 +44,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from arena.store import DealProgress, TournamentInfo
+from engine import options_of
 
 # The stored status after which a tournament's seeds are shown.
 FINISHED = "finished"
@@ -90,7 +91,7 @@ def public_settings(info: TournamentInfo) -> dict[str, Any]:
         if key == "bot_env" and isinstance(value, Mapping):
             shown[key] = sorted(str(name) for name in value)
         elif key == "game" and isinstance(value, Mapping):
-            shown[key] = {k: v for k, v in value.items() if k != "seed"}
+            shown[key] = options_of(value)
         elif key in PUBLIC_SETTINGS:
             shown[key] = value
     if "seed" in shown:
@@ -111,7 +112,7 @@ def public_record(record: dict[str, Any], shown: bool) -> dict[str, Any]:
         return record
     config = record.get("config")
     return {**record, "seed": None,
-            "config": {k: v for k, v in config.items() if k != "seed"} if isinstance(config, Mapping) else config}
+            "config": options_of(config) if isinstance(config, Mapping) else config}
 
 
 def match_seed_shown(tournament_id: str | None, info: TournamentInfo | None) -> bool:

@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from arena.records import MatchRecord
-from engine import GameConfig, replay
+from engine import replay_record
 from engine.describe import describe_event
 
 
@@ -45,10 +45,9 @@ def _events_since(game: Any, position: int, players: int) -> tuple[list[dict[str
 
 def steps(record: MatchRecord) -> list[Step]:
     """Replay ``record`` decision by decision; one :class:`Step` per decision, after step 0."""
-    config = GameConfig.from_dict(record.config)
     players = len(record.bots)
     bidding = str(record.config.get("bidding") or "open")
-    game = replay(config, [])
+    game = replay_record(record.config, [])     # then one decision at a time
     totals = [0] * players
 
     def described(events: list[dict[str, Any]]) -> list[dict[str, Any]]:

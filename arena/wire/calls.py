@@ -24,6 +24,7 @@ from typing import Any
 
 from arena.wire import jsonc
 from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
+from engine import options_of
 
 
 def run_match_request(*, match_id: str, config: Mapping[str, Any], bots: Sequence[str],
@@ -77,7 +78,7 @@ def match_summary(*, match_id: str, variant: str, status: str, bots: Sequence[st
     >>> line.status, line.options_json
     ('finished', '{"variant":"classic","bidding":"hidden"}')
     """
-    options = "" if config is None else jsonc.dumps({k: v for k, v in config.items() if k != "seed"})
+    options = "" if config is None else jsonc.dumps(options_of(config))
     return pb.MatchSummary(match_id=match_id, variant=variant,
                            status="finished" if status == "completed" else status,
                            bot_names=bots, totals=totals, places=places, tournament_id=tournament_id or "",

@@ -42,11 +42,7 @@ from typing import Any
 
 from arena.wire import jsonc
 from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
-from engine import BID, PAY, PLAY, PREDICT, TRUMP, Action, Decision, Prediction
-from engine.classic_cards import CODES as CLASSIC_CARDS
-from engine.classic_cards import SUITS as CLASSIC_SUITS
-from engine.extreme_cards import CODES as EXTREME_CARDS
-from engine.extreme_cards import TOKEN_COLOURS as EXTREME_COLOURS
+from engine import BID, PAY, PLAY, PREDICT, TRUMP, VARIANT_RECORDS, Action, Decision, Prediction
 
 PROTOCOL_VERSION = 1
 
@@ -59,13 +55,11 @@ WIRE_TO_KIND: dict[int, str] = {wire: kind for kind, wire in KIND_TO_WIRE.items(
 # A bid is written the canonical way: no sign on zero, no leading zeros, no "+", no
 # spaces; at most three digits (no round has more tricks than that).
 _BID = re.compile(r"0|-?[1-9][0-9]{0,2}")
-# What each variant's answers may name: its card codes, and its colour names (the
-# trump suits of classic; the token colours of Wizard Extreme, white included).
-CARD_CODES: dict[str, frozenset[str]] = {"classic": frozenset(CLASSIC_CARDS), "extreme": frozenset(EXTREME_CARDS)}
-COLOUR_NAMES: dict[str, frozenset[str]] = {"classic": frozenset(CLASSIC_SUITS),
-                                           "extreme": frozenset(EXTREME_COLOURS)}
-CARD_HELP = {"classic": "cards are b1..b13, g1..g13, r1..r13, y1..y13, W1..W4, J1..J4",
-             "extreme": "cards are r1..r15, y1..y15, g1..g15, b1..b15, p1..p15"}
+# What each variant's answers may name (from its record): its card codes, and its colour
+# names (the trump suits of classic; the token colours of Wizard Extreme, white included).
+CARD_CODES: dict[str, frozenset[str]] = {name: frozenset(v.cards) for name, v in VARIANT_RECORDS.items()}
+COLOUR_NAMES: dict[str, frozenset[str]] = {name: frozenset(v.action_colours) for name, v in VARIANT_RECORDS.items()}
+CARD_HELP = {name: f"cards are {v.cards_in_words}" for name, v in VARIANT_RECORDS.items()}
 # More than there are tokens in the game (27): no legal prediction needs so many pairs.
 MAX_TAKE_FROM = 32
 

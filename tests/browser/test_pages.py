@@ -115,7 +115,7 @@ READ_TOKENS = """() => ({
 
 def test_extreme_tokens_and_supply_follow_the_engine_at_every_step(site: Site, page: Page,
                                                                     screenshot: Shoot) -> None:
-    from engine import GameConfig, replay
+    from engine import replay_record
 
     match = site.matches["extreme"]
     record = json.loads(arena("export", match.match_id, "--db", str(site.db), cwd=site.folder))
@@ -125,7 +125,7 @@ def test_extreme_tokens_and_supply_follow_the_engine_at_every_step(site: Site, p
         if k:
             page.keyboard.press("ArrowRight")
         expect(page.locator("#step")).to_have_text(re.compile(rf"^\s*{k}\s*/"))
-        truth = replay(GameConfig.from_dict(record["config"]), record["actions"][:k]).observe(None)
+        truth = replay_record(record["config"], record["actions"][:k]).observe(None)
         shown = page.evaluate(READ_TOKENS)
         assert shown["supply"] == truth["supply"], f"supply after decision {k}"
         assert shown["tokens"] == [{c: n for c, n in held.items() if n} for held in truth["tokens"]], \

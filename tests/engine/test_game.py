@@ -2,7 +2,8 @@
 
 One random-simulation test runs over every variant (as OpenSpiel runs one over every
 game): random playouts from many seeds, checking at every decision what the protocol
-promises, whatever the rules. A new variant gets these checks by being listed in
+promises, whatever the rules, and that the games keep what their variant's record
+(``engine.variant``) states. A new variant gets these checks by being listed in
 ``engine.VARIANTS``.
 """
 
@@ -19,9 +20,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine import (
+    DECISION_KINDS,
+    PAY,
+    PLAY,
     PREDICT,
+    TRUMP,
+    VARIANT_RECORDS,
     VARIANTS,
     ClassicGame,
+    ConfigError,
     EngineError,
     ExtremeGame,
     Game,
@@ -30,40 +37,68 @@ from engine import (
     new_game,
     places_from_totals,
     replay,
+    replay_record,
+    variant,
 )
-from engine.core import CLASSIC_PLAYERS, EXTREME_PLAYERS
 from engine.describe import describe_event
 
-TABLE_SIZES = {"classic": CLASSIC_PLAYERS, "extreme": EXTREME_PLAYERS}
 # Never legal: wrong values, and right values of the wrong type (True == 1, 0.0 == 0).
 NOT_AN_ACTION: list[Any] = [None, True, False, 0.0, 1.5, -1, 10**6, "", "1", "x9", [0], {"tokens": "many"}]
 
 
 @st.composite
 def configs(draw: st.DrawFn) -> GameConfig:
-    variant = draw(st.sampled_from(VARIANTS))
-    players = draw(st.sampled_from(TABLE_SIZES[variant]))
+    name = draw(st.sampled_from(VARIANTS))
+    players = draw(st.sampled_from(variant(name).players))
     options: dict[str, Any] = {}
-    if variant == "classic":
+    if name == "classic":
         options["bidding"] = draw(st.sampled_from(["open", "hidden", "secret"]))
         options["rounds"] = draw(st.integers(1, 3))
     else:
         options["rounds"] = 1  # one round is 15 tricks
-    return GameConfig(variant=variant, players=players, seed=draw(st.integers(0, 2**32 - 1)), **options)
+    return GameConfig(variant=name, players=players, seed=draw(st.integers(0, 2**32 - 1)), **options)
 
 
 def test_both_variants_declare_the_protocol() -> None:
     assert Game in ClassicGame.__mro__ and Game in ExtremeGame.__mro__   # declared, so mypy checks them
-    for variant in VARIANTS:
-        game = new_game(GameConfig(variant=variant, players=4))
+    for name in VARIANTS:
+        game = new_game(GameConfig(variant=name, players=4))
         assert isinstance(game, Game)
         assert isinstance(game.is_over, bool) and not game.is_over   # an attribute in both, not a method
+
+
+# A value other than the default for each option a variant may not have.
+NOT_DEFAULT = {"length": "amigo", "bidding": "hidden", "plus_minus_one": True, "destroyer_penalty": 5}
+
+
+def test_the_records_state_what_the_games_do() -> None:
+    assert tuple(VARIANT_RECORDS) == VARIANTS and all(variant(name).name == name for name in VARIANTS)
+    for bad in ("chess", "", None, ["classic"]):
+        with pytest.raises(ConfigError, match="unknown variant"):
+            variant(bad)  # type: ignore[arg-type]
+    for record in VARIANT_RECORDS.values():
+        assert set(record.decision_kinds) <= set(DECISION_KINDS) and set(record.special_cards) <= set(record.cards)
+        for players in record.players:
+            config = GameConfig(variant=record.name, players=players)
+            game = new_game(config)
+            assert record.rounds(config) == record.default_rounds(players) == len(record.hand_sizes(config))
+            assert game.observe(None)["hand_sizes"] == [record.hand_sizes(config)[0]] * players
+            deck = record.deck(players)
+            assert max(int(code[1:]) for code in deck if code not in record.special_cards) == record.top_rank(players)
+        for players in (record.min_players - 1, record.max_players + 1):
+            with pytest.raises(ConfigError, match=f"{record.name} is for"):
+                GameConfig(variant=record.name, players=players).validate()
+        for option, value in NOT_DEFAULT.items():
+            if option not in record.options:
+                with pytest.raises(ConfigError):
+                    GameConfig(variant=record.name, **{option: value}).validate()
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(config=configs(), play_seed=st.integers(0, 2**32 - 1))
 def test_random_playouts_keep_the_protocol(config: GameConfig, play_seed: int) -> None:
     game: Game = new_game(config)
+    record = variant(config.variant)
     rng = random.Random(play_seed)
     assert game.config == config and game.players == config.players
     seen = 0   # log position up to which the spectator has read
@@ -79,7 +114,12 @@ def test_random_playouts_keep_the_protocol(config: GameConfig, play_seed: int) -
         public += new
         for seat in to_act:
             decision = game.decision(seat)
+            assert decision.kind in record.decision_kinds
             legal = game.legal_actions(seat)
+            if decision.kind == PLAY:
+                assert set(legal) <= set(record.deck(game.players)) <= set(record.cards)
+            elif decision.kind in (TRUMP, PAY):
+                assert set(legal) <= set(record.action_colours)
             assert decision.seat == seat and decision.options == (None if decision.kind == PREDICT else legal)
             assert legal or decision.kind == PREDICT, "legal actions are non-empty until the game is over"
             for action in legal or [decision.default]:
@@ -96,6 +136,9 @@ def test_random_playouts_keep_the_protocol(config: GameConfig, play_seed: int) -
     result = game.result()
     assert len(result.totals) == game.players
     assert result.places == places_from_totals(result.totals, result.higher_is_better)
+    assert result.higher_is_better == record.higher_is_better and result.variant == record.name
+    assert len(result.rounds) == record.rounds(config) == len(record.hand_sizes(config))
+    assert list(sizes.values()) == [size * game.players for size in record.hand_sizes(config)]
     new, seen = game.events_for(None, seen)
     assert game.events_for(None, 0) == (public + new, seen), "reading the log in parts gives the whole"
     assert public + new and (public + new)[-1]["type"] == "game_over"
@@ -103,6 +146,7 @@ def test_random_playouts_keep_the_protocol(config: GameConfig, play_seed: int) -
     assert all(isinstance(describe_event(event, bots), str) for event in public + new)
     again = replay(config, game.actions)
     assert again.snapshot() == game.snapshot() and again.result() == result
+    assert replay_record(config.to_dict(), game.actions).snapshot() == game.snapshot()
 
 
 def check_observations(game: Game, sizes: dict[int, int]) -> None:

@@ -18,15 +18,9 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from arena.bench.fuzz.settings import (
-    CLASSIC_CARDS,
-    COLOURS,
-    EXTREME_CARDS,
-    FIXED_BAD_OPTIONS,
-    MESSAGE_LIMIT,
-    U32,
-)
+from arena.bench.fuzz.settings import COLOURS, FIXED_BAD_OPTIONS, MESSAGE_LIMIT, U32
 from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
+from engine import variant as variant_of
 
 
 def random_text(rng: random.Random, length: int) -> str:
@@ -52,22 +46,25 @@ def near_miss(rng: random.Random, request: pb.DecisionRequest, hand: list[str], 
     written differently, a neighbour out of range, a card or colour of the other variant."""
     options = list(request.options) or ["0"]
     legal = rng.choice(options)
+    record = variant_of(variant)
     if request.kind == pb.BID:
         return rng.choice(("0" + legal, "+" + legal, " " + legal, legal + " ", legal + ".0", "-0", "00", "01",
                            str(len(options)), "-1", "١", legal + "\x00"))
     if request.kind == pb.PLAY:
-        other = "p3" if variant == "classic" else rng.choice(("W1", "J1"))
+        # A card of the other variant: Extreme's purple, or classic's Wizard or Jester.
+        other = "p3" if "p3" not in record.cards else rng.choice(("W1", "J1"))
         return rng.choice((legal.upper(), legal[0] + "0" + legal[1:], other, "x7", "b14", "W5", "b0",
                            rng.choice([c for c in hand if c not in options] or ["W5"])))
     return rng.choice((legal.upper(), legal.capitalize(), legal + " ", "pink",
-                       "purple" if variant == "classic" else "white", legal[:3], "blue" if legal != "blue" else "red"))
+                       "purple" if "purple" not in record.action_colours else "white", legal[:3],
+                       "blue" if legal != "blue" else "red"))
 
 
 def bad_option(rng: random.Random, request: pb.DecisionRequest, hand: list[str], variant: str,
                seen: deque[str]) -> str:
     """An option string that is not among ``request.options``."""
     options = set(request.options)
-    deck = EXTREME_CARDS if variant == "extreme" else CLASSIC_CARDS
+    deck = variant_of(variant).cards
     makers: list[Callable[[], str]] = [
         lambda: near_miss(rng, request, hand, variant),
         lambda: near_miss(rng, request, hand, variant),
@@ -78,7 +75,7 @@ def bad_option(rng: random.Random, request: pb.DecisionRequest, hand: list[str],
         lambda: rng.choice(hand) if hand else "b14",   # held but maybe not playable now (not a lead colour)
         lambda: str(len(options) + rng.choice((0, 1, 5, 999))),               # a bid out of range
         lambda: rng.choice(list(seen)) if seen else "r1",                      # another request's option
-        lambda: rng.choice(COLOURS + ("white", "black")),
+        lambda: rng.choice(variant_of("extreme").action_colours),     # every token colour
         lambda: rng.choice(list(options) or ["0"]) + rng.choice((" ", "\n", "0", "x")),
         lambda: long_text(rng) if rng.random() < 0.3 else "b" + "1" * rng.randint(2, 50),
     ]

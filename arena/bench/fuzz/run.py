@@ -38,6 +38,8 @@ from arena.bench.fuzz.streams import (
 )
 from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
 from arena.wire.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
+from engine import VARIANTS
+from engine import variant as variant_of
 
 
 class Fuzzer:
@@ -206,10 +208,10 @@ class Fuzzer:
 
     def table(self, rng: random.Random, fuzzed: bool) -> tuple[dict[str, Any], int]:
         """A game config and how many fuzz seats it gets."""
-        variant = rng.choice(("classic", "extreme"))
+        variant = rng.choice(VARIANTS)
         players = rng.randint(3, 5)
         config: dict[str, Any] = {"variant": variant, "players": players, "seed": rng.getrandbits(31)}
-        if variant == "classic":
+        if "bidding" in variant_of(variant).options:    # classic: short games, every way of bidding
             config["rounds"] = rng.randint(2, 4)
             config["bidding"] = rng.choice(("open", "open", "hidden", "secret"))
             if config["bidding"] == "open" and rng.random() < 0.3:

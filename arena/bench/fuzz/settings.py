@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from engine import variant
+
 HONEST_BOTS: dict[str, str] = {
     "random": "sample_bots.random_bot",
     "greedy": "sample_bots.greedy_bot",
@@ -21,10 +23,8 @@ U64 = 2**64 - 1
 CLIENT_OPTIONS = [("grpc.max_receive_message_length", 64 * 1024 * 1024),
                   ("grpc.max_send_message_length", 64 * 1024 * 1024)]
 MESSAGE_LIMIT = 1024 * 1024
-COLOURS = ("red", "yellow", "green", "blue", "purple")
-CLASSIC_CARDS = tuple(f"{s}{r}" for s in "bgry" for r in range(1, 14)) + tuple(
-    f"{k}{i}" for k in "WJ" for i in range(1, 5))
-EXTREME_CARDS = tuple(f"{c}{r}" for c in "rygbp" for r in range(1, 16))
+# The colours of Wizard Extreme's cards and tokens (white and black aside): what predictions name.
+COLOURS = variant("extreme").suits
 # Options a bot must never get accepted: none of them is ever in a request's options.
 FIXED_BAD_OPTIONS = ("00", "01", "-1", "x7", "b14", "W5", "", " ", "J0", "W0", "r0", "-0", "+1", "1.0",
                      "1e1", "0x1", "null", "true", "[]", "{}", "\U0001F0A1", "ß", "日本", "\x00", "\ufeff1",

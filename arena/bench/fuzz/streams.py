@@ -22,6 +22,8 @@ from arena.bench.fuzz.messages import bad_option, bad_prediction, hand_of, hones
 from arena.bench.fuzz.settings import CLIENT_OPTIONS, FIXED_BAD_OPTIONS, U32, U64
 from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
 from arena.wire.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
+from arena.wire.protocol import WIRE_TO_KIND
+from engine import VARIANT_RECORDS, VARIANTS
 
 if TYPE_CHECKING:
     from arena.bench.fuzz.run import Fuzzer
@@ -31,6 +33,18 @@ BEHAVIOURS: tuple[tuple[str, int], ...] = (
     ("bad_prediction", 8), ("no_choice", 3), ("empty", 4), ("hello_again", 4), ("flood", 3), ("slow", 8),
     ("silent", 4), ("disconnect", 3), ("reconnect_early", 2), ("half_close", 1), ("big_flood", 1),
 )
+
+
+def variant_asking(kind: int) -> str:
+    """The first variant (in ``VARIANTS`` order) whose games ask for this wire decision
+    kind: the guess for a request of a match whose start the stream did not see.
+
+    >>> variant_asking(pb.PLAY), variant_asking(pb.PAY), variant_asking(pb.DECISION_KIND_UNSPECIFIED)
+    ('classic', 'extreme', 'classic')
+    """
+    engine_kind = WIRE_TO_KIND.get(kind)
+    return next((name for name, record in VARIANT_RECORDS.items() if engine_kind in record.decision_kinds),
+                VARIANTS[0])
 
 
 class Session:
@@ -301,7 +315,7 @@ class Session:
 
     async def _b_bad_option(self, request: pb.DecisionRequest) -> None:
         _, hand = hand_of(request)
-        variant = self.variants.get(request.match_id, "extreme" if request.kind in (pb.PREDICT, pb.PAY) else "classic")
+        variant = self.variants.get(request.match_id) or variant_asking(request.kind)
         option = bad_option(self.rng, request, hand, variant, self.tally.options_seen)
         self.tally.behaviours["check_refused_sent"] += 1
         self.expect_fault[request.request_id] = (request.match_id, request.seat,

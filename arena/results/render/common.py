@@ -20,6 +20,7 @@ from arena.results.leaderboard import (
     group_name,
 )
 from arena.stats.think_times import RESOLUTION
+from engine import variant as variant_of
 
 
 @dataclass(frozen=True)
@@ -67,7 +68,7 @@ def cells(row: LeaderboardRow, variant: str, crashes: bool = False) -> list[str]
         "–" if row.elo is None else f"{row.elo:.0f}", str(row.games), f"{row.avg_score:.1f}",
         f"{row.avg_place:.2f}",
     ]
-    if variant == "classic":
+    if variant_of(variant).bids:
         cells.append("–" if row.exact_bid_rate is None else f"{100 * row.exact_bid_rate:.1f}%")
     cells += [ms(row.think_p50_ms), ms(row.think_p99_ms), str(row.faults), str(row.timeouts)]
     if crashes:
@@ -102,8 +103,15 @@ def rating_text(row: LeaderboardRow) -> str:
 
 
 def headers(variant: str, crashes: bool = False) -> list[str]:
-    headers = HEADERS if variant == "classic" else [
-        LOWER_IS_BETTER if h == "Avg score" else h for h in HEADERS if h != "Exact bids"]
+    """The columns of a board of ``variant``: exact bids where players bid, and the
+    score's order where the lowest total wins.
+
+    >>> headers("extreme")[5:8]
+    ['Games', 'Avg score (lower is better)', 'Avg place']
+    """
+    record = variant_of(variant)
+    headers = [LOWER_IS_BETTER if h == "Avg score" and not record.higher_is_better else h
+               for h in HEADERS if h != "Exact bids" or record.bids]
     return [*headers, "Crashes"] if crashes else headers
 
 

@@ -11,8 +11,9 @@ import json
 from dataclasses import asdict
 from typing import Any
 
-from arena.results.leaderboard import SCORE_ORDER, BoardMetadata, LeaderboardRow, crashed, row_json
+from arena.results.leaderboard import BoardMetadata, LeaderboardRow, crashed, row_json
 from arena.results.render.common import BoardView
+from engine import variant as variant_of
 
 
 def board(view: BoardView) -> str:
@@ -33,13 +34,14 @@ def board(view: BoardView) -> str:
 def _fields(variant: str, crashes: bool = False) -> list[str]:
     """The CSV columns of a variant's rows: LeaderboardRow's fields, with the score's
     order in its name for Wizard Extreme, and the crash fields only when some bot crashed."""
+    record = variant_of(variant)
     fields = list(LeaderboardRow.__dataclass_fields__)
-    if variant != "classic":
+    if not record.bids:
         fields.remove("exact_bid_rate")
     if not crashes:
         fields.remove("crashes")
         fields.remove("last_crash")
-    if SCORE_ORDER.get(variant) == "lower_is_better":
+    if not record.higher_is_better:
         fields[fields.index("avg_score")] = "avg_score_lower_is_better"
     return fields
 
