@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from arena.sdk import Bot, MatchInfo, ask
-from engine import GameConfig, new_game
+from engine import GameConfig, new_game, variant
 
 
 @dataclass
@@ -51,7 +51,7 @@ class Series:
     standings: list[Standing] = field(default_factory=list)
 
     def table(self) -> str:
-        better = "higher" if self.variant == "classic" else "lower"
+        better = "higher" if variant(self.variant).higher_is_better else "lower"
         lines = [f"{'bot':<14}{'games':>6}{'avg score':>11}{'avg place':>11}{'firsts':>8}{'ms/dec':>8}"
                  f"   ({self.variant}: {better} score is better)"]
         for s in self.standings:

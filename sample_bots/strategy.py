@@ -2,7 +2,8 @@
 
 Everything here works on what a bot receives over the wire (card codes such as
 ``"b7"``, ``"W1"``, ``"r15"`` and the observation dict), never on engine internals,
-so it doubles as an example of reading the protocol.
+so it doubles as an example of reading the protocol. The variants' facts (suits,
+decks, the fixed trump) come from their records, ``engine.variant(name)``.
 
 The bots are deliberately simple *estimators*: each card in hand gets a chance of
 winning a trick, the chances add up to a distribution of tricks, and bids/predictions
@@ -17,12 +18,14 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from engine import variant
+
 COLOUR_OF_LETTER = {"b": "blue", "g": "green", "r": "red", "y": "yellow", "p": "purple"}
-CLASSIC_SUITS = ("blue", "green", "red", "yellow")
-EXTREME_COLOURS = ("red", "yellow", "green", "blue", "purple")
-EXTREME_TRUMP = "red"
+EXTREME = variant("extreme")
+EXTREME_COLOURS = EXTREME.suits
+EXTREME_TRUMP = EXTREME.trump      # red, always
 # Ranks in the Wizard Extreme deck by number of players (45 / 60 / 75 cards).
-EXTREME_MAX_RANK = {3: 9, 4: 12, 5: 15}
+EXTREME_MAX_RANK = {players: EXTREME.top_rank(players) for players in EXTREME.players}
 
 
 # ---------------------------------------------------------------- cards
@@ -53,20 +56,9 @@ def card(code: str) -> Card:
     return Card(code, COLOUR_OF_LETTER[code[0]], int(code[1:]))
 
 
-CLASSIC_DECK: tuple[str, ...] = tuple(
-    [f"{s[0]}{r}" for s in CLASSIC_SUITS for r in range(1, 14)]
-    + [f"W{i}" for i in range(1, 5)] + [f"J{i}" for i in range(1, 5)]
-)
-
-
-def extreme_deck(players: int) -> tuple[str, ...]:
-    top = EXTREME_MAX_RANK.get(players, 15)
-    return tuple(f"{c[0]}{r}" for c in EXTREME_COLOURS for r in range(1, top + 1))
-
-
 def unseen_cards(obs: dict[str, Any]) -> set[str]:
     """Cards this seat has not seen this round: in other hands or (classic) undealt."""
-    deck = CLASSIC_DECK if obs["variant"] == "classic" else extreme_deck(obs["players"])
+    deck = variant(obs["variant"]).deck(obs["players"])
     seen = set(obs["hand"]) | set(obs["played"])
     if obs.get("trump_card"):
         seen.add(obs["trump_card"])
@@ -156,8 +148,8 @@ def hold_chance(obs: dict[str, Any], code: str, unseen: set[str]) -> float:
     if remaining <= 0:
         return 1.0
     c = card(code)
-    classic = obs["variant"] == "classic"
-    trump = obs["trump"] if classic else EXTREME_TRUMP
+    classic = obs["variant"] == "classic"      # the trick's model: Wizards, Jesters, the lead after them
+    trump = variant(obs["variant"]).trump or obs["trump"]   # fixed (Extreme's red), or this round's
     lead = classic_lead_suit(codes) if classic else card(codes[0]).suit
     if classic and any(card(x).is_wizard for x in codes):
         return 1.0  # a Wizard is out: the first one wins whatever comes
@@ -279,7 +271,7 @@ def play_to_target(obs: dict[str, Any], options: Sequence[str], want_win: bool, 
     does not win, or, when every card would win, the least dangerous one (the
     players after us may still take it); as the last player, the biggest one.
     """
-    trump = obs["trump"] if obs["variant"] == "classic" else EXTREME_TRUMP
+    trump = variant(obs["variant"]).trump or obs["trump"]
     unseen = unseen_cards(obs)
     last = len(obs["trick"]) == obs["players"] - 1
     chances = {code: hold_chance(obs, code, unseen) for code in options}
