@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import shlex
 import shutil
 import signal
 from collections import defaultdict
@@ -25,7 +24,7 @@ from arena.records import MatchRecord
 from arena.results.sprt import stored_monitor
 from arena.stats.sprt import monitor_from, status_line, verdict
 from arena.tournament.lineup import LADDER_BOTS, BotStartError
-from arena.tournament.lock import arena_secrets, hold_lock, log_dir_for
+from arena.tournament.lock import arena_secrets, hold_lock, log_dir_for, resume_command
 from arena.tournament.progress import progress_bar, status_text
 from arena.tournament.runner import LocalArena, MatchRunner, RemoteArena, RunSummary, Standing
 from arena.tournament.sandbox import SandboxError, SandboxMode, find_confinement
@@ -53,19 +52,6 @@ class Run:
     created_db: bool = False                 # new runs: this command made the database file
     workers: int = 1                         # 0: only show progress while `arena worker`s play
     db: str = DEFAULT_DB
-
-
-def resume_command(tournament_id: str, db: str, remote: bool = False) -> str:
-    """The command that finishes this tournament (``--db`` only when it is not the default;
-    a tournament on a running server needs its admin token again).
-
-    >>> resume_command("t-abc123", "runs/my arena.db")
-    "arena tournament --resume t-abc123 --db 'runs/my arena.db'"
-    >>> print(resume_command("t-abc123", "arena.db", remote=True))
-    arena tournament --resume t-abc123 (with the server's admin token: --admin-token or ARENA_ADMIN_TOKEN)
-    """
-    return (f"arena tournament --resume {tournament_id}" + (f" --db {shlex.quote(db)}" if db != DEFAULT_DB else "")
-            + (" (with the server's admin token: --admin-token or ARENA_ADMIN_TOKEN)" if remote else ""))
 
 
 # ---------------------------------------------------------------------- the command

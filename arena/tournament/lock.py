@@ -1,4 +1,5 @@
-"""One runner per tournament: its log folder, its run lock, and the status to show.
+"""One runner per tournament: its log folder, its run lock, the status to show, and the
+command that resumes it.
 
 A local tournament keeps its bots' output and a lock file in ``arena-logs/ID`` beside
 the database. The process running it holds an exclusive ``flock`` on that file, which
@@ -10,9 +11,11 @@ process died (kill -9, a crash, a power cut) from one that is running.
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
+from arena.tournament.settings import DEFAULT_DB
 from engine import ConfigError
 
 if TYPE_CHECKING:    # only for the type: importing the store brings SQLAlchemy
@@ -126,3 +129,16 @@ def shown_status(info: TournamentInfo, db: str) -> str:
         return info.status
     # None (no lock file, no flock on this platform) cannot tell: keep what is stored.
     return "interrupted" if lock_held(log_dir_for(db, info.id)) is False else "running"
+
+
+def resume_command(tournament_id: str, db: str, remote: bool = False) -> str:
+    """The command that finishes this tournament (``--db`` only when it is not the default;
+    a tournament on a running server needs its admin token again).
+
+    >>> resume_command("t-abc123", "runs/my arena.db")
+    "arena tournament --resume t-abc123 --db 'runs/my arena.db'"
+    >>> print(resume_command("t-abc123", "arena.db", remote=True))
+    arena tournament --resume t-abc123 (with the server's admin token: --admin-token or ARENA_ADMIN_TOKEN)
+    """
+    return (f"arena tournament --resume {tournament_id}" + (f" --db {shlex.quote(db)}" if db != DEFAULT_DB else "")
+            + (" (with the server's admin token: --admin-token or ARENA_ADMIN_TOKEN)" if remote else ""))

@@ -15,8 +15,7 @@ from arena.results import elo_history
 from arena.results import leaderboard as lb
 from arena.results.render import render_board
 from arena.store import NotStored, Store, StoreError, TournamentInfo
-from arena.tournament.command import resume_command
-from arena.tournament.lock import shown_status
+from arena.tournament.lock import resume_command, shown_status
 from arena.web import disclosure
 from arena.web.bots import NoSuchBot, bot_json
 from arena.web.viewer import match_json
