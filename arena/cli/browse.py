@@ -74,6 +74,18 @@ def shown_variants(store: Store, variant: str | None, tournament: str | None, fm
     return found
 
 
+def boards_to_print(store: Store, variant: str | None, tournament: str | None, fmt: str) -> tuple[list[str], bool]:
+    """The variants to print a board of (:func:`shown_variants`), and whether any has
+    completed matches. With none at all: one line on stderr, then no board for the
+    table and the first variant's for the other formats, which still print a
+    well-formed empty board for scripts."""
+    variants = shown_variants(store, variant, tournament, fmt)
+    if variants:
+        return variants, True
+    err_console.print(f"no completed matches in {store.name}")
+    return ([] if fmt == "table" else [VARIANTS[0]]), False
+
+
 def leaderboard(
     variant: str | None = VariantOption,
     tournament: str | None = typer.Option(None, help="Only this tournament's games."),
@@ -138,17 +150,12 @@ def leaderboard(
         if not written:
             err_console.print("nothing to export: no completed matches" + (f" in {tournament}" if tournament else ""))
         return
-    variants = shown_variants(store, variant, tournament, format)
-    if not variants:
-        err_console.print(f"no completed matches in {store.name}")
-        if format == "table":
-            return
-    # With none, the other formats still print a well-formed empty board, for scripts.
-    for number, shown in enumerate(variants or [VARIANTS[0]]):
+    variants, any_games = boards_to_print(store, variant, tournament, format)
+    for number, shown in enumerate(variants):
         if number:
             print()
         board = lb.board(store, shown, tournament_id=tournament, min_games=min_games)
-        if not board.rows and variants:
+        if not board.rows and any_games:
             err_console.print(f"no completed {shown} matches" + (f" in tournament {tournament}" if tournament else "")
                               + (f" by bots with {min_games}+ games" if min_games else ""))
         if format == "table":
@@ -214,17 +221,12 @@ def crosstable(
         if variant is not None and tournament_variant not in (None, variant):
             fail(f"tournament {tournament} is {tournament_variant}, not {variant}")
         variant = variant or tournament_variant
-    variants = shown_variants(store, variant, tournament, format)
-    if not variants:
-        err_console.print(f"no completed matches in {store.name}")
-        if format == "table":
-            return
-    # With none, the other formats still print, well-formed and empty, for scripts.
-    for number, shown in enumerate(variants or [VARIANTS[0]]):
+    variants, any_games = boards_to_print(store, variant, tournament, format)
+    for number, shown in enumerate(variants):
         if number:
             print()
         table = ct.crosstable(store, shown, tournament_id=tournament)
-        if not table.bots and variants:
+        if not table.bots and any_games:
             err_console.print(f"no completed {shown} matches" + (f" in tournament {tournament}" if tournament else ""))
             if format == "table":
                 continue
