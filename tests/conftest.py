@@ -6,7 +6,7 @@
 
 ``postgres_url`` (one per test session): a PostgreSQL database the tests may fill and
 wipe. ``ARENA_TEST_POSTGRES_URL`` names one, e.g.
-``ARENA_TEST_POSTGRES_URL=postgresql://arena@127.0.0.1:55432/arena_test pytest tests/test_store.py``;
+``ARENA_TEST_POSTGRES_URL=postgresql://arena@127.0.0.1:55432/arena_test pytest tests/store/test_store.py``;
 without it, when PostgreSQL's ``initdb`` and ``pg_ctl`` are found (on the PATH or in
 Debian's ``/usr/lib/postgresql/VERSION/bin``), a throwaway cluster is started for the
 session (a temporary folder, a free port on 127.0.0.1, trust authentication) and stopped
@@ -22,6 +22,14 @@ end of the test or module::
     def test_something(arena_server):
         arena = arena_server(bots=["honest0", "honest1", "honest2"], move_time=0.5)
         record = arena.run_match(["honest0", "honest1", "honest2"])
+
+``web_over`` (one test): `arena web` as its own process over a database file.
+``played_boards``: real engine games in a ``store``, in tournaments and outside any (the
+leaderboard and Elo plot tests). ``web_db`` and ``web_client`` (one test module): the web
+tests' SQLite file of real engine games and Starlette's TestClient over it.
+
+The builders these fixtures use, and the tests too, are plain functions in factories.py;
+no test module imports another.
 """
 
 from __future__ import annotations
@@ -41,7 +49,9 @@ import pytest
 
 if TYPE_CHECKING:
     from bots.harness import ArenaThread
+    from starlette.testclient import TestClient
 
+    from arena.records import MatchRecord
     from arena.store import Store
 
 POSTGRES_URL = os.environ.get("ARENA_TEST_POSTGRES_URL")
@@ -71,16 +81,6 @@ def _tmp_path_readable_by_bots(request: pytest.FixtureRequest) -> None:
     ordinary folder can (the arena refuses a private one with a one-line error)."""
     if "tmp_path" in request.fixturenames:
         request.getfixturevalue("tmp_path").chmod(0o755)
-
-
-def _wipe_postgres(url: str) -> None:
-    from sqlalchemy import create_engine, text
-
-    engine = create_engine(url)
-    with engine.begin() as conn:
-        conn.execute(text("DROP SCHEMA public CASCADE"))
-        conn.execute(text("CREATE SCHEMA public"))
-    engine.dispose()
 
 
 def _postgres_bin() -> Path | None:
@@ -179,11 +179,13 @@ def postgres_url() -> Iterator[str]:
 @pytest.fixture(params=["sqlite"] + ([] if SKIP_POSTGRES else ["postgresql"]))
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
     """An empty store: a SQLite file in a temp dir, or the PostgreSQL test database wiped."""
+    from factories import wipe_postgres
+
     from arena.store import Store
 
     if request.param == "postgresql":
         url = request.getfixturevalue("postgres_url")
-        _wipe_postgres(url)
+        wipe_postgres(url)
     else:
         url = str(tmp_path / "arena.db")
     with Store(url) as opened:
@@ -226,8 +228,8 @@ module_arena_server = pytest.fixture(_arena_servers, scope="module", name="modul
 @pytest.fixture
 def web_over() -> Iterator[Callable[[Path], str]]:
     """``web_over(db)``: start `arena web --port 0` on ``db`` as its own process, return its
-    address; stopped at the end (tests/browser/conftest.py's WebServer)."""
-    from browser.conftest import WebServer
+    address; stopped at the end (factories.WebServer)."""
+    from factories import WebServer
 
     servers: list[WebServer] = []
 
@@ -238,3 +240,74 @@ def web_over() -> Iterator[Callable[[Path], str]]:
     yield start
     for server in servers:
         server.stop()
+
+
+@pytest.fixture
+def played_boards(store: Store) -> tuple[Store, dict[str, list[MatchRecord]]]:
+    """Real 3-round engine games in three tournaments (two sets of game options, one
+    organised elsewhere) and outside any, with fallbacks and timeouts; and an aborted one."""
+    from factories import played
+
+    from arena.records import FaultRecord
+
+    three = store.create_tournament({"game": {"variant": "classic", "players": 3, "rounds": 3}}, master_seed=1)
+    four = store.create_tournament({"game": {"variant": "classic", "players": 4, "rounds": 3}}, master_seed=2)
+    games: dict[str, list[MatchRecord]] = {three: [], four: [], "t-remote": [], "": []}
+    for i in range(4):
+        record = played(f"three-{i}", "classic", ["ann", "bob", "cy"], seed=i)
+        record.tournament_id, record.game_index = three, i
+        record.latencies_ms[i] = None           # a fallback the referee played: no think time
+        if i == 1:
+            record.faults = [FaultRecord(2, "cy", "timeout", "no answer"), FaultRecord(2, "cy", "illegal", "x"),
+                             FaultRecord(0, "ann", "timeout", "no answer")]
+        games[three].append(record)
+    for i in range(2):
+        record = played(f"four-{i}", "classic", ["ann", "bob", "cy", "dee"], seed=10 + i)
+        record.tournament_id, record.game_index = four, i
+        games[four].append(record)
+    remote = played("remote-0", "classic", ["ann", "bob", "dee"], seed=20)
+    remote.tournament_id, remote.game_index = "t-remote", 0
+    games["t-remote"].append(remote)
+    games[""].append(played("alone-0", "classic", ["bob", "cy", "dee"], seed=30))
+    for records in games.values():
+        store.save_matches(records)
+    aborted = played("aborted-0", "classic", ["ann", "bob", "cy"], seed=40)
+    aborted.status, aborted.faults = "aborted", [FaultRecord(0, "ann", "timeout", "not counted")]
+    store.save_match(aborted)
+    return store, games
+
+
+@pytest.fixture(scope="module")
+def web_db(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """The web tests' database file and the id of its one tournament (classic, hidden bids)."""
+    from factories import WEB_BOTS, played
+
+    from arena.records import FaultRecord
+    from arena.store import Store
+
+    path = tmp_path_factory.mktemp("web") / "arena.db"
+    with Store(str(path)) as store:
+        tournament = store.create_tournament({"game": {"variant": "classic", "players": 3, "bidding": "hidden"}},
+                                             master_seed=1, status="completed")
+        for i in range(6):
+            record = played(f"hidden-{i}", "classic", WEB_BOTS[i % 3:] + WEB_BOTS[:i % 3], i, bidding="hidden")
+            record.tournament_id, record.game_index = tournament, i
+            store.save_match(record)
+        for i in range(3):
+            store.save_match(played(f"secret-{i}", "classic", WEB_BOTS, 10 + i, bidding="secret"))
+            open_match = played(f"open-{i}", "classic", WEB_BOTS[::-1], 20 + i)
+            if i == 0:    # seat 2 is ann: one timeout for her bot page
+                open_match.faults = [FaultRecord(seat=2, bot="ann", kind="timeout", message="too slow")]
+            store.save_match(open_match)
+            store.save_match(played(f"extreme-{i}", "extreme", ["ann", "bob", "dee", "eve"], 30 + i))
+    return path, tournament
+
+
+@pytest.fixture(scope="module")
+def web_client(web_db: tuple[Path, str]) -> TestClient:
+    """Starlette's TestClient on ``arena web``'s app over ``web_db``."""
+    from starlette.testclient import TestClient
+
+    from arena.web.app import create_app
+
+    return TestClient(create_app(str(web_db[0])))

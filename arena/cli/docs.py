@@ -2,7 +2,7 @@
 
 ``python -m arena.cli.docs`` rewrites the part of docs/cli.md between its two marker
 lines (``BEGIN`` and ``END`` below) with :func:`reference`; ``--check`` only compares,
-exit code 1 when the file is out of date. ``tests/test_docs_cli.py`` runs the same
+exit code 1 when the file is out of date. ``tests/cli/test_docs_cli.py`` runs the same
 comparison. The text is typer's own Markdown (the generator behind ``typer
 arena.cli.app utils docs --name arena``), one heading level down so that it sits under
 the page's title: one section per command with its help text, its usage line, its

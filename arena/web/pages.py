@@ -209,5 +209,5 @@ def render(name: str, **context: Any) -> str:
 
 def bot(data: dict[str, Any]) -> str:
     """The bot page of ``data`` (``/api/bots/{name}``'s answer), as ``/bots/{name}`` shows
-    it: for a caller with the data and no request (tests/test_hand_size_stats.py)."""
+    it: for a caller with the data and no request (tests/results/test_hand_size_stats.py)."""
     return render("bot.html", bot=data)

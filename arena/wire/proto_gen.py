@@ -1,7 +1,7 @@
 """Regenerate the Python code for ``proto/`` into ``arena/wire/pb/``, with a copy of the contract.
 
 Run ``python -m arena.wire.proto_gen`` after editing a ``.proto`` file; a test
-(``tests/test_proto.py``) fails while the committed code or copy is out of date. The
+(``tests/wire/test_proto.py``) fails while the committed code or copy is out of date. The
 copy (``arena/wire/pb/wizard_arena/v1/arena.proto``) ships inside the installed package, so
 an installed arena can hand the contract to bots in other languages
 (:data:`INSTALLED_PROTO`; ``arena proto`` prints its path). grpc_tools writes absolute imports

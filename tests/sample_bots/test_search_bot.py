@@ -1,0 +1,187 @@
+"""The search bot (sample_bots/search_bot.py): legal in both variants, within its time budget.
+
+* in-process on the engine: every decision kind of both variants, several table sizes and
+  classic options, with a tiny budget (the engine refuses any illegal answer);
+* the budget: decisions take about ``--budget-ms`` and no more, a smaller request deadline
+  lowers it, and a larger budget searches more worlds;
+* over loopback: full matches of both variants through the real referee, the bot a
+  separate process started with ``--budget-ms``, without a fault.
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from typing import Any
+
+import pytest
+from factories import ROOT
+from factories import sample_bot_command as bot_command
+
+from engine import GameConfig, new_game
+from sample_bots.evaluate import bot_factory, play_game
+from sample_bots.search_bot import SearchBot, bot_class
+
+
+def play_timed(bot: SearchBot, config: GameConfig, opponents: str = "heuristic") -> list[tuple[str, float]]:
+    """One game, the search bot in seat 0; returns (decision kind, seconds) of its decisions."""
+    from arena.sdk import ask
+
+    game = new_game(config)
+    others = [bot_factory(opponents)() for _ in range(config.players - 1)]
+    bot.rng = random.Random(config.seed)
+    times = []
+    while not game.is_over:
+        for seat in game.to_act():
+            decision = game.decision(seat)
+            options = None if decision.options is None else list(decision.options)
+            player = bot if seat == 0 else others[seat - 1]
+            started = time.perf_counter()
+            action = ask(player, decision.kind, game.observe(seat), options)
+            if seat == 0:
+                times.append((decision.kind, time.perf_counter() - started))
+            game.apply(seat, action)
+    return times
+
+
+@pytest.mark.parametrize("variant,players,options", [
+    ("classic", 3, {}), ("classic", 6, {}), ("classic", 4, {"bidding": "secret"}),
+    ("classic", 4, {"plus_minus_one": True}), ("extreme", 3, {}), ("extreme", 5, {}),
+])
+def test_search_bot_plays_legally(variant: str, players: int, options: dict[str, Any]) -> None:
+    bots = [bot_class(2.0)()] + [bot_factory("heuristic")() for _ in range(players - 1)]
+    config = GameConfig(variant=variant, players=players, seed=11, rounds=4 if variant == "classic" else 1, **options)
+    totals, places, _, counts = play_game(bots, config, list(range(players)))
+    assert len(totals) == players and counts[0] > 0
+
+
+def test_search_bot_makes_every_kind_of_decision() -> None:
+    """Trump choices (a Wizard turned up), bids, plays, predictions and payments: random
+    games until each kind comes up, then the search bot answers it legally."""
+    from arena.sdk import ask
+
+    seen: set[str] = set()
+    for seed in range(200):
+        variant = "classic" if seed % 2 else "extreme"
+        game = new_game(GameConfig(variant=variant, players=3, seed=seed, rounds=6 if variant == "classic" else 1))
+        rng = random.Random(seed)
+        while not game.is_over:
+            seat = game.to_act()[0]
+            decision = game.decision(seat)
+            if decision.kind not in seen:
+                bot = bot_class(2.0)()
+                options = None if decision.options is None else list(decision.options)
+                game.apply(seat, ask(bot, decision.kind, game.observe(seat), options))  # refused if illegal
+                seen.add(decision.kind)
+            else:
+                game.apply(seat, game.random_action(seat, rng))
+        if len(seen) == 5:
+            break
+    assert seen == {"bid", "play", "predict", "pay", "trump"}
+
+
+@pytest.mark.parametrize("variant", ["classic", "extreme"])
+def test_search_bot_respects_its_budget(variant: str) -> None:
+    budget_ms = 15.0
+    rounds = 6 if variant == "classic" else 1
+    times = [t for _, t in play_timed(bot_class(budget_ms)(), GameConfig(variant=variant, players=4, seed=3,
+                                                                          rounds=rounds))]
+    assert times
+    # One more world is started only when it is expected to fit, and a world cut short is
+    # dropped; the slack is for a loaded machine.
+    assert max(times) * 1000 < budget_ms + 25, max(times)
+    assert statistics.median(times) * 1000 < budget_ms + 5
+
+
+def test_the_request_deadline_caps_the_budget() -> None:
+    bot = bot_class(1000.0)()
+    bot.deadline_ms = 25  # the arena's limit for this decision: search ~40 % of it
+    times = [t for _, t in play_timed(bot, GameConfig(variant="classic", players=4, seed=5, rounds=4))]
+    assert max(times) * 1000 < 0.4 * 25 + 25
+
+
+def first_bid_of_round_6() -> tuple[dict[str, Any], list[Any]]:
+    """A bid with 6 cards (random play before it): the observation and the options."""
+    game = new_game(GameConfig(variant="classic", players=4, seed=8, rounds=6))
+    rng = random.Random(0)
+    while game.observe(0)["round"] < 6:
+        seat = game.to_act()[0]
+        game.apply(seat, game.random_action(seat, rng))
+    seat = game.to_act()[0]
+    return game.observe(seat), list(game.legal_actions(seat))
+
+
+def test_searches_side_by_side_each_keep_their_deadline() -> None:
+    """The SDK asks each match on its own thread: four searches at once take turns at the
+    CPU (search_bot.Turns), run side by side, and each ends at its own wall-clock deadline
+    (left to the GIL, one could wait 60 ms and more for the CPU)."""
+    obs, options = first_bid_of_round_6()
+    budget_ms = 40.0
+    times: list[float] = []
+
+    def decide() -> None:
+        bot = bot_class(budget_ms, max_worlds=10**6)()   # no cap: every search uses its whole budget
+        started = time.perf_counter()
+        bot.bid(obs, options)
+        times.append(time.perf_counter() - started)
+
+    threads = [threading.Thread(target=decide) for _ in range(4)]
+    started = time.perf_counter()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(times) == 4
+    assert max(times) * 1000 < budget_ms + 25, times          # the slack is for a loaded machine
+    assert (time.perf_counter() - started) * 1000 < 2 * budget_ms + 25   # side by side, not one after another
+
+
+def test_max_worlds_caps_the_search() -> None:
+    bot = bot_class(1000.0, max_worlds=3)()
+    bot.bid(*first_bid_of_round_6())
+    assert bot.last_worlds == 3
+
+
+def test_more_time_means_more_worlds() -> None:
+    obs, options = first_bid_of_round_6()
+    worlds = []
+    for budget in (3.0, 30.0):
+        bot = bot_class(budget)()
+        bot.bid(obs, options)
+        worlds.append(bot.last_worlds)
+    assert 0 < worlds[0] < worlds[1]
+
+
+def test_search_bot_through_the_real_referee(arena_server: Any) -> None:
+    """Full matches of both variants over loopback, the search bot a process with a small budget."""
+    from arena.records import MatchSpec
+
+    names = ["search", "heuristic", "cautious"]
+    arena = arena_server(local_bots={name: f"token-{name}" for name in names})
+    commands = {"search": [sys.executable, "-m", "sample_bots.search_bot", "--budget-ms", "5"],
+                "heuristic": bot_command("heuristic"), "cautious": bot_command("cautious")}
+    procs = [subprocess.Popen(commands[name] + ["--arena", arena.address, "--token", f"token-{name}", "--name", name],
+                              cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+             for name in names]
+    try:
+        arena.call(arena.arena.wait_connected(names, timeout=30))
+        configs = [{"variant": "classic", "players": 3, "seed": 5, "rounds": 5},
+                   {"variant": "extreme", "players": 3, "seed": 6, "rounds": 1}]
+        for i, config in enumerate(configs):
+            spec = MatchSpec(config=config, bots=names, bot_seeds=[10 * i + s for s in range(3)])
+            record = arena.call(arena.arena.run_match(spec), timeout=120)
+            assert record.status == "completed"
+            assert record.faults == [], [f"{f.bot}: {f.kind}: {f.message}" for f in record.faults]
+            assert not any(record.forfeited)
+    finally:
+        for proc in procs:
+            proc.terminate()
+        for name, proc in zip(names, procs):
+            code = proc.wait(10)
+            stderr = proc.stderr.read() if proc.stderr else ""
+            assert code == 0, f"{name} exited with {code}:\n{stderr[-2000:]}"
+            assert "Traceback" not in stderr and "decision failed" not in stderr, f"{name} logged errors:\n{stderr}"

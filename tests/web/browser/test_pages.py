@@ -1,0 +1,278 @@
+"""`arena web` in a real browser: the pages a person opens show what the CLI shows.
+
+Chromium (Debian's) driven by Playwright, against `arena web` running as its own process
+over a database filled by real tournaments (fixtures in conftest.py). Every page is also
+checked for console errors and photographed into test-artifacts/screenshots/.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+# Outside CI, no Playwright means a skip (one line); in CI the import below fails the run.
+if not os.environ.get("CI"):
+    pytest.importorskip("playwright", reason="playwright is not installed (pip install -e '.[test]')")
+from factories import arena_stdout  # noqa: E402
+from playwright.sync_api import Page, expect  # noqa: E402
+
+if TYPE_CHECKING:
+    from factories import Site
+
+Shoot = Callable[[Page, str], None]
+
+# Real processes, a real browser: end to end (pytest -m 'not slow' skips).
+pytestmark = pytest.mark.slow
+
+STEP = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
+
+
+def board_bots(page: Page) -> list[str]:
+    return [row.get_attribute("data-bot") or "" for row in page.locator("#board tbody tr[data-bot]").all()]
+
+
+def cli_bots(site: Site, *args: str) -> list[str]:
+    return [row["bot"] for row in site.cli_json("leaderboard", *args)["rows"]]
+
+
+@pytest.mark.parametrize("variant", ["classic", "extreme"])
+def test_the_leaderboard_lists_the_clis_bots_in_its_order(site: Site, page: Page, screenshot: Shoot,
+                                                          variant: str) -> None:
+    page.goto(f"{site.url}/leaderboard/{variant}")
+    expected = cli_bots(site, "--variant", variant)
+    assert expected, "the tournaments stored no rows"
+    assert board_bots(page) == expected
+    screenshot(page, f"leaderboard-{variant}")
+
+
+def test_one_tournaments_leaderboard_lists_that_tournaments_bots(site: Site, page: Page, screenshot: Shoot) -> None:
+    tournament = site.tournaments["classic-secret"]
+    page.goto(f"{site.url}/leaderboard/classic?tournament={tournament}")
+    assert board_bots(page) == cli_bots(site, "--variant", "classic", "--tournament", tournament)
+    screenshot(page, "leaderboard-one-tournament")
+
+
+def open_viewer(page: Page, url: str, decisions: int) -> None:
+    """Open a match viewer and wait until it has its data (it fetches it after the page
+    loads: a click before that would race it)."""
+    page.goto(url)
+    expect(page.locator("#step")).to_have_text(re.compile(rf"/\s*{decisions}\s*$"))
+
+
+def step(page: Page) -> tuple[int, int]:
+    """The viewer's "k / N" position."""
+    shown = STEP.match(page.locator("#step").inner_text())
+    assert shown, f"#step shows {page.locator('#step').inner_text()!r}, not 'k / N'"
+    return int(shown[1]), int(shown[2])
+
+
+@pytest.mark.parametrize("kind", ["classic-hidden", "classic-secret", "extreme"])
+def test_the_last_step_shows_the_stored_totals(site: Site, page: Page, screenshot: Shoot, kind: str) -> None:
+    match = site.matches[kind]
+    open_viewer(page, f"{site.url}/matches/{match.match_id}", match.decisions)
+    page.locator("#last").click()
+    expect(page.locator("#totals")).to_have_attribute("data-totals", match.totals)
+    assert step(page) == (match.decisions, match.decisions)
+    screenshot(page, f"match-{kind}")
+
+
+@pytest.mark.parametrize("kind", ["classic-hidden", "classic-secret"])
+def test_stepping_through_a_whole_match_one_decision_at_a_time(site: Site, page: Page, kind: str) -> None:
+    match = site.matches[kind]
+    open_viewer(page, f"{site.url}/matches/{match.match_id}", match.decisions)
+    page.locator("#first").click()
+    assert step(page) == (0, match.decisions)
+    start = page.locator("#totals").get_attribute("data-totals") or ""
+    assert set(start.split(",")) == {"0"}, f"totals before any decision: {start!r}"
+    # Both controls a person uses: the button and the arrow key, in turn.
+    for k in range(1, match.decisions + 1):
+        if k % 2:
+            page.locator("#next").click()
+        else:
+            page.keyboard.press("ArrowRight")
+        expect(page.locator("#step")).to_have_text(re.compile(rf"^\s*{k}\s*/\s*{match.decisions}\s*$"))
+    expect(page.locator("#totals")).to_have_attribute("data-totals", match.totals)
+    # One more press at the end stays at the end.
+    page.keyboard.press("ArrowRight")
+    assert step(page) == (match.decisions, match.decisions)
+
+
+READ_TOKENS = """() => ({
+  supply: JSON.parse(document.getElementById("supply").dataset.supply),
+  tokens: Array.from(document.querySelectorAll("#table td.tokens")).map((td) => JSON.parse(td.dataset.tokens))})"""
+
+
+def test_extreme_tokens_and_supply_follow_the_engine_at_every_step(site: Site, page: Page,
+                                                                    screenshot: Shoot) -> None:
+    from engine import replay_record
+
+    match = site.matches["extreme"]
+    record = json.loads(arena_stdout("export", match.match_id, "--db", str(site.db), cwd=site.folder))
+    open_viewer(page, f"{site.url}/matches/{match.match_id}", match.decisions)
+    page.locator("#first").click()
+    for k in range(match.decisions + 1):
+        if k:
+            page.keyboard.press("ArrowRight")
+        expect(page.locator("#step")).to_have_text(re.compile(rf"^\s*{k}\s*/"))
+        truth = replay_record(record["config"], record["actions"][:k]).observe(None)
+        shown = page.evaluate(READ_TOKENS)
+        assert shown["supply"] == truth["supply"], f"supply after decision {k}"
+        assert shown["tokens"] == [{c: n for c, n in held.items() if n} for held in truth["tokens"]], \
+            f"tokens after decision {k}"
+        if k == match.decisions // 2:
+            screenshot(page, "match-extreme-tokens")
+
+
+def test_the_url_hash_opens_a_decision(site: Site, page: Page) -> None:
+    match = site.matches["extreme"]
+    page.goto(f"{site.url}/matches/{match.match_id}#d={match.decisions}")
+    expect(page.locator("#totals")).to_have_attribute("data-totals", match.totals)
+    assert step(page) == (match.decisions, match.decisions)
+    page.goto(f"{site.url}/matches/{match.match_id}#d=1")
+    expect(page.locator("#step")).to_have_text(re.compile(rf"^\s*1\s*/\s*{match.decisions}\s*$"))
+
+
+def test_play_steps_on_by_itself_until_paused(site: Site, page: Page) -> None:
+    match = site.matches["classic-secret"]
+    open_viewer(page, f"{site.url}/matches/{match.match_id}", match.decisions)
+    page.locator("#first").click()
+    page.locator("#play").click()
+    expect(page.locator("#step")).not_to_have_text(re.compile(r"^\s*0\s*/"))
+    page.locator("#play").click()
+    paused = step(page)
+    page.wait_for_timeout(1000)  # several of the player's ticks
+    assert step(page) == paused
+
+
+@pytest.mark.parametrize("path", ["/matches/no-such-match", "/leaderboard/chess",
+                                  "/leaderboard/classic?tournament=no-such-tournament", "/crosstable/chess"])
+def test_an_unknown_match_variant_or_tournament_is_a_404_page(site: Site, page: Page, screenshot: Shoot,
+                                                               path: str) -> None:
+    response = page.goto(f"{site.url}{path}")
+    assert response is not None and response.status == 404
+    assert "text/html" in response.headers.get("content-type", "")
+    assert "Traceback" not in page.content()
+    if path.startswith("/matches/"):
+        screenshot(page, "404")
+
+
+def test_the_index_links_to_each_board_and_each_tournament(site: Site, page: Page, screenshot: Shoot) -> None:
+    page.goto(f"{site.url}/")
+    links = [link.get_attribute("href") or "" for link in page.locator("a[href]").all()]
+    for wanted in ["/leaderboard/classic", "/leaderboard/extreme", *site.tournaments.values()]:
+        assert any(wanted in link for link in links), f"no link to {wanted} in {links}"
+    screenshot(page, "index")
+
+
+def test_a_header_click_sorts_the_board(site: Site, page: Page) -> None:
+    page.goto(f"{site.url}/leaderboard/classic")
+    header = page.locator("#board thead th", has_text=re.compile(r"^\s*Bot\s*$"))
+    header.click()
+    by_name = sorted(board_bots(page))
+    assert board_bots(page) == by_name
+    header.click()
+    assert board_bots(page) == by_name[::-1]
+
+
+@pytest.mark.parametrize("variant", ["classic", "extreme"])
+def test_the_crosstable_pairs_the_boards_bots(site: Site, page: Page, screenshot: Shoot, variant: str) -> None:
+    page.goto(f"{site.url}/crosstable/{variant}")
+    expect(page.locator("#crosstable")).to_be_visible()
+    headers = {text.strip() for text in page.locator("#crosstable thead th").all_inner_texts()}
+    assert set(cli_bots(site, "--variant", variant)) <= headers
+    screenshot(page, f"crosstable-{variant}")
+
+
+# -- a running tournament ------------------------------------------------------------------
+
+# Long enough to watch (about 10 s alone on a laptop; it is killed long before the end).
+RUNNING = ["--players", "3", "--rounds", "8", "--games", "90", "--concurrency", "1", "--no-samples",
+           *(arg for bot in ("ann-live", "bob-live", "cy-live")
+             for arg in ("--bot", f"{bot}={sys.executable} -m sample_bots.random_bot"))]
+
+
+def _stored_tournament(db: Path, deadline: float) -> tuple[str, int]:
+    """The id of the one tournament in ``db`` and its stored games, once it has some."""
+    from arena.store import Store
+
+    while time.monotonic() < deadline:
+        if db.exists():
+            try:
+                with Store(str(db)) as store:
+                    found = store.list_tournaments()
+                    if found and found[0].matches > 0:
+                        return found[0].id, found[0].matches
+            except Exception:  # noqa: BLE001 (the other process may be creating the schema right now)
+                pass
+        time.sleep(0.2)
+    pytest.fail("the tournament stored no game in time", pytrace=False)
+
+
+def test_a_running_tournament_updates_itself_then_says_interrupted(tmp_path: Path, page: Page, screenshot: Shoot,
+                                                                    web_over: Callable[[Path], str]) -> None:
+    db = tmp_path / "live.db"
+    with (tmp_path / "tournament.out").open("w") as out:
+        runner = subprocess.Popen([sys.executable, "-m", "arena.cli", "tournament", *RUNNING, "--db", str(db)],
+                                  cwd=tmp_path, stdout=out, stderr=subprocess.STDOUT, text=True)
+    try:
+        tournament, _ = _stored_tournament(db, time.monotonic() + 60)
+        url = web_over(db)
+        page.goto(f"{url}/tournaments/{tournament}")
+        expect(page.locator("#status")).to_have_text("running")
+        page.evaluate("window.notReloaded = true")
+        shown = int(page.locator("#games-stored").text_content() or "0")
+        # The count grows on the page by itself, while the page stays the same document.
+        page.wait_for_function(f"Number(document.getElementById('games-stored').textContent) > {shown}",
+                               timeout=15_000)
+        assert page.evaluate("window.notReloaded === true")
+        expect(page.locator("#progress")).to_have_text(re.compile(r"^\s*\d+ / 90\s*$"))
+        assert runner.poll() is None, "the tournament finished before it could be interrupted"
+        screenshot(page, "tournament-running")
+    finally:
+        runner.send_signal(signal.SIGKILL)
+        runner.wait(timeout=30)
+    page.reload()
+    expect(page.locator("#status")).to_have_text("interrupted")
+    expect(page.locator("#resume")).to_contain_text(f"arena tournament --resume {tournament} --db")
+    screenshot(page, "tournament-interrupted")
+
+
+def test_a_bot_page_from_the_board(site: Site, page: Page, screenshot: Shoot) -> None:
+    page.goto(f"{site.url}/leaderboard/classic")
+    bot = board_bots(page)[0]
+    page.locator("#board tbody a.bot-link", has_text=bot).first.click()
+    expect(page.locator("h1")).to_have_text(f"Bot {bot}")
+    expect(page.locator("#bot-variants tbody tr[data-variant=classic]")).to_have_count(1)
+    screenshot(page, "bot")
+
+
+@pytest.mark.parametrize("kind", ["classic-secret", "extreme"])
+def test_an_exported_replay_opened_from_disk_ends_on_the_stored_totals(site: Site, page: Page, screenshot: Shoot,
+                                                                       tmp_path: Path, kind: str) -> None:
+    match = site.matches[kind]
+    out = tmp_path / "boards"
+    arena_stdout("leaderboard", "--db", str(site.db), "--export", str(out), "--replays", match.match_id,
+                 cwd=site.folder)
+    requests: list[str] = []
+    page.on("request", lambda request: requests.append(request.url))
+    page.goto((out / "matches" / f"{match.match_id}.html").as_uri())
+    page.locator("#last").click()
+    expect(page.locator("#totals")).to_have_attribute("data-totals", match.totals)
+    assert step(page) == (match.decisions, match.decisions)
+    # Offline: the page asked for nothing but itself (and its data: icon).
+    assert all(url.startswith(("file://", "data:")) for url in requests), requests
+    page.locator("nav a").first.click()      # its board, exported beside it
+    page.wait_for_load_state()
+    assert page.url.startswith("file://") and page.url.endswith(".html")
+    assert page.locator("table tr").count() > 1
+    screenshot(page, f"exported-match-{kind}")

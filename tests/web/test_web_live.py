@@ -1,0 +1,158 @@
+"""Live matches in ``arena web``: found through the referees' public calls, relayed as
+Server-Sent Events, and never carrying what a seat still hides.
+
+The end-to-end tests run `arena tournament` and `arena web` as their own processes and
+read the event stream as a page would; then they replay the stored match to each step
+the stream sent and check every card named in it was public by then (``factories.moment``).
+The live page in a real browser is in tests/web/browser/test_live.py.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from factories import card_names, moment, played, running_match, slow_tournament
+from starlette.testclient import TestClient
+
+from arena.store import Store
+from arena.web.app import create_app
+from arena.web.live import LiveSteps
+
+PY = sys.executable
+
+
+def read_stream(url: str, timeout: float = 120.0) -> list[tuple[str, Any]]:
+    """Every (event, data) of a Server-Sent Events stream, until the server ends it."""
+    messages: list[tuple[str, Any]] = []
+    event = ""
+    with urllib.request.urlopen(url, timeout=timeout) as answer:
+        assert answer.headers["Content-Type"].startswith("text/event-stream")
+        for raw in answer:
+            line = raw.decode().rstrip("\n")
+            if line.startswith("event: "):
+                event = line[len("event: "):]
+            elif line.startswith("data: "):
+                messages.append((event, json.loads(line[len("data: "):])))
+    return messages
+
+
+def wait_for_file(path: Path) -> None:
+    import time
+
+    deadline = time.monotonic() + 60
+    while not path.exists():
+        assert time.monotonic() < deadline, f"{path} was not created"
+        time.sleep(0.1)
+    time.sleep(0.5)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("variant, options", [
+    ("extreme", ["--variant", "extreme", "--rounds", "1", "--seed", "3"]),
+    ("classic", ["--variant", "classic", "--bidding", "hidden", "--rounds", "7", "--seed", "4"]),
+])
+def test_the_event_stream_names_only_cards_already_public(tmp_path: Path, web_over: Callable[[Path], str], variant: str,
+                                                          options: list[str]) -> None:
+    db = tmp_path / "live.db"
+    runner = slow_tournament(tmp_path, db, *options, "--games", "1", sleep_ms=15)
+    try:
+        wait_for_file(db)
+        url = web_over(db)
+        match_id = running_match(url)
+        listed = urllib.request.urlopen(f"{url}/api/live", timeout=10).read().decode()
+        assert match_id in listed and '"seed"' not in listed     # the deal seed would give every hand away
+        messages = read_stream(f"{url}/api/live/{match_id}/events")
+        assert runner.wait(timeout=120) == 0, (tmp_path / "tournament.out").read_text()
+    finally:
+        if runner.poll() is None:
+            runner.kill()
+            runner.wait()
+    assert messages[-1] == ("end", {"replay": f"/matches/{match_id}"})
+    steps: dict[int, dict[str, Any]] = {}
+    for event, data in messages[:-1]:
+        assert event == "steps"
+        for step in data["steps"]:
+            steps[step["index"]] = step     # a step sent again (it grew) replaces the first
+    record = _record(db, match_id)
+    # Every decision arrived, in order, as one step each, with the right seat.
+    assert sorted(steps) == list(range(len(record["actions"]) + 1))
+    assert [steps[k]["seat"] for k in range(1, len(steps))] == [seat for seat, _ in record["actions"]]
+    assert steps[len(steps) - 1]["totals"] == record["totals"]
+    for k, step in steps.items():
+        truth = moment(record, k)
+        named = card_names(json.dumps(step), variant)
+        assert named <= truth.public, f"step {k} names cards not yet public: {named - truth.public}"
+        kinds = {e["type"] for e in step["events"]}
+        assert "hand" not in kinds and "seed" not in json.dumps(step)
+        if variant == "classic":     # hidden bidding: a bid's value only once all are revealed
+            assert "bid" not in kinds, step
+
+
+def _record(db: Path, match_id: str) -> dict[str, Any]:
+    with Store(str(db)) as store:
+        return store.load_match(match_id).to_json()
+
+
+def test_live_steps_follow_decisions_and_totals() -> None:
+    record = played("steps", "classic", ["ann", "bob", "cy"], 1, bidding="secret")
+    from engine import replay_record
+
+    game = replay_record(record.config, record.actions)
+    public, _ = game.events_for(None, 0)
+    live = LiveSteps(record.bots, "secret")
+    # In uneven batches, as the referee sends them.
+    for start in range(0, len(public), 7):
+        live.add(public[start:start + 7])
+    assert len(live.steps) == len(record.actions) + 1
+    assert [s.seat for s in live.steps[1:]] == [seat for seat, _ in record.actions]
+    assert live.steps[-1].totals == record.totals
+    assert live.since(len(live.steps) - 1)["start"] == len(live.steps) - 1
+
+
+@pytest.fixture
+def empty_client(tmp_path: Path) -> TestClient:
+    path = tmp_path / "arena.db"
+    with Store(str(path)) as store:
+        store.save_match(played("done-1", "classic", ["ann", "bob", "cy"], 2))
+    return TestClient(create_app(str(path), ["127.0.0.1:1"]), follow_redirects=False)
+
+
+def test_a_referee_that_does_not_answer_is_one_line_on_the_live_page(empty_client: TestClient) -> None:
+    page = empty_client.get("/live")
+    assert page.status_code == 200
+    assert "the referee at 127.0.0.1:1 did not answer: UNAVAILABLE" in page.text
+    listing = empty_client.get("/api/live").json()
+    assert listing["referees"] == ["127.0.0.1:1"] and listing["matches"] == []
+    assert "Playing now" in empty_client.get("/").text
+
+
+def test_a_live_link_to_a_finished_match_goes_to_its_replay(empty_client: TestClient) -> None:
+    answer = empty_client.get("/live/done-1")
+    assert answer.status_code == 303 and answer.headers["location"] == "/matches/done-1"
+    assert empty_client.get("/live/nope").status_code == 404
+    assert empty_client.get("/api/live/nope/events").status_code == 404
+
+
+def test_without_referees_the_live_page_says_why(tmp_path: Path) -> None:
+    path = tmp_path / "arena.db"
+    Store(str(path)).close()
+    client = TestClient(create_app(str(path)))
+    assert "No referee to ask" in client.get("/live").text
+    assert "Playing now" not in client.get("/").text
+
+
+@pytest.mark.parametrize("bad", ["nohost", "host:port", "host:0", ":50051"])
+def test_a_bad_referee_address_is_one_line_and_exit_2(tmp_path: Path, bad: str) -> None:
+    path = tmp_path / "arena.db"
+    Store(str(path)).close()
+    done = subprocess.run([PY, "-m", "arena.cli", "web", "--db", str(path), "--port", "0", "--referee", bad],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert "--referee" in done.stderr and "Traceback" not in done.stderr
