@@ -289,16 +289,35 @@ def exit_reason(code: int) -> str:
 
 async def copy_output(stream: asyncio.StreamReader, log: Path, limit: int = LOG_LIMIT) -> None:
     """Append what a bot prints to its log, up to ``limit`` bytes; after that one line says
-    the rest was dropped, and the output is still read (so the bot never blocks on it)."""
+    the rest was dropped, and the output is still read (so the bot never blocks on it).
+
+    Whole lines at a time: the processes of one bot (``--fresh-per-match``) share a log,
+    and a line cut between two reads would otherwise take another process's line into
+    its middle. A line longer than a read is written as it comes."""
     written = 0
+    pending = b""
     with open(log, "ab") as out:
-        while chunk := await stream.read(1 << 16):
+
+        def keep(data: bytes) -> None:
+            nonlocal written
             if written < limit:
-                out.write(chunk[:limit - written])
-                written += len(chunk)
+                out.write(data[:limit - written])
+                written += len(data)
                 if written >= limit:
                     out.write(f"\n[arena: this bot's output past {limit >> 20} MiB is not kept]\n".encode())
                 out.flush()
+
+        while chunk := await stream.read(READ_SIZE):
+            pending += chunk
+            cut = pending.rfind(b"\n") + 1 or (len(pending) if len(pending) >= READ_SIZE else 0)
+            if cut:
+                keep(pending[:cut])
+                pending = pending[cut:]
+        if pending:
+            keep(pending)
+
+
+READ_SIZE = 1 << 16
 
 
 SOCKET_FOLDER_PREFIX = "arena-referee-"
