@@ -64,12 +64,13 @@ NODE_BOT = ROOT / "sample_bots" / "node_bot"
 
 
 def played(match_id: str, variant: str, bots: list[str], seed: int, forfeited: list[bool] | None = None,
-           **options: Any) -> MatchRecord:
-    """A real engine game of random decisions (3 rounds, ``options`` as GameConfig's),
-    wrapped as the referee would."""
-    config = GameConfig(variant=variant, players=len(bots), seed=seed, rounds=3, **options)
+           rounds: int | None = 3, play_seed: int | None = None, **options: Any) -> MatchRecord:
+    """A real engine game of random decisions (``rounds`` rounds, None: the variant's full
+    length; ``options`` as GameConfig's), wrapped as the referee would. The cards come
+    from ``seed``, the decisions from ``play_seed`` (by default the same seed)."""
+    config = GameConfig(variant=variant, players=len(bots), seed=seed, rounds=rounds, **options)
     game = new_game(config)
-    rng = random.Random(seed)
+    rng = random.Random(seed if play_seed is None else play_seed)
     while not game.is_over:
         for seat in game.to_act():
             game.apply(seat, game.random_action(seat, rng))
@@ -227,6 +228,20 @@ def node_available() -> str | None:
         if done.returncode != 0:
             pytest.fail(f"npm ci failed in {NODE_BOT}:\n{done.stderr[-2000:]}")
     return None
+
+
+def node_or_skip() -> None:
+    """Skip the test when the Node.js sample bot cannot play here (no node, no npm install)."""
+    reason = node_available()
+    if reason:
+        pytest.skip(f"Node.js bot not playable: {reason}")
+
+
+def python_bot(name: str) -> list[str]:
+    """A Python sample bot, as a file or as a module (both forms run)."""
+    if name in ("greedy", "cautious"):
+        return [sys.executable, "-m", f"sample_bots.{name}_bot"]
+    return [sys.executable, str(ROOT / "sample_bots" / f"{name}_bot.py")]
 
 
 def sample_bot_command(name: str) -> list[str]:

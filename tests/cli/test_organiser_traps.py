@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-import random
 import re
 import shutil
 import sqlite3
@@ -29,7 +28,7 @@ import grpc
 import pytest
 from factories import ROOT, played
 
-from arena.records import MatchRecord, final_places
+from arena.records import MatchRecord
 from arena.store import Store
 from arena.web.viewer import steps
 from engine import GameConfig, new_game
@@ -291,26 +290,10 @@ console.log(JSON.stringify(lines));
 """
 
 
-def full_game(seed: int, bots: list[str]) -> MatchRecord:
-    """A whole classic game of random decisions: every round up to the one that deals all 60 cards."""
-    config = GameConfig(variant="classic", players=len(bots), seed=seed)
-    game = new_game(config)
-    rng = random.Random(seed)
-    while not game.is_over:
-        for seat in game.to_act():
-            game.apply(seat, game.random_action(seat, rng))
-    result = game.result()
-    return MatchRecord(
-        match_id=f"g{seed}", variant="classic", config=config.to_dict(), seed=seed, bots=bots,
-        bot_versions=["1"] * len(bots), totals=list(result.totals),
-        places=final_places(list(result.totals), [False] * len(bots), True), forfeited=[False] * len(bots),
-        result=result.to_json(), actions=[list(a) for a in game.actions], latencies_ms=[1.0] * len(game.actions))
-
-
 def wizard_turned_up(bots: list[str]) -> MatchRecord:
     """The first whole game (by seed) in which a Wizard is turned up: the dealer chooses the trump."""
     for seed in range(100):
-        record = full_game(seed, bots)
+        record = played(f"g{seed}", "classic", bots, seed, rounds=None)   # a whole game
         game = new_game(GameConfig.from_dict(record.config))
         for seat, action in record.actions:
             game.apply(seat, action)

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from factories import ROOT
+from factories import ROOT, node_or_skip, python_bot
 
 from arena import sdk
 from arena.records import MatchRecord, MatchSpec
@@ -40,22 +40,6 @@ NODE_BOT = ROOT / "sample_bots" / "node_bot"
 # Two short matches: every decision kind of both variants, in a few seconds.
 CONFIGS = ({"variant": "classic", "players": 4, "seed": 41, "rounds": 4},
            {"variant": "extreme", "players": 4, "seed": 42, "rounds": 4})
-
-
-def node_or_skip() -> None:
-    from factories import node_available
-
-    reason = node_available()
-    if reason:
-        pytest.skip(f"Node.js bot not playable: {reason}")
-
-
-
-def python_bot(name: str) -> list[str]:
-    """A Python sample bot, as a file or as a module (both forms run)."""
-    if name in ("greedy", "cautious"):
-        return [sys.executable, "-m", f"sample_bots.{name}_bot"]
-    return [sys.executable, str(ROOT / "sample_bots" / f"{name}_bot.py")]
 
 
 async def play_over_unix(socket: Path, bots: dict[str, tuple[list[str], dict[str, str]]],

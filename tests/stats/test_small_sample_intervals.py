@@ -11,7 +11,6 @@ import csv
 import io
 import json
 import math
-import random
 import statistics
 import subprocess
 import sys
@@ -19,19 +18,19 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from factories import played
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
 from arena.bench.deals import interval_coverage
 from arena.bench.ladder import Ladder, LadderRow, check_targets
-from arena.records import MatchRecord, final_places
+from arena.records import MatchRecord
 from arena.results.leaderboard import UNKNOWN_INTERVAL, board, board_notes, leaderboard
 from arena.results.render import render_board
 from arena.stats.ratings import MIN_UNITS, interval_multiplier, pairwise_from_tables, rate, t_quantile
 from arena.store import Store
 from arena.web.app import create_app
-from engine import GameConfig, new_game
 
 Z95 = statistics.NormalDist().inv_cdf(0.975)
 BOTS = ["ann", "bob", "cy"]
@@ -128,21 +127,9 @@ def test_without_a_bootstrap_nothing_is_claimed() -> None:
 
 def dealt(match_id: str, bots: list[str], deal_seed: int, play_seed: int) -> MatchRecord:
     """A real engine game of the cards of ``deal_seed``, its decisions drawn at random from
-    ``play_seed`` (``factories.played`` draws both from one seed: then every rotation of a
-    deal plays the same and the duplicate format cancels everything)."""
-    config = GameConfig(variant="classic", players=len(bots), seed=deal_seed, rounds=3)
-    game = new_game(config)
-    rng = random.Random(play_seed)
-    while not game.is_over:
-        for seat in game.to_act():
-            game.apply(seat, game.random_action(seat, rng))
-    result = game.result()
-    forfeited = [False] * len(bots)
-    return MatchRecord(
-        match_id=match_id, variant="classic", config=config.to_dict(), seed=deal_seed, bots=bots,
-        bot_versions=["1"] * len(bots), totals=list(result.totals),
-        places=final_places(list(result.totals), forfeited, True), forfeited=forfeited,
-        result=result.to_json(), actions=[list(a) for a in game.actions], latencies_ms=[1.0] * len(game.actions))
+    ``play_seed`` (with one seed for both, every rotation of a deal plays the same and the
+    duplicate format cancels everything)."""
+    return played(match_id, "classic", bots, deal_seed, play_seed=play_seed)
 
 
 def duplicate_tournament(path: Path, deals: int) -> str:

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from factories import ROOT
+from factories import ROOT, node_or_skip, python_bot
 
 from arena import sdk
 from arena.records import MatchRecord, MatchSpec
@@ -47,21 +47,6 @@ ARENA = "{arena}"
 ARENA_BY_NAME = "{arena-by-name}"
 # Well under the 60 s a bot retries for: a handshake failure must end the bot at once.
 QUICK = 10.0
-
-
-def node_or_skip() -> None:
-    from factories import node_available
-
-    reason = node_available()
-    if reason:
-        pytest.skip(f"Node.js bot not playable: {reason}")
-
-
-def python_bot(name: str) -> list[str]:
-    """A Python sample bot, as a file or as a module (both forms run)."""
-    if name in ("greedy", "cautious"):
-        return [sys.executable, "-m", f"sample_bots.{name}_bot"]
-    return [sys.executable, str(ROOT / "sample_bots" / f"{name}_bot.py")]
 
 
 NODE = ["node", str(NODE_BOT / "bot.js")]
@@ -113,7 +98,6 @@ def pki(tmp_path_factory: pytest.TempPathFactory) -> Pki:
     if shutil.which("openssl") is None:
         pytest.skip("the openssl command line is not installed: no certificates for the TLS tests")
     return make_pki(tmp_path_factory.mktemp("pki"))
-
 
 
 def server_tls(pki: Pki, certificate: str = "server", client_certificates: bool = False) -> Any:
