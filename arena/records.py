@@ -6,6 +6,8 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from engine import GameConfig
+
 FAULT_KINDS = ("timeout", "illegal", "malformed", "unexpected", "disconnect", "bot_error")
 
 
@@ -130,14 +132,16 @@ def final_places(totals: list[int], forfeited: list[bool], higher_is_better: boo
 class MatchSpec:
     """What the referee needs to run one match. ``None`` limits use the referee's defaults.
 
-    ``config`` is the engine ``GameConfig`` as a dict (it carries the deal seed);
+    ``config`` is the engine's ``GameConfig`` (it carries the deal seed), validated when
+    the spec is made: a spec that exists describes a game the engine can play. A mapping
+    (a stored or wire config) is read with ``GameConfig.from_dict`` first.
     ``bots`` names the bot for each seat; ``bot_seeds`` are handed to the bots in
     ``MatchStarted.seed`` so a bot's own randomness replays too. ``private``: its deal
     is played again by other matches (the rotations of a duplicate deal), so its cards
     are hands still to come and no spectator may see them until those are played.
     """
 
-    config: dict[str, Any]
+    config: GameConfig
     bots: list[str]
     match_id: str = ""
     bot_seeds: list[int] | None = None
@@ -147,3 +151,20 @@ class MatchSpec:
     tournament_id: str | None = None
     game_index: int | None = None
     private: bool = False
+
+    def __post_init__(self) -> None:
+        """Raise ``engine.ConfigError`` for a config the engine cannot play, ``ValueError``
+        when the bots do not fill its table.
+
+        >>> MatchSpec(config={"variant": "classic", "players": 3, "seed": 1}, bots=["a", "b", "c"]).config.players
+        3
+        >>> MatchSpec(config=GameConfig(players=3), bots=["a", "b"])
+        Traceback (most recent call last):
+        ...
+        ValueError: the config is for 3 players but 2 bots were named
+        """
+        if not isinstance(self.config, GameConfig):
+            self.config = GameConfig.from_dict(self.config)
+        self.config.validate()
+        if self.config.players != len(self.bots):
+            raise ValueError(f"the config is for {self.config.players} players but {len(self.bots)} bots were named")

@@ -71,6 +71,7 @@ from arena.referee.server import ArenaServer, tune_gc
 from arena.tls import ClientTls, ServerTls, load_server_tls, make_certificates
 from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
 from arena.wire.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
+from engine import GameConfig
 
 ECHO_METHOD = "/bench.Echo/Ping"
 # The client side uses the same generous limits as the SDK so big payloads are not refused.
@@ -360,7 +361,7 @@ async def _arena_with_bots(connections: int, move_time: float, channels: int = 1
 
 
 def _spec(seed: int, group: int = 0, groups: int = 1, prefix: str = "bench") -> MatchSpec:
-    return MatchSpec(config={"variant": "classic", "players": 4, "seed": seed},
+    return MatchSpec(config=GameConfig(variant="classic", players=4, seed=seed),
                      bots=[_name(i, group, groups, prefix) for i in range(4)])
 
 

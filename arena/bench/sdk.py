@@ -80,6 +80,7 @@ async def _play(work: int, processes: int, matches: int, rounds: int) -> tuple[i
     from arena.records import MatchSpec
     from arena.referee.loopback import LoopbackReferee
     from arena.sdk import BotClient
+    from engine import GameConfig
     from sample_bots.random_bot import RandomBot
 
     referee = LoopbackReferee(move_time=30.0, time_bank=0.0)   # nothing times out here
@@ -102,7 +103,7 @@ async def _play(work: int, processes: int, matches: int, rounds: int) -> tuple[i
             if time.monotonic() > deadline or bot.returncode is not None:
                 raise RuntimeError("the busy bot never connected all its processes")
             await asyncio.sleep(0.02)
-        pending = [MatchSpec(config={"variant": "classic", "players": 3, "seed": 1000 + i, "rounds": rounds},
+        pending = [MatchSpec(config=GameConfig(variant="classic", players=3, seed=1000 + i, rounds=rounds),
                              bots=["busy", "random-1", "random-2"], match_id=f"bench-sdk-{processes}-{i}")
                    for i in range(matches)]
         latencies: list[float] = []

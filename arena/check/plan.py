@@ -97,7 +97,7 @@ class ScheduledMatch:
 
     @property
     def config(self) -> GameConfig:
-        return GameConfig.from_dict(self.spec.config)
+        return self.spec.config
 
 
 # ---------------------------------------------------------------------- the command line
@@ -226,7 +226,7 @@ def schedule(bot: str, variants: list[str], seed: int) -> dict[str, list[Schedul
             if chooses_trump(planned.config(deal), seat):
                 break
             deal = rng.getrandbits(63)
-        spec = MatchSpec(config=planned.config(deal).to_dict(), bots=table[:seat] + [bot] + table[seat:],
+        spec = MatchSpec(config=planned.config(deal), bots=table[:seat] + [bot] + table[seat:],
                          match_id=f"check-{index + 1}-{planned.variant}-{planned.players}p",
                          bot_seeds=[rng.getrandbits(63) for _ in range(planned.players)])
         out[planned.variant].append(ScheduledMatch(planned, spec, seat))

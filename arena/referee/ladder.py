@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from arena.records import MatchSpec
 from arena.referee.seating import SeatingError
+from engine import GameConfig
 
 if TYPE_CHECKING:
     from arena.referee.server import ArenaServer
@@ -42,9 +43,7 @@ async def ladder_loop(arena: ArenaServer, variant: str = "classic", players: int
         if len(idle) >= players:
             bots = rng.sample(idle, players)
             # Deal seeds are secrets: unguessable, never derived from anything a bot sees.
-            config = {"variant": variant, "players": players, "seed": secrets.randbits(63)}
-            if rounds is not None:
-                config["rounds"] = rounds
+            config = GameConfig(variant=variant, players=players, seed=secrets.randbits(63), rounds=rounds)
             arena.spawn(_ladder_match(arena, MatchSpec(config=config, bots=bots)))
             await asyncio.sleep(0)   # let the match take its seats before looking again
             continue

@@ -24,7 +24,7 @@ async def list_matches(running: Iterable[Referee], recent: Iterable[Referee], st
     ``recent``, oldest first); ``variant`` ``""`` for both."""
     out = [calls.match_summary(match_id=referee.match_id, variant=referee.variant, status="running",
                                bots=referee.spec.bots, totals=referee.running_totals(),
-                               tournament_id=referee.spec.tournament_id, config=referee.spec.config,
+                               tournament_id=referee.spec.tournament_id, config=referee.spec.config.to_dict(),
                                private=referee.spec.private)
            for referee in list(running) if not variant or referee.variant == variant]
     # Store summaries and in-memory records share the attributes used here.

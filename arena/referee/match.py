@@ -41,7 +41,7 @@ from arena.records import FaultRecord, MatchRecord, MatchSpec, final_places, utc
 from arena.referee.limits import Limits
 from arena.wire import jsonc, protocol
 from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
-from engine import Action, Decision, GameConfig, IllegalAction, new_game
+from engine import Action, Decision, IllegalAction, new_game
 
 log = logging.getLogger(__name__)
 BOT_ERROR_CHARS = 200   # of Action.bot_error kept in the fault
@@ -148,9 +148,7 @@ class Referee:
             raise ValueError("one link per seat")
         self.spec = spec
         self.match_id = spec.match_id
-        self.config = GameConfig.from_dict(spec.config).validate()
-        if self.config.players != len(spec.bots):
-            raise ValueError(f"the config is for {self.config.players} players but {len(spec.bots)} bots were named")
+        self.config = spec.config
         self.limits = Limits(
             move_time=spec.move_time if spec.move_time is not None else limits.move_time,
             time_bank=spec.time_bank if spec.time_bank is not None else limits.time_bank,

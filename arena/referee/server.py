@@ -50,7 +50,6 @@ from arena.referee.servicer import ArenaServicer
 from arena.referee.spectators import Spectators
 from arena.tls import ServerTls
 from arena.wire.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
-from engine import GameConfig
 
 if TYPE_CHECKING:
     from arena.store import Store
@@ -264,9 +263,7 @@ class ArenaServer:
         process started for this match). Where :attr:`absent` is set (and ``absent``
         adds to it for this match), a bot without a connection plays its seats by the
         disconnect rule instead of failing the match."""
-        config = GameConfig.from_dict(spec.config).validate()
-        if len(spec.bots) != config.players:
-            raise ValueError(f"the config is for {config.players} players but {len(spec.bots)} bots were named")
+        config = spec.config
         if not spec.match_id:
             spec.match_id = uuid.uuid4().hex[:16]
         if spec.match_id in self.running:

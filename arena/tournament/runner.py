@@ -45,7 +45,7 @@ class MatchRunner(Protocol):
 
 def match_spec(settings: TournamentSettings, tournament_id: str, game: ScheduledGame) -> MatchSpec:
     return MatchSpec(
-        config=settings.game_config(game.seed).to_dict(),
+        config=settings.game_config(game.seed),
         bots=list(game.bots),
         match_id=f"{tournament_id}-{game.index:05d}",
         bot_seeds=list(game.bot_seeds),
