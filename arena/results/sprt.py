@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from arena.stats.sprt import SprtMonitor, games_per_set, monitor_from, status_line, stored_bounds
+from arena.stats.sprt import SprtMonitor, SprtSettings, games_per_set, monitor_from, status_line
 from arena.store import Store
 from engine import GameConfig
 
 
-def stored_monitor(store: Store, tournament_id: str, sprt: dict[str, Any], players: int, games: int) -> SprtMonitor:
-    """The monitor of a stored A/B test (its ``sprt`` settings, table size and game
-    limit) over the games stored so far."""
+def stored_monitor(store: Store, tournament_id: str, sprt: SprtSettings, players: int, games: int) -> SprtMonitor:
+    """The monitor of a stored A/B test (its settings, table size and game limit) over
+    the games stored so far."""
     stored = store.list_matches(tournament_id=tournament_id, limit=games + 1)
     return monitor_from(sprt, players, ((m.game_index, m.bots, m.places) for m in stored),
                         aborted=[m.game_index for m in stored if m.status != "completed" and m.game_index is not None])
@@ -25,20 +25,21 @@ def stored_monitor(store: Store, tournament_id: str, sprt: dict[str, Any], playe
 def ab_test_result(store: Store, tournament_id: str, settings: dict[str, Any]) -> dict[str, Any]:
     """A stored A/B test's result as data (the leaderboards' metadata carries it): the
     bots, the bounds, the decision and the figures at it, and ``summary`` in words."""
-    sprt = settings["sprt"]
+    sprt = SprtSettings.from_json(settings["sprt"])
     players = GameConfig.from_options(settings.get("game") or {}).players
     status = stored_monitor(store, tournament_id, sprt, players, int(settings.get("games") or 0)).current()
 
     def number(x: float) -> float | None:
         return None if x != x else round(x, 4)     # nan (undefined) as null
 
-    bounds = stored_bounds(sprt)
-    return {**{k: sprt[k] for k in ("candidate", "baseline", "alpha", "beta")}, "elo0": bounds.elo0,
+    bounds = sprt.bounds()
+    return {"candidate": sprt.candidate, "baseline": sprt.baseline, "alpha": sprt.alpha, "beta": sprt.beta,
+            "elo0": bounds.elo0,
             "elo1": bounds.elo1,
             "decision": status.decision, "sets": status.units, "games": status.units * games_per_set(players),
             "llr": number(status.llr), "elo": number(status.elo), "elo_low": number(status.elo_low),
             "elo_high": number(status.elo_high), "los": number(status.los),
-            "summary": f"{sprt['candidate']} vs {sprt['baseline']}: {status.decision or 'undecided'} · "
+            "summary": f"{sprt.candidate} vs {sprt.baseline}: {status.decision or 'undecided'} · "
                        + status_line(status, players)}
 
 

@@ -23,7 +23,7 @@ from rich.console import Console
 from arena.records import MatchRecord
 from arena.results.sprt import stored_monitor
 from arena.stats.sprt import monitor_from, status_line, verdict
-from arena.tournament.lineup import LADDER_BOTS, BotStartError
+from arena.tournament.lineup import LADDER_BOTS, BotEntry, BotStartError
 from arena.tournament.lock import arena_secrets, hold_lock, log_dir_for, resume_command
 from arena.tournament.progress import progress_bar, status_text
 from arena.tournament.runner import LocalArena, MatchRunner, RemoteArena, RunSummary, Standing
@@ -164,7 +164,7 @@ def new_run(req: TournamentRequest, notice: Callable[[str], None]) -> Run:
         if not req.admin_token:
             raise ConfigError("--server needs the admin token `arena serve` printed: "
                               "--admin-token or ARENA_ADMIN_TOKEN")
-        settings.bots = [{"name": n} for n in asyncio.run(_remote_bots(settings, req.admin_token))]
+        settings.bots = [BotEntry(n, []) for n in asyncio.run(_remote_bots(settings, req.admin_token))]
     try:
         finalize_games(settings, req.games, notice)
     except ScheduleError as error:
@@ -177,7 +177,7 @@ def new_run(req: TournamentRequest, notice: Callable[[str], None]) -> Run:
         run.requested_games = req.games
         # The default sample bots are optional: one that cannot start is left out. A bot
         # the user named is not, and neither is any bot of a resumed (fixed) lineup.
-        run.optional = frozenset(b["name"] for b in settings.bots) - {t.partition('=')[0].strip() for t in req.bots}
+        run.optional = frozenset(settings.bot_names()) - {t.partition('=')[0].strip() for t in req.bots}
     return run
 
 
@@ -185,7 +185,7 @@ def more_bots(settings: TournamentSettings, req: TournamentRequest) -> str:
     """For the error of a lineup smaller than its tables: the ways to a big enough one,
     as the end of that one line ("" when the lineup is big enough: another error).
 
-    >>> settings = TournamentSettings(bots=[{"name": n} for n in "abcd"], game={"players": 6})
+    >>> settings = TournamentSettings(bots=[BotEntry(n, []) for n in "abcd"], game={"players": 6})
     >>> more_bots(settings, TournamentRequest(db="arena.db"))
     ': add bots with --bot NAME=COMMAND (repeatable), or --players 4'
     """
@@ -278,7 +278,7 @@ async def run_local_or_remote(run: Run, admin_token: str | None, console: Consol
                           tournament_id=run.tournament_id) as local:
         console.print(local.describe_confinement(), highlight=False)
         if local.dropped:
-            settings.bots = [b for b in settings.bots if b["name"] not in local.dropped]
+            settings.bots = [b for b in settings.bots if b.name not in local.dropped]
             finalize_games(settings, run.requested_games, notice)
             run.store.update_tournament_settings(run.tournament_id, settings.to_dict())
             run.store.replace_schedule(run.tournament_id, settings.schedule())

@@ -22,9 +22,10 @@ import stat
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import sample_bots
 from arena.tournament.sandbox import (
@@ -83,6 +84,26 @@ class BotEntry:
     extra_args: bool = False
     env: dict[str, str] = field(default_factory=dict)   # added to the process's environment
     readable: list[Path] = field(default_factory=list)  # folders a confined bot may read besides its own
+
+    def to_json(self) -> dict[str, Any]:
+        """The stored form. A bot without a command (one connected to a server, which the
+        arena does not start) is stored by its name alone.
+
+        >>> BotEntry("a", ["./a"], Path("/bots")).to_json()
+        {'name': 'a', 'command': ['./a'], 'cwd': '/bots', 'extra_args': False, 'env': {}, 'readable': []}
+        >>> BotEntry.from_json(BotEntry("b", []).to_json())
+        BotEntry(name='b', command=[], cwd=None, extra_args=False, env={}, readable=[])
+        """
+        if not self.command:
+            return {"name": self.name}
+        return {"name": self.name, "command": list(self.command), "cwd": str(self.cwd) if self.cwd else None,
+                "extra_args": self.extra_args, "env": dict(self.env), "readable": [str(p) for p in self.readable]}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> BotEntry:
+        return cls(str(data["name"]), list(data.get("command") or []), Path(data["cwd"]) if data.get("cwd") else None,
+                   bool(data.get("extra_args")), dict(data.get("env") or {}),
+                   [Path(p) for p in data.get("readable") or []])
 
 
 def check_name(name: str) -> str:

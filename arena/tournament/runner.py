@@ -123,7 +123,7 @@ class LocalArena:
         self.on_crash = on_crash
         self.tournament_id = tournament_id
         self.dropped: list[str] = []
-        self.entries = {entry.name: entry for entry in settings.entries()}
+        self.entries = {entry.name: entry for entry in settings.bots}
         self.hidden = [*hidden, log_dir.parent]
         self.bots: BotProcesses | None = None
         self.address = ""

@@ -8,7 +8,7 @@ nothing else (:meth:`TournamentSettings.from_dict`). The time limits and the fau
 default to the referee's own (arena.referee.limits), the game options
 to the engine's (:class:`engine.GameConfig`).
 
->>> settings = TournamentSettings(games=8, bots=[{"name": "a"}, {"name": "b"}])
+>>> settings = TournamentSettings(games=8, bots=[BotEntry("a", ["./a"]), BotEntry("b", ["./b"])])
 >>> TournamentSettings.from_dict(settings.to_dict()) == settings
 True
 >>> DEFAULTS.games, DEFAULTS.move_time, DEFAULTS.time_bank, DEFAULTS.max_faults, DEFAULTS.concurrency
@@ -19,11 +19,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 from arena.referee.limits import MAX_FAULTS, MAX_SECONDS, MOVE_TIME, TIME_BANK
+from arena.stats.sprt import SprtSettings
 from arena.tls import ClientTls, read_pem
 from arena.tournament.bot_limits import BotLimits
 from arena.tournament.lineup import LINEUPS, BotEntry, LineupError, parse_bot_option, sample_lineup
@@ -84,13 +85,14 @@ class TournamentSettings:
     tls_cert: str | None = None
     tls_key: str | None = None
     deals: str = DEAL_FORMATS[0]     # duplicate
-    bots: list[dict[str, Any]] = field(default_factory=list)   # BotEntry fields, for local runs
+    # The lineup: the bots this arena starts (remote bots, by name only, without a command).
+    bots: list[BotEntry] = field(default_factory=list)
     # "round-robin"; "gauntlet": every table has the bot ``gauntlet`` and opponents from
-    # the rest; or "sprt": a duplicate A/B test (arena.tournament.sprt) whose ``sprt``
-    # holds candidate, baseline, elo0, elo1, alpha and beta, the other bots being the
-    # opponents and ``games`` the limit (whole sets).
+    # the rest; or "sprt": a duplicate A/B test (arena.tournament.sprt) of the two bots
+    # and the bounds in ``sprt``, the other bots being the opponents and ``games`` the
+    # limit (whole sets).
     format: str = "round-robin"
-    sprt: dict[str, Any] | None = None
+    sprt: SprtSettings | None = None
     gauntlet: str | None = None
     # How the bots this arena starts run (arena.tournament.sandbox): confined with
     # bubblewrap where it works ("auto"), always ("bwrap") or never ("none"); a fresh
@@ -132,18 +134,13 @@ class TournamentSettings:
                          file_size_mb=self.file_size_limit_mb, open_files=self.open_files_limit)
 
     def bot_names(self) -> list[str]:
-        return [b["name"] for b in self.bots]
-
-    def entries(self) -> list[BotEntry]:
-        return [BotEntry(b["name"], list(b["command"]), Path(b["cwd"]) if b.get("cwd") else None,
-                         bool(b.get("extra_args")), dict(b.get("env") or {}), [Path(p) for p in b.get("readable", [])])
-                for b in self.bots]
+        return [b.name for b in self.bots]
 
     def schedule(self) -> list[ScheduledGame]:
         if self.sprt is not None:
             from arena.tournament.sprt import games_per_set, sprt_schedule
 
-            return sprt_schedule(self.sprt["candidate"], self.sprt["baseline"], self.opponents(), self.players,
+            return sprt_schedule(self.sprt.candidate, self.sprt.baseline, self.opponents(), self.players,
                                  self.games // games_per_set(self.players), self.seed)
         if self.gauntlet is not None:
             return gauntlet_schedule(self.gauntlet, self.opponents(), self.players, self.games, self.seed, self.deals)
@@ -152,19 +149,19 @@ class TournamentSettings:
     def opponents(self) -> list[str]:
         """Every bot but the one(s) under test: an A/B test's candidate and baseline, a
         gauntlet's bot (in a round robin, every bot)."""
-        tested = (self.sprt["candidate"], self.sprt["baseline"]) if self.sprt else (self.gauntlet,)
+        tested = (self.sprt.candidate, self.sprt.baseline) if self.sprt else (self.gauntlet,)
         return [name for name in self.bot_names() if name not in tested]
 
     def describe(self) -> str:
         """The tournament in words, for its start line.
 
-        >>> TournamentSettings(games=8, deals="independent", bots=[{"name": "a"}, {"name": "b"}]).describe()
+        >>> TournamentSettings(games=8, deals="independent", bots=[BotEntry("a", []), BotEntry("b", [])]).describe()
         'classic, 2 bots (a, b), 8 games, independent deals'
         """
         if self.sprt is not None:
             s = self.sprt
-            return (f"{self.variant}, SPRT {s['candidate']} against {s['baseline']}, elo0 {s['elo0']:g}, "
-                    f"elo1 {s['elo1']:g}, alpha {s['alpha']:g}, beta {s['beta']:g}, up to {self.games} games, "
+            return (f"{self.variant}, SPRT {s.candidate} against {s.baseline}, elo0 {s.elo0:g}, "
+                    f"elo1 {s.elo1:g}, alpha {s.alpha:g}, beta {s.beta:g}, up to {self.games} games, "
                     f"opponents {', '.join(self.opponents())}")
         if self.gauntlet is not None:
             return (f"{self.variant}, gauntlet of {self.gauntlet} against {len(self.opponents())} bots "
@@ -173,18 +170,21 @@ class TournamentSettings:
                 f"{self.games} games, {self.deals} deals")
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """The stored form: JSON values only."""
+        data = {f.name: getattr(self, f.name) for f in fields(self)}
+        data.update(game=dict(self.game), bots=[b.to_json() for b in self.bots], bot_env=dict(self.bot_env),
+                    sprt=self.sprt.to_json() if self.sprt else None)
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TournamentSettings:
+        """The settings of a stored tournament (fields it does not know are left out)."""
         known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in known})
-
-    @staticmethod
-    def entry_dict(entry: BotEntry) -> dict[str, Any]:
-        return {"name": entry.name, "command": entry.command,
-                "cwd": str(entry.cwd) if entry.cwd else None, "extra_args": entry.extra_args, "env": entry.env,
-                "readable": [str(p) for p in entry.readable]}
+        values = {k: v for k, v in data.items() if k in known}
+        values["bots"] = [BotEntry.from_json(b) for b in values.get("bots") or []]
+        if values.get("sprt") is not None:
+            values["sprt"] = SprtSettings.from_json(values["sprt"])
+        return cls(**values)
 
 
 DEFAULTS = TournamentSettings()
@@ -396,7 +396,7 @@ def build_settings(req: TournamentRequest, notice: Callable[[str], None]) -> Tou
         duplicate = next((n for n in names if names.count(n) > 1), None)
         if duplicate:
             raise LineupError(f"two bots are named {duplicate!r}")
-        settings.bots = [TournamentSettings.entry_dict(e) for e in entries]
+        settings.bots = entries
         check_gauntlet(settings, req.gauntlet)
     elif req.bots or req.no_samples:
         raise LineupError("with --server the lineup is the bots connected to that server; drop --bot/--no-samples")
@@ -414,8 +414,6 @@ def check_gauntlet(settings: TournamentSettings, name: str | None) -> None:
 # An A/B test stops when it is decided; this is its default limit: in arena bench sprt's
 # model a 0/20 test at 4 seats needs about 2200 games on average, and the tail is long.
 SPRT_MAX_GAMES = 6000
-# The Elo of an A/B test's bounds: the leaderboard's (arena.stats.sprt.stored_bounds).
-ELO_SCALE = "leaderboard"
 
 
 def _sprt_settings(req: TournamentRequest, settings: TournamentSettings,
@@ -451,10 +449,9 @@ def _sprt_settings(req: TournamentRequest, settings: TournamentSettings,
     duplicate = next((n for n in names if names.count(n) > 1), None)
     if duplicate:
         raise LineupError(f"two bots are named {duplicate!r}")
-    settings.bots = [TournamentSettings.entry_dict(e) for e in (candidate, baseline, *opponents)]
+    settings.bots = [candidate, baseline, *opponents]
     settings.format, settings.deals = "sprt", "duplicate"
-    settings.sprt = {"candidate": candidate.name, "baseline": baseline.name, "elo0": bounds.elo0,
-                     "elo1": bounds.elo1, "alpha": bounds.alpha, "beta": bounds.beta, "scale": ELO_SCALE}
+    settings.sprt = SprtSettings(candidate.name, baseline.name, bounds.elo0, bounds.elo1, bounds.alpha, bounds.beta)
     return settings
 
 
@@ -462,7 +459,7 @@ def finalize_games(settings: TournamentSettings, requested: int | None, notice: 
     """Set ``settings.games`` for its lineup: ``requested`` (or the default) rounded up to
     whole sets of seat rotations; a ScheduleError when the lineup cannot fill a table.
 
-    >>> settings = TournamentSettings(bots=[{"name": n} for n in "abcde"])
+    >>> settings = TournamentSettings(bots=[BotEntry(n, []) for n in "abcde"])
     >>> finalize_games(settings, 6, print)
     games rounded up from 6 to 20 so that every bot plays every seat equally often (5 bots, 4 seats)
     >>> settings.games

@@ -26,6 +26,7 @@ from starlette.testclient import TestClient
 
 from arena.records import MatchRecord
 from arena.store import Store
+from arena.tournament.lineup import BotEntry
 from arena.tournament.runner import match_spec
 from arena.tournament.settings import TournamentSettings
 from arena.web.app import create_app
@@ -39,7 +40,7 @@ def duplicate_tournament(store: Store, stored: int, deals: str = "duplicate") ->
     """A running tournament of two deals in three rotations each, its first ``stored``
     games played and stored as the runner stores them; its match ids by game."""
     settings = TournamentSettings(game={"variant": "classic", "players": 3}, games=6, seed=11, deals=deals,
-                                  bots=[{"name": name, "command": ["bot"]} for name in BOTS])
+                                  bots=[BotEntry(name, ["bot"]) for name in BOTS])
     tournament = store.create_tournament(settings.to_dict(), 11, status="running")
     schedule = settings.schedule()
     store.put_schedule(tournament, schedule)
@@ -57,7 +58,7 @@ def duplicate_tournament(store: Store, stored: int, deals: str = "duplicate") ->
 def test_a_duplicate_tournament_plays_private_matches_and_an_independent_one_does_not() -> None:
     for deals, private in (("duplicate", True), ("independent", False)):
         settings = TournamentSettings(game={"variant": "classic", "players": 3}, games=3, seed=1, deals=deals,
-                                      bots=[{"name": name} for name in BOTS])
+                                      bots=[BotEntry(name, []) for name in BOTS])
         assert all(match_spec(settings, "t", game).private is private for game in settings.schedule())
 
 

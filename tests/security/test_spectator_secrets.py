@@ -39,6 +39,7 @@ from starlette.routing import Mount, Route
 from starlette.testclient import TestClient
 
 from arena.store import Store
+from arena.tournament.lineup import BotEntry
 from arena.tournament.lock import hold_lock, log_dir_for
 from arena.tournament.schedule import derive_seed, new_master_seed
 from arena.tournament.settings import TournamentSettings
@@ -96,7 +97,7 @@ def settings_of(master: int, games: int) -> TournamentSettings:
     """A duplicate classic tournament of BOTS, with a variable for the bots and private commands."""
     return TournamentSettings(
         game={"variant": "classic", "players": 3}, games=games, seed=master, deals="duplicate",
-        bots=[{"name": name, "command": [PY, "bot.py", BOT_COMMAND_ARG]} for name in BOTS],
+        bots=[BotEntry(name, [PY, "bot.py", BOT_COMMAND_ARG]) for name in BOTS],
         bot_env={"ORGANISER_KEY": BOT_ENV_VALUE})
 
 

@@ -24,13 +24,13 @@ from arena.stats.sprt import (
     MIN_UNITS,
     SprtBounds,
     SprtMonitor,
+    SprtSettings,
     default_min_units,
     game_score,
     llr_exact,
     llr_normal,
     set_unit,
     sprt_status,
-    stored_bounds,
     unit_elo,
     unit_score,
 )
@@ -310,7 +310,8 @@ def test_an_aborted_game_leaves_its_set_out_and_the_test_goes_on() -> None:
 
 
 def test_a_stored_test_of_the_old_scale_keeps_its_meaning() -> None:
-    old = stored_bounds({"elo0": 0, "elo1": 10, "alpha": 0.05, "beta": 0.05})
+    old = SprtSettings.from_json({"candidate": "a", "baseline": "b", "elo0": 0, "elo1": 10,
+                                  "alpha": 0.05, "beta": 0.05}).bounds()
     assert old.scores()[1] == pytest.approx(1 / (1 + 10 ** (-10 / 400)))      # the unit it meant
-    new = stored_bounds({"elo0": 0, "elo1": 10, "alpha": 0.05, "beta": 0.05, "scale": "leaderboard"})
+    new = SprtSettings("a", "b", 0, 10).bounds()
     assert new.elo1 == 10

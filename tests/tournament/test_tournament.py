@@ -197,10 +197,10 @@ def test_a_bot_given_by_a_relative_path_runs_from_where_it_was_given(tmp_path: P
     monkeypatch.chdir(tmp_path)
     entry = parse_bot_option(f"mine={PY} mine.py")
     settings = TournamentSettings(game={"variant": "classic", "players": 4}, seed=1,
-                                  bots=[TournamentSettings.entry_dict(entry)])
+                                  bots=[entry])
     monkeypatch.chdir("/")
     stored = TournamentSettings.from_dict(json.loads(json.dumps(settings.to_dict())))
-    assert stored.entries()[0].cwd == tmp_path
+    assert stored.bots[0].cwd == tmp_path and stored == settings
 
 
 # --------------------------------------------------------------------------- scheduling the matches
@@ -239,11 +239,12 @@ class RecordingRunner:
 
 
 def scheduling_settings(games: int, deals: str = "duplicate", bots: int = 6):
+    from arena.tournament.lineup import BotEntry
     from arena.tournament.schedule import round_games
     from arena.tournament.settings import TournamentSettings
 
     return TournamentSettings(game={"variant": "classic", "players": 4}, games=round_games(games, bots, 4), seed=7,
-                              concurrency=4, deals=deals, bots=[{"name": f"b{i}"} for i in range(bots)])
+                              concurrency=4, deals=deals, bots=[BotEntry(f"b{i}", []) for i in range(bots)])
 
 
 def play(settings, done: set[int], runner: RecordingRunner, db: Path):
