@@ -37,6 +37,14 @@ JSON dict of figures. In one invocation it measures:
    after, over TLS (``concurrent_tls_*``, ``shared_tls_*``): every bot connection makes its
    own handshake, so the first layout is also TLS's hardest case.
 
+4. **tournament**: the default tournament, as ``arena tournament --variant classic`` plays it
+   (its default lineup of sample bots, the Node.js one included), with ``tournament_games``
+   games, run as that command in a fresh folder. Games per second over the command's whole
+   run (bot start-up included, as a user waits for it) and over its play (the first stored
+   match's start to the last one's end), each with its ratio to a bare in-process loop of
+   the same games (the stored configs, so the same deals) through the engine alone, every
+   seat playing its first legal option.
+
 The referee process gets the garbage-collector settings ``arena serve`` uses
 (``arena.referee.server.tune_gc``) before anything is measured.
 
@@ -54,6 +62,7 @@ import json
 import os
 import random
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -71,7 +80,7 @@ from arena.referee.server import ArenaServer, tune_gc
 from arena.tls import ClientTls, ServerTls, load_server_tls, make_certificates
 from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
 from arena.wire.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
-from engine import GameConfig
+from engine import GameConfig, new_game
 
 ECHO_METHOD = "/bench.Echo/Ping"
 # The client side uses the same generous limits as the SDK so big payloads are not refused.
@@ -448,15 +457,65 @@ async def concurrent_matches(matches: int, channels: int | None = None, prefix: 
             "referee_rss_mb" if p == "concurrent" else f"{p}_referee_rss_mb": memory}
 
 
+# ---------------------------------------------------------------------- (4) the tournament
+
+
+def engine_games_per_s(configs: list[GameConfig]) -> float:
+    """Games per second of a bare loop through the engine: every game of ``configs`` played
+    to its end, each seat taking its first legal option (a prediction: the default)."""
+    started = time.perf_counter()
+    for config in configs:
+        game = new_game(config)
+        while not game.is_over:
+            for seat in game.to_act():
+                decision = game.decision(seat)
+                game.apply(seat, decision.options[0] if decision.options else decision.default)
+    return len(configs) / (time.perf_counter() - started)
+
+
+def tournament(games: int = 20, seed: int = 1) -> dict[str, float]:
+    """(4): ``arena tournament --variant classic --games GAMES`` with the default lineup, in
+    a fresh folder with its own database, against the engine alone on the same deals."""
+    from arena.store import Store  # only this measurement needs the database
+
+    with tempfile.TemporaryDirectory(prefix="arena-bench-tournament-") as folder:
+        db = Path(folder) / "bench.db"
+        command = [sys.executable, "-m", "arena.cli", "tournament", "--variant", "classic", "--games", str(games),
+                   "--seed", str(seed), "--db", str(db)]
+        started = time.perf_counter()
+        done = subprocess.run(command, cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                              timeout=3600)
+        elapsed = time.perf_counter() - started
+        if done.returncode != 0:
+            raise RuntimeError(f"arena tournament failed: {done.stderr.strip().splitlines()[-1:]}")
+        with Store(str(db)) as store:
+            (info,) = store.list_tournaments()
+            summaries = store.list_matches(tournament_id=info.id, limit=1_000_000)
+            records = [store.load_match(summary.match_id) for summary in summaries]
+    played = len(records)
+    play_seconds = (max(r.finished_at for r in records) - min(r.started_at for r in records)).total_seconds()
+    engine = engine_games_per_s([GameConfig.from_dict(r.config) for r in records])
+    whole, play = played / elapsed, played / play_seconds
+    return {"tournament_games": played, "tournament_decisions": sum(len(r.actions) for r in records),
+            "tournament_seconds": elapsed, "tournament_games_per_s": whole, "tournament_play_games_per_s": play,
+            "tournament_engine_games_per_s": engine,
+            "ratio_tournament_to_engine_games_per_s": whole / engine,
+            "ratio_tournament_play_to_engine_games_per_s": play / engine}
+
+
 def bench_referee(games: int = 20, concurrent_matches: int = 64, round_trips: int = 3000,
-                  shared_channels: int = 1, unix: bool = True, tls: bool = False) -> dict[str, Any]:
-    """Run all three measurements; return every figure in one dict (times in µs).
+                  shared_channels: int = 1, unix: bool = True, tls: bool = False,
+                  tournament_games: int = 20) -> dict[str, Any]:
+    """Run all four measurements; return every figure in one dict (times in µs).
     ``shared_channels``: HTTP/2 connections per bot process in the shared layout of (3);
     ``unix``: (1) and (2) over a Unix socket too; ``tls``: (1), (2) and both layouts of
-    (3) over TLS too."""
+    (3) over TLS too; ``tournament_games``: the games of (4), 0 to leave it out."""
     with contextlib.ExitStack() as stack:
         material = stack.enter_context(_throwaway_tls()) if tls else None
-        return asyncio.run(_bench_referee(games, concurrent_matches, round_trips, shared_channels, unix, material))
+        figures = asyncio.run(_bench_referee(games, concurrent_matches, round_trips, shared_channels, unix, material))
+    if tournament_games:
+        figures.update(tournament(tournament_games))
+    return figures
 
 
 async def _bench_referee(games: int, matches: int, round_trips: int, shared_channels: int, unix: bool,
@@ -509,6 +568,8 @@ def main(argv: list[str] | None = None) -> None:
                         help="measure the round trips over TCP only, not over a Unix socket too")
     parser.add_argument("--tls", action="store_true",
                         help="measure the round trips and the concurrent matches over TLS too")
+    parser.add_argument("--tournament-games", type=int, default=20,
+                        help="games of the default tournament to measure (0: leave it out)")
     # Internal modes: the processes this benchmark starts (--tls-ca: the CA they trust).
     parser.add_argument("--echo-client", metavar="ADDRESS")
     parser.add_argument("--back-bytes", type=int, default=24)
@@ -527,7 +588,7 @@ def main(argv: list[str] | None = None) -> None:
             asyncio.run(helper)
         return
     print(json.dumps(bench_referee(args.games, args.concurrent_matches, args.round_trips, args.shared_channels,
-                                   args.unix, args.tls), indent=2))
+                                   args.unix, args.tls, args.tournament_games), indent=2))
 
 if __name__ == "__main__":
     main()

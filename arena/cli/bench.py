@@ -55,14 +55,19 @@ def bench_referee(
                               "too (how a sandboxed bot connects), taking turns with TCP, and their ratio."),
     tls: bool = typer.Option(False, "--tls", help="Measure over TLS too (a throwaway certificate): the round "
                              "trips taking turns with TCP, and the matches at once right after TCP's; with ratios."),
+    tournament_games: int = typer.Option(20, min=0, help="Games of the default tournament (arena tournament "
+                                         "--variant classic) to time against the engine alone on the same deals; "
+                                         "0 leaves it out."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
-    """Bare gRPC ping-pong vs the real referee, over TCP and a Unix socket (and TLS); then many matches at once."""
+    """Bare gRPC ping-pong vs the real referee, over TCP and a Unix socket (and TLS); then many matches at once;
+    then the default tournament against the engine alone."""
     from arena.bench.referee import bench_referee as run
 
     if games < 1 or concurrent_matches < 1:
         raise typer.BadParameter("must be at least 1", param_hint="--games/--concurrent-matches")
-    figures = run(games=games, concurrent_matches=concurrent_matches, unix=unix, tls=tls)
+    figures = run(games=games, concurrent_matches=concurrent_matches, unix=unix, tls=tls,
+                  tournament_games=tournament_games)
     # Ratios near 1 (the Unix socket or TLS against TCP) need more than one decimal.
     shown = {k: f"{v:.3f}" if k.startswith("ratio_") else v for k, v in figures.items()}
     print_figures(figures if as_json else shown, as_json)

@@ -175,9 +175,12 @@ class Referee:
         self.record: MatchRecord | None = None
         self._changed: asyncio.Event | None = None   # created only while a spectator waits
         self.spectators = 0
-        # The public events encoded once for every spectator (and the engine's cursor).
+        # The public events, encoded once for every seat and spectator: their JSON, the
+        # engine's log position they reach, and how many of them come before each log
+        # position the cache was brought up to (the positions the seats' cursors take).
         self._public_json: list[str] = []
         self._public_cursor = 0
+        self._public_before: dict[int, int] = {0: 0}
 
     # ------------------------------------------------------------------ running
 
@@ -315,8 +318,9 @@ class Referee:
             sent_at = time.monotonic()
             link.send(message)
             limit = limits.move_time + s.bank
-            # One timer per request (cheaper than asyncio.wait_for on this hot path).
-            timer = loop.call_later(limit, request.expire)
+            # One timer per request, due at the deadline on the loop's clock (monotonic,
+            # as sent_at): cheaper than asyncio.wait_for on this hot path.
+            timer = loop.call_at(sent_at + limit, request.expire)
             try:
                 answer, received_at = await request.answer
             finally:
@@ -337,12 +341,33 @@ class Referee:
             return action, round(elapsed * 1000, 3), request_id
 
     def _request_message(self, s: SeatState, decision: Decision, request_id: int) -> pb.ArenaMessage:
-        events, s.event_cursor = self.game.events_for(s.seat, s.event_cursor)
         return protocol.decision_request(
             match_id=self.match_id, seat=s.seat, request_id=request_id, decision=decision,
-            observation=self.game.observe(s.seat), events=events,
+            observation=self.game.observe(s.seat), encoded_events=self._new_events_json(s),
             deadline_ms=int(self.limits.move_time * 1000), time_bank_ms=int(s.bank * 1000),
         )
+
+    def _new_events_json(self, s: SeatState) -> list[str]:
+        """The events the seat has not been sent yet, as wire JSON; moves its cursor.
+
+        When every event since the seat's cursor is public (all but a round's deal, and
+        hidden bids), they are the public cache's, encoded once for all four seats and
+        the spectators. Otherwise the seat's own view is asked of the engine."""
+        self._sync_public()
+        start, end = s.event_cursor, self._public_cursor
+        s.event_cursor = end
+        first = self._public_before.get(start)
+        if first is not None and end - start == len(self._public_json) - first:
+            return self._public_json[first:]
+        events, _ = self.game.events_for(s.seat, start)
+        return protocol.events_json(events)
+
+    def _sync_public(self) -> None:
+        """Bring the public events' cache up to the end of the engine's log."""
+        new, self._public_cursor = self.game.events_for(None, self._public_cursor)
+        if new:
+            self._public_json.extend(protocol.events_json(new))
+        self._public_before[self._public_cursor] = len(self._public_json)
 
     def _check_answer(self, s: SeatState, message: pb.BotMessage, decision: Decision,
                       request_id: int) -> Action | None:
@@ -475,8 +500,7 @@ class Referee:
     def public_json(self, start: int) -> tuple[list[str], int]:
         """Public events (JSON) from position ``start`` of the public log, and the next
         position: what a spectator may see. Each event is encoded once for all."""
-        new, self._public_cursor = self.game.events_for(None, self._public_cursor)
-        self._public_json.extend(protocol.events_json(new))
+        self._sync_public()
         return self._public_json[start:], len(self._public_json)
 
     async def wait_for_change(self) -> None:
