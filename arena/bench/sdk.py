@@ -20,7 +20,24 @@ at once (``bare_two_processes_per_s``): the most a core, and two, can do here, s
 ``*_of_bare`` figures compare across machines, and ``bare_two_over_one`` is the best
 ``two_over_one`` this machine allows (the referee and the opponents also need CPU).
 
+``arena bench sdk --cpu [--matches N] [--rounds R] [--runs K]`` (6 matches of 20 rounds, 3
+runs) measures instead what the SDK itself costs a bot: the CPU (user and system, of the
+bot's whole process, every thread) per decision answered, of a bot through the SDK against
+a bare client answering the same requests, in one run (:func:`bench_sdk_cpu`).
+Both are real processes of this module and stay connected to one referee throughout: the
+SDK bot (``--bot first``, a :class:`~arena.sdk.Bot` run by ``arena.sdk.run`` whose methods
+answer the first option) and the bare client (``--bot bare``, :func:`bare_client`: a
+``grpc.aio`` stream that says Hello and answers each request with its first option, and
+nothing else: no lanes, no threads, no observation parsed). They take turns seat 0 of the
+same matches (the same deals, the same two random opponents with the same seeds, so the
+same games and the same requests, which the run checks), in the order SDK, bare, bare,
+SDK, ... so that a busy moment of the machine hits both alike. Each process reports its
+own CPU time (``getrusage``) when asked between matches. The figures: both processes' CPU
+µs per decision, the bare one being the yardstick that carries across machines, and
+``sdk_over_bare``, their ratio (the median of the runs' ratios).
+
     >>> figures = bench_sdk(matches=2, rounds=3)      # doctest: +SKIP
+    >>> figures = bench_sdk_cpu(matches=2, rounds=3)  # doctest: +SKIP
 """
 
 from __future__ import annotations
@@ -30,10 +47,13 @@ import asyncio
 import json
 import logging
 import os
+import resource
 import statistics
 import subprocess
 import sys
+import threading
 import time
+from dataclasses import dataclass, field
 from typing import Any
 
 WORK = 100_000        # loop rounds per decision: about 8 ms of one core on the machine it was written on
@@ -42,6 +62,7 @@ ROUNDS = 8            # the bot's seat answers 8 bids and 36 plays a match (and 
 AT_ONCE = 2           # matches at once, as `arena bot check` plays them
 RUNS = 3
 YARDSTICK_SECONDS = 1.0
+CPU_ROUNDS = 20       # --cpu: full 3-player matches, about 230 decisions of the measured seat each
 
 
 def busy(work: int) -> int:
@@ -168,15 +189,185 @@ def bench_sdk(matches: int = MATCHES, work: int = WORK, rounds: int = ROUNDS, ru
     return figures
 
 
+# ---------------------------------------------------------------- --cpu: the SDK against a bare client
+
+CPU_BOTS = ("sdk", "bare")   # the two measured bots' names at the referee
+
+
+def cpu_seconds() -> float:
+    """This process's CPU time so far, user and system, every thread's (the dead ones' too)."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def report_cpu_when_asked() -> None:
+    """Answer each line on stdin with :func:`cpu_seconds` on stdout, from a daemon thread
+    that sleeps in ``read`` meanwhile (so it costs the measured bot nothing)."""
+    def answer() -> None:
+        for _ in sys.stdin:
+            print(json.dumps(cpu_seconds()), flush=True)
+
+    threading.Thread(target=answer, name="cpu-report", daemon=True).start()
+
+
+async def bare_client(address: str, token: str) -> None:
+    """The yardstick: the least a client of the protocol does. Hello, then each request
+    answered with its first option (an empty prediction for PREDICT), on one stream, until
+    the arena ends it. No SDK: no lanes, threads, queues or logs, no observation parsed."""
+    import grpc
+
+    from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
+    from arena.wire.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
+
+    async with grpc.aio.insecure_channel(address) as channel:
+        call = pb_grpc.ArenaStub(channel).Play(metadata=(("authorization", f"Bearer {token}"),))
+        await call.write(pb.BotMessage(hello=pb.Hello(version="bench", max_matches=1)))
+        while (message := await call.read()) is not grpc.aio.EOF:
+            if message.WhichOneof("msg") != "request":
+                continue
+            request = message.request
+            if request.kind == pb.PREDICT:
+                action = pb.Action(request_id=request.request_id, prediction=pb.Prediction())
+            else:
+                action = pb.Action(request_id=request.request_id, option=request.options[0])
+            await call.write(pb.BotMessage(action=action))
+
+
+@dataclass
+class _Measured:
+    """One measured bot process: its CPU and decisions so far (from its first report)."""
+
+    name: str
+    process: asyncio.subprocess.Process
+    last_cpu: float = 0.0
+    cpu: float = 0.0
+    decisions: int = 0
+    games: list[list[Any]] = field(default_factory=list)   # each match's actions, to compare
+
+    async def read_cpu(self) -> float:
+        """Ask the process for its CPU time (``--report-cpu``)."""
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.write(b"cpu\n")
+        await self.process.stdin.drain()
+        line = await asyncio.wait_for(self.process.stdout.readline(), 30)
+        if not line:
+            raise RuntimeError(f"the {self.name} bot exited (code {self.process.returncode})")
+        return float(line)
+
+    async def charge(self) -> None:
+        """Add the CPU since the previous report: everything the process did in between
+        (its match, and whatever it did while the other one played) is counted."""
+        now = await self.read_cpu()
+        self.cpu += now - self.last_cpu
+        self.last_cpu = now
+
+
+async def _start_measured(name: str, address: str, token: str) -> _Measured:
+    kind = "first" if name == "sdk" else "bare"
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "arena.bench.sdk", "--bot", kind, "--report-cpu", "--arena", address,
+        "--token", token, env={**os.environ, "GRPC_VERBOSITY": "ERROR"},
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    return _Measured(name=name, process=process)
+
+
+async def _cpu_run(matches: int, rounds: int) -> list[_Measured]:
+    """One run of :func:`bench_sdk_cpu`: both bots connected to one referee, taking turns."""
+    from arena.records import MatchSpec
+    from arena.referee.loopback import LoopbackReferee
+    from arena.sdk import BotClient
+    from engine import GameConfig
+    from sample_bots.random_bot import RandomBot
+
+    referee = LoopbackReferee(move_time=30.0, time_bank=0.0)   # nothing times out here
+    address = await referee.start()
+    server = referee.server
+    opponents = []
+    for name in ("random-1", "random-2"):
+        client = BotClient(bot=RandomBot, arena=address, token=referee.admit(name), name=name)
+        opponents.append((client, asyncio.ensure_future(client.run())))
+    measured = {name: await _start_measured(name, address, referee.admit(name)) for name in CPU_BOTS}
+    try:
+        await server.wait_connected([*CPU_BOTS, "random-1", "random-2"], 60)
+        for bot in measured.values():
+            bot.last_cpu = await bot.read_cpu()
+        for i in range(matches):
+            config = GameConfig(variant="classic", players=3, seed=2000 + i, rounds=rounds)
+            for name in CPU_BOTS if i % 2 == 0 else CPU_BOTS[::-1]:
+                # Fixed bot seeds: the opponents' answers, hence the requests, repeat.
+                spec = MatchSpec(config=config, bots=[name, "random-1", "random-2"], bot_seeds=[0, i, i + 1],
+                                 match_id=f"bench-sdk-cpu-{name}-{i}")
+                record = await server.run_match(spec)
+                bot = measured[name]
+                await bot.charge()
+                bot.decisions += sum(1 for seat, _ in record.actions if seat == 0)
+                bot.games.append(list(record.actions))
+        return list(measured.values())
+    finally:
+        for bot in measured.values():
+            if bot.process.returncode is None:
+                bot.process.terminate()
+            await bot.process.wait()
+        for client, _ in opponents:
+            client.stop()
+        await server.stop()
+        await asyncio.gather(*(task for _, task in opponents), return_exceptions=True)
+
+
+def bench_sdk_cpu(matches: int = MATCHES, rounds: int = CPU_ROUNDS, runs: int = RUNS) -> dict[str, Any]:
+    """The ``--cpu`` figures of the module docstring: ``runs`` runs of ``matches`` matches
+    each bot, the per-decision figures the medians of the runs'."""
+    from arena.referee.server import tune_gc
+
+    arena_log = logging.getLogger("arena")
+    saved = arena_log.level
+    arena_log.setLevel(logging.WARNING)      # the referee's and the opponents' INFO lines
+    tune_gc()
+    per_decision: dict[str, list[float]] = {name: [] for name in CPU_BOTS}
+    ratios: list[float] = []
+    decisions = 0
+    same = True
+    try:
+        for _ in range(runs):
+            sdk, bare = asyncio.run(_cpu_run(matches, rounds))
+            same = same and sdk.games == bare.games and sdk.decisions == bare.decisions
+            decisions += sdk.decisions
+            for bot in (sdk, bare):
+                per_decision[bot.name].append(bot.cpu / bot.decisions * 1e6)
+            ratios.append(per_decision["sdk"][-1] / per_decision["bare"][-1])
+    finally:
+        arena_log.setLevel(saved)
+    return {"runs": runs, "matches_per_run": matches, "rounds": rounds, "decisions_per_bot": decisions,
+            "same_requests": same,
+            "sdk_cpu_us_per_decision": round(statistics.median(per_decision["sdk"]), 1),
+            "bare_cpu_us_per_decision": round(statistics.median(per_decision["bare"]), 1),
+            "sdk_over_bare": round(statistics.median(ratios), 2),
+            "sdk_over_bare_by_run": [round(ratio, 2) for ratio in ratios]}
+
+
 def main() -> None:
-    """The busy bot (with the SDK's command line after ``--work W``), or with
-    ``--yardstick SECONDS`` the bare loop's rate over that long, printed."""
+    """A bot of this benchmark (with the SDK's command line after this module's options):
+    ``--bot busy`` (``--work W`` per decision), ``--bot first`` (the SDK bot of ``--cpu``)
+    or ``--bot bare`` (:func:`bare_client`, which reads ``--arena`` and ``--token`` only);
+    ``--report-cpu`` answers the benchmark's questions (:func:`report_cpu_when_asked`).
+    With ``--yardstick SECONDS``, the bare loop's rate over that long, printed."""
     parser = argparse.ArgumentParser(add_help=False)
     parser.add_argument("--work", type=int, default=WORK)
     parser.add_argument("--yardstick", type=float, default=None, metavar="SECONDS")
+    parser.add_argument("--bot", choices=("busy", "first", "bare"), default="busy")
+    parser.add_argument("--report-cpu", action="store_true")
     args, rest = parser.parse_known_args()
     if args.yardstick is not None:
         print(json.dumps(bare_rate(args.work, args.yardstick)))
+        return
+    if args.report_cpu:
+        report_cpu_when_asked()
+    if args.bot == "bare":
+        where = argparse.ArgumentParser(add_help=False)
+        where.add_argument("--arena", required=True)
+        where.add_argument("--token", required=True)
+        known, _ = where.parse_known_args(rest)
+        asyncio.run(bare_client(known.arena, known.token))
         return
 
     from arena.sdk import Bot, run
@@ -198,7 +389,24 @@ def main() -> None:
 
         trump = play
 
-    run(BusyBot, rest)
+    class FirstBot(Bot):
+        """Answers the first option, as the bare client does: what is left is the SDK's cost."""
+
+        name = "first"
+        version = "1.0"
+
+        def bid(self, obs: dict[str, Any], options: list[int]) -> int:
+            return options[0]
+
+        def play(self, obs: dict[str, Any], options: list[str]) -> str:
+            return options[0]
+
+        trump = pay = play
+
+        def predict(self, obs: dict[str, Any]) -> None:
+            return None
+
+    run(FirstBot if args.bot == "first" else BusyBot, rest)
 
 
 if __name__ == "__main__":

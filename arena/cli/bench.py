@@ -267,19 +267,31 @@ def bench_ladder(
 
 
 def bench_sdk(
-    matches: int = typer.Option(6, help="Classic matches each run plays, two at once."),
+    matches: int = typer.Option(6, help="Classic matches each run plays, two at once (with --cpu: each bot "
+                                "plays them, one at a time)."),
     work: int = typer.Option(100_000, help="Rounds of the pure-Python loop the bot runs for every decision."),
-    rounds: int = typer.Option(8, help="Rounds per match (3 players)."),
+    rounds: int | None = typer.Option(None, help="Rounds per match (3 players): 8, or 20 with --cpu."),
     runs: int = typer.Option(3, help="Runs of each (the yardstick, one process, two), in turn; medians."),
+    cpu: bool = typer.Option(False, "--cpu", help="Instead: the CPU per decision of a bot through the SDK against "
+                             "a bare grpc.aio client answering the same requests, taking turns, and their ratio."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
     """A CPU-bound SDK bot with --processes 1 and 2 on two matches at once: decisions/s, the ratio, a bare yardstick."""
     from arena.bench.sdk import bench_sdk as run
+    from arena.bench.sdk import bench_sdk_cpu
 
+    rounds = rounds if rounds is not None else 20 if cpu else 8
     if matches < 1 or work < 1 or runs < 1:
         raise typer.BadParameter("must be at least 1", param_hint="--matches/--work/--runs")
     if not 1 <= rounds <= 20:
         raise typer.BadParameter("must be from 1 to 20 (3 players)", param_hint="--rounds")
+    if cpu:
+        figures = bench_sdk_cpu(matches=matches, rounds=rounds, runs=runs)
+        shown = {k: f"{v:.2f}" if k == "sdk_over_bare" else ("yes" if v else "no") if isinstance(v, bool) else v
+                 for k, v in figures.items()}
+        print_figures(figures if as_json else shown, as_json)
+        return
     figures = run(matches=matches, work=work, rounds=rounds, runs=runs)
     print_figures(figures if as_json else {k: f"{v:.2f}" if k.endswith(("_over_one", "_of_bare")) else v
                                            for k, v in figures.items()}, as_json)
+

@@ -28,7 +28,7 @@ import grpc
 from arena.sdk.addresses import arena_target
 from arena.sdk.answers import fallback_after, read_request, reply
 from arena.sdk.bot import DECISION_KINDS, Bot, FaultInfo, MatchInfo, MatchResult, _is_async, ask, ask_async
-from arena.sdk.matches import LANE_GRACE, _Job, _Lane, _mix_seed, _Outbox, _Seat, _Thinker
+from arena.sdk.matches import LANE_GRACE, _Job, _Lane, _mix_seed, _Outbox, _Outcome, _Seat, _Thinker
 from arena.sdk.processes import launcher_gone
 from arena.sdk.retry import (
     _ASK_AGAIN,
@@ -296,7 +296,7 @@ class BotClient:
         """The connection's one writer: send each answer as its lane hands it over."""
         try:
             while True:
-                message = await outbox.queue.get()
+                message = await outbox.get()
                 await call.write(message)
         except (grpc.aio.AioRpcError, asyncio.InvalidStateError):
             pass   # the call ended; the reader sees how, and the session ends with it
@@ -413,16 +413,14 @@ class BotClient:
         lane = self._lanes.get(key)
         if lane is None:
             where = "all matches" if key is None else f"match {key}"
-            lane = self._lanes[key] = _Lane(_Thinker(f"{self.name} {where}"))
-            lane.task = asyncio.get_running_loop().create_task(self._run_lane(lane))
+            lane = self._lanes[key] = _Lane(_Thinker(f"{self.name} {where}"), self._job_done)
         return lane
 
     def _queue_hook(self, seat: _Seat, hook: str, arg: Any) -> None:
         if _is_async(getattr(seat.bot, hook)):
-            self._lane_for(seat).jobs.put_nowait(_Job(functools.partial(self._call_hook_async, seat, hook, arg),
-                                                      on_loop=True))
+            self._lane_for(seat).put(_Job(functools.partial(self._call_hook_async, seat, hook, arg), on_loop=True))
         else:
-            self._lane_for(seat).jobs.put_nowait(_Job(functools.partial(self._call_hook, seat, hook, arg)))
+            self._lane_for(seat).put(_Job(functools.partial(self._call_hook, seat, hook, arg)))
 
     def _ask(self, request: arena_pb2.DecisionRequest, outbox: _Outbox) -> None:
         """Queue a decision on its match's lane; the answer goes to ``outbox``."""
@@ -431,27 +429,24 @@ class BotClient:
         method = getattr(seat.bot, kind, None) if kind in DECISION_KINDS else None
         on_loop = _is_async(method) or (bool(request.events_json) and _is_async(seat.bot.on_events))
         answer = self._answer_async if on_loop else self._answer
-        self._lane_for(seat).jobs.put_nowait(_Job(functools.partial(answer, seat, request), on_loop, outbox))
+        self._lane_for(seat).put(_Job(functools.partial(answer, seat, request), on_loop, outbox))
 
-    async def _run_lane(self, lane: _Lane) -> None:
-        """Do a lane's jobs in turn, each answer into its connection's outbox."""
-        try:
-            while (job := await lane.jobs.get()) is not None:
-                if job.outbox is not None and job.outbox.closed:
-                    continue   # asked on a connection that is gone: the arena asks again on the next
-                try:
-                    reply = await (job.work() if job.on_loop else lane.thinker.call(job.work))
-                except (SystemExit, KeyboardInterrupt) as error:   # the bot's code ends the bot
-                    self._exit = error
-                    self.stop()
-                    return
-                except Exception:   # an SDK bug: _answer and the hooks catch the bot's own errors
-                    log.error("%s: a lane failed:\n%s", self.name, traceback.format_exc())
-                    continue
-                if reply is not None and job.outbox is not None:
-                    job.outbox.send(reply)
-        finally:
-            lane.thinker.close()
+    def _job_done(self, job: _Job, outcome: _Outcome) -> bool:
+        """A lane's job is done (on the loop): its answer goes to its connection's outbox.
+        False ends the lane: the bot's code raised SystemExit or KeyboardInterrupt, which
+        ends the bot, as it would have without threads (run() raises it again)."""
+        ok, value = outcome
+        if ok:
+            if value is not None and job.outbox is not None:
+                job.outbox.send(value)
+            return True
+        if isinstance(value, (SystemExit, KeyboardInterrupt)):
+            self._exit = value
+            self.stop()
+            return False
+        # An SDK bug: _answer and the hooks catch the bot's own errors.
+        log.error("%s: a lane failed:\n%s", self.name, "".join(traceback.format_exception(value)))
+        return True
 
     async def _close_lanes(self, grace: float) -> None:
         """End every lane: the jobs already queued get ``grace`` seconds (decisions for a
@@ -460,13 +455,11 @@ class BotClient:
         lanes, self._lanes = list(self._lanes.values()), {}
         for lane in lanes:
             lane.close()
-        tasks = [lane.task for lane in lanes if lane.task is not None]
-        if not tasks:
-            return
-        _, late = await asyncio.wait(tasks, timeout=grace)
-        for task in late:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        waiting = [lane.finished for lane in lanes if not lane.finished.done()]
+        if waiting:
+            await asyncio.wait(waiting, timeout=grace)
+        cancelled = [task for lane in lanes if (task := lane.cancel()) is not None]
+        await asyncio.gather(*cancelled, return_exceptions=True)
 
     # -- calling the bot (on a lane: its thread, or the loop for an async def method)
 
