@@ -86,7 +86,7 @@ from arena.stats.summaries import outcome_key, parse_outcome
 from arena.store import crashes, leases, queries, registry, reports
 from arena.store.codec import LOG_FORMAT, decode_log, encode_log
 from arena.store.crashes import CrashSummary
-from arena.store.errors import NotStored, StoreError
+from arena.store.errors import NotStored, StoreError, StoreUnavailable, driver_errors_translated
 from arena.store.leases import DealProgress, ScheduledGameLike, WorkUnit
 from arena.store.queries import LeaderboardInputs, MatchSummary, RatingChange, SeatAggregate, outcome_tables
 from arena.store.registry import BotInfo, TournamentInfo, hash_token
@@ -97,22 +97,28 @@ from arena.store.schema import SCHEMA_VERSION, TAKE_WRITE_LOCK, open_schema
 __all__ = [
     "LOG_FORMAT", "SCHEMA_VERSION", "BotEloStep", "BotFault", "BotGames", "BotInfo", "BotSeat", "ClassicGame",
     "CrashSummary", "DealProgress", "EloStep", "EloTrack", "LeaderboardInputs", "MatchSummary", "NewestClassic",
-    "NotStored", "RatingChange", "SeatAggregate", "ScheduledGameLike", "Store", "StoreError", "TournamentInfo",
-    "WorkUnit",
+    "NotStored", "RatingChange", "SeatAggregate", "ScheduledGameLike", "Store", "StoreError", "StoreUnavailable",
+    "TournamentInfo", "WorkUnit",
     "decode_log", "encode_log", "hash_token", "outcome_key", "outcome_tables", "parse_outcome",
 ]
 
+
+# How long a SQLite statement waits for another process's write lock before the store
+# gives up (StoreUnavailable, "database is locked"), in seconds.
+BUSY_TIMEOUT = 30.0
 
 # How to get the PostgreSQL driver: the extra of the installed distribution, or of a checkout.
 INSTALL_POSTGRES = "pip install 'wizard-arena[postgres]' (in a checkout: pip install -e '.[postgres]')"
 
 
+@driver_errors_translated
 class Store:
     """The arena's database: ``Store("arena.db")`` or ``Store("postgresql://...")``.
 
     Opening creates the schema in a new or empty database, and refuses (``StoreError``)
     a database of another schema version, a SQLite file with someone else's tables, and a
-    file that is not a database.
+    file that is not a database. A database that cannot be read or written (locked past
+    the busy timeout, its server gone) is :class:`StoreUnavailable`, a ``StoreError`` too.
     """
 
     def __init__(self, url_or_path: str) -> None:
@@ -128,7 +134,7 @@ class Store:
         if backend not in ("sqlite", "postgresql"):
             raise StoreError(f"unsupported database {backend!r}: use a SQLite file or a postgresql:// URL")
         self.is_sqlite = backend == "sqlite"
-        connect_args = {"check_same_thread": False, "timeout": 30} if self.is_sqlite else {}
+        connect_args = {"check_same_thread": False, "timeout": BUSY_TIMEOUT} if self.is_sqlite else {}
         try:
             self.engine: Engine = create_engine(url, connect_args=connect_args)
         except ImportError as error:

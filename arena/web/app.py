@@ -16,7 +16,6 @@ from collections.abc import Sequence
 from importlib import resources
 from typing import Any
 
-from sqlalchemy.exc import OperationalError
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -24,7 +23,7 @@ from starlette.responses import JSONResponse, RedirectResponse, Response, Stream
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from arena.store import Store, StoreError
+from arena.store import Store, StoreError, StoreUnavailable
 from arena.web import api, disclosure, live
 from arena.web.pages import templates, url
 
@@ -292,8 +291,7 @@ async def withheld(request: Request, exc: Exception) -> Response:
 
 async def database_unreadable(request: Request, exc: Exception) -> Response:
     """A busy, locked or unreadable database: 503, the message says which."""
-    first = (str(getattr(exc, "orig", None) or exc).strip().splitlines() or ["database error"])[0]
-    return error(request, 503, f"the database could not be read: {first}")
+    return error(request, 503, f"the database could not be read: {exc}")
 
 
 async def server_error(request: Request, exc: Exception) -> Response:
@@ -304,7 +302,7 @@ exception_handlers: dict[Any, Any] = {
     404: not_found,
     api.NotFound: not_found,
     api.Withheld: withheld,
-    OperationalError: database_unreadable,
+    StoreUnavailable: database_unreadable,
     StoreError: database_unreadable,
     500: server_error,
 }

@@ -16,10 +16,9 @@ from typing import Any
 
 import pytest
 from factories import WEB_BOTS, played
-from sqlalchemy.exc import OperationalError
 from starlette.testclient import TestClient
 
-from arena.store import Store
+from arena.store import Store, StoreUnavailable
 from arena.web.app import create_app
 
 PY = sys.executable
@@ -224,11 +223,12 @@ def test_unknown_ids_are_a_404_in_the_api(web_client: TestClient) -> None:
 
 
 def test_a_locked_database_is_a_503_page(web_db: tuple[Path, str], monkeypatch: pytest.MonkeyPatch) -> None:
-    # What SQLAlchemy raises when SQLite stays locked past the busy timeout (30 s: too long to wait for here).
+    # What the store raises when SQLite stays locked past the busy timeout (a real lock:
+    # tests/store/test_store_errors.py; reads are never blocked in WAL mode).
     app = create_app(str(web_db[0]))
 
     def locked(*args: Any, **kwargs: Any) -> None:
-        raise OperationalError("SELECT ...", {}, Exception("database is locked"))
+        raise StoreUnavailable("database is locked")
 
     monkeypatch.setattr(app.state.store, "leaderboard_inputs", locked)
     monkeypatch.setattr(app.state.store, "load_match", locked)
