@@ -39,7 +39,7 @@ from typing import Any
 from urllib.parse import quote
 
 from arena import __version__
-from arena.results.sprt import ab_test_result
+from arena.results.sprt import test_result
 from arena.stats.elo import START_ELO
 from arena.stats.ratings import DEFAULT_BOOTSTRAP_SAMPLES, MIN_UNITS, pairwise_from_tables, rate
 from arena.stats.think_times import RESOLUTION
@@ -109,7 +109,7 @@ class BoardMetadata:
     arena_version: str
     think_time_resolution: float = round(RESOLUTION, 4)    # relative; percentiles are nearest-rank
     # The A/B tests (arena sprt) among the tournaments, each with its result
-    # (arena.results.sprt.ab_test_result).
+    # (arena.results.sprt.test_result).
     tests: list[dict[str, Any]] = field(default_factory=list)
 
 
@@ -149,20 +149,15 @@ def board(
 ) -> Board:
     """The leaderboard (as :func:`leaderboard`) with its title and metadata.
 
-    The rows and the game counts come from one snapshot of the store; the tournaments'
-    game options from their stored settings (see ``Store.tournament_game_options``).
+    Everything comes from one snapshot of the store (``Store.board_inputs``): the rows,
+    the game counts, the tournaments' game options and their A/B tests.
     """
-    inputs = store.leaderboard_inputs(variant, tournament_id)
-    rows = _rows(inputs, variant, min_games, samples, seed)
-    games = inputs.games_by_tournament
-    if tournament_id is not None:
-        tournaments = [tournament_id]
-    else:
-        tournaments = sorted(t for t in games if t)
-    stored_options = store.tournament_game_options(tournaments)
+    inputs = store.board_inputs(variant, tournament_id)
+    rows = _rows(inputs.ratings, variant, min_games, samples, seed)
+    games = inputs.ratings.games_by_tournament
     sets: dict[str, OptionSet] = {}
-    for tournament in tournaments:
-        options = game_options(stored_options.get(tournament), variant)
+    for tournament in inputs.tournaments:
+        options = game_options(inputs.game_options.get(tournament), variant)
         option_set = sets.setdefault(json.dumps(options, sort_keys=True), OptionSet(options, [], 0))
         option_set.tournaments.append(tournament)
         option_set.games += games.get(tournament, 0)
@@ -171,23 +166,14 @@ def board(
         title=title_of(variant, tournament_id),
         metadata=BoardMetadata(
             generated_at=moment.strftime("%Y-%m-%dT%H:%M:%SZ"), variant=variant,
-            score_order=variant_of(variant).score_order, tournaments=tournaments,
+            score_order=variant_of(variant).score_order, tournaments=inputs.tournaments,
             games=sum(games.values()), games_outside_tournaments=games.get("", 0),
             option_sets=list(sets.values()), min_games=min_games, arena_version=__version__,
-            tests=_tests(store, tournaments),
+            tests=[{"tournament": tournament, **test_result(test.settings, test.games)}
+                   for tournament, test in inputs.tests.items()],
         ),
         rows=rows,
     )
-
-
-def _tests(store: Store, tournaments: list[str]) -> list[dict[str, Any]]:
-    """The A/B tests among ``tournaments``, with their results."""
-    found = []
-    for tournament in tournaments:
-        settings = store.get_tournament(tournament).settings
-        if settings.get("sprt"):
-            found.append({"tournament": tournament, **ab_test_result(store, tournament, settings)})
-    return found
 
 
 def game_options(stored: dict[str, Any] | None, variant: str) -> dict[str, Any] | None:

@@ -7,27 +7,39 @@ as they end) is pure and lives below the store, in ``arena.stats.sprt``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from arena.stats.sprt import SprtMonitor, SprtSettings, games_per_set, monitor_from, status_line
-from arena.store import Store
+from arena.store import MatchSummary, Store
 from engine import GameConfig
 
 
 def stored_monitor(store: Store, tournament_id: str, sprt: SprtSettings, players: int, games: int) -> SprtMonitor:
     """The monitor of a stored A/B test (its settings, table size and game limit) over
     the games stored so far."""
-    stored = store.list_matches(tournament_id=tournament_id, limit=games + 1)
+    return monitor_of(sprt, players, store.list_matches(tournament_id=tournament_id, limit=games + 1))
+
+
+def monitor_of(sprt: SprtSettings, players: int, stored: Sequence[MatchSummary]) -> SprtMonitor:
+    """The monitor of an A/B test over these of its stored games."""
     return monitor_from(sprt, players, ((m.game_index, m.bots, m.places) for m in stored),
                         aborted=[m.game_index for m in stored if m.status != "completed" and m.game_index is not None])
 
 
 def ab_test_result(store: Store, tournament_id: str, settings: dict[str, Any]) -> dict[str, Any]:
-    """A stored A/B test's result as data (the leaderboards' metadata carries it): the
-    bots, the bounds, the decision and the figures at it, and ``summary`` in words."""
+    """A stored A/B test's result as data, read from the store (:func:`test_result`)."""
+    return test_result(settings, store.list_matches(tournament_id=tournament_id,
+                                                    limit=int(settings.get("games") or 0) + 1))
+
+
+def test_result(settings: dict[str, Any], stored: Sequence[MatchSummary]) -> dict[str, Any]:
+    """An A/B test's result as data (the leaderboards' metadata carries it), from its
+    stored settings and games: the bots, the bounds, the decision and the figures at it,
+    and ``summary`` in words."""
     sprt = SprtSettings.from_json(settings["sprt"])
     players = GameConfig.from_options(settings.get("game") or {}).players
-    status = stored_monitor(store, tournament_id, sprt, players, int(settings.get("games") or 0)).current()
+    status = monitor_of(sprt, players, stored).current()
 
     def number(x: float) -> float | None:
         return None if x != x else round(x, 4)     # nan (undefined) as null

@@ -37,6 +37,8 @@ workers       ``put_schedule(tournament_id, games)``, ``scheduled_games(tourname
               ``claim_unit(worker, lease_seconds, tournament_id=None) -> WorkUnit | None``,
               ``renew_lease(unit, worker, lease_seconds)``, ``release_unit(unit, worker)``,
               ``unit_progress(tournament_id)`` (see ``leases.py``)
+boards        ``board_inputs(variant, tournament_id=None)``: a leaderboard's inputs, its
+              tournaments' options and A/B tests, in one transaction
 ratings       ``current_elo(variant)``, ``rating_history(bot, variant)``,
               ``leaderboard_inputs(variant, tournament_id)`` (outcome counts, per-bot sums,
               Elo and crashes in one snapshot: what arena.results.leaderboard reads),
@@ -88,14 +90,23 @@ from arena.store.codec import LOG_FORMAT, decode_log, encode_log
 from arena.store.crashes import CrashSummary
 from arena.store.errors import NotStored, StoreError, StoreUnavailable, driver_errors_translated
 from arena.store.leases import DealProgress, ScheduledGameLike, WorkUnit
-from arena.store.queries import LeaderboardInputs, MatchSummary, RatingChange, SeatAggregate, outcome_tables
+from arena.store.queries import (
+    AbTestGames,
+    BoardInputs,
+    LeaderboardInputs,
+    MatchSummary,
+    RatingChange,
+    SeatAggregate,
+    outcome_tables,
+)
 from arena.store.registry import BotInfo, TournamentInfo, hash_token
 from arena.store.reports import BotEloStep, BotFault, BotGames, BotSeat, ClassicGame, EloStep, EloTrack, NewestClassic
 from arena.store.save import MatchSaver
 from arena.store.schema import SCHEMA_VERSION, TAKE_WRITE_LOCK, open_schema
 
 __all__ = [
-    "LOG_FORMAT", "SCHEMA_VERSION", "BotEloStep", "BotFault", "BotGames", "BotInfo", "BotSeat", "ClassicGame",
+    "LOG_FORMAT", "SCHEMA_VERSION", "AbTestGames", "BoardInputs", "BotEloStep", "BotFault", "BotGames", "BotInfo",
+    "BotSeat", "ClassicGame",
     "CrashSummary", "DealProgress", "EloStep", "EloTrack", "LeaderboardInputs", "MatchSummary", "NewestClassic",
     "NotStored", "RatingChange", "SeatAggregate", "ScheduledGameLike", "Store", "StoreError", "StoreUnavailable",
     "TournamentInfo", "WorkUnit",
@@ -506,6 +517,23 @@ class Store:
         transaction, so a match saved meanwhile cannot show up in one and not in the others."""
         with self._read() as session:
             return queries.leaderboard_inputs(session, variant, tournament_id)
+
+    def board_inputs(self, variant: str, tournament_id: str | None = None) -> BoardInputs:
+        """A board's inputs in one transaction: :meth:`leaderboard_inputs`, the tournaments
+        it counts (``tournament_id``, or every tournament with a completed match of the
+        variant) with their game options, and the A/B tests among them with their games."""
+        with self._read() as session:
+            ratings = queries.leaderboard_inputs(session, variant, tournament_id)
+            tournaments = ([tournament_id] if tournament_id is not None
+                           else sorted(t for t in ratings.games_by_tournament if t))
+            tests: dict[str, AbTestGames] = {}
+            for tournament in tournaments:
+                settings = registry.get_tournament(session, tournament, self.name).settings
+                if settings.get("sprt"):
+                    limit = int(settings.get("games") or 0) + 1
+                    tests[tournament] = AbTestGames(settings, queries.list_matches(session, None, tournament, None,
+                                                                                   limit))
+            return BoardInputs(ratings, tournaments, registry.tournament_game_options(session, tournaments), tests)
 
     def elo_tracks(self, variant: str, limit: int) -> list[EloTrack]:
         """Each bot rated in ``variant``: its Elo and rated games now, its first game and

@@ -111,6 +111,26 @@ class LeaderboardInputs:
     crashes: dict[str, CrashSummary] = field(default_factory=dict)
 
 
+@dataclass
+class AbTestGames:
+    """An A/B test among a board's tournaments: its stored settings and its stored games
+    (newest first, at most its game limit and one more)."""
+
+    settings: dict[str, Any]
+    games: list[MatchSummary]
+
+
+@dataclass
+class BoardInputs:
+    """Everything a leaderboard with its metadata is computed from, read in one
+    transaction (``Store.board_inputs``)."""
+
+    ratings: LeaderboardInputs
+    tournaments: list[str]                          # the tournaments the board counts
+    game_options: dict[str, dict[str, Any] | None]  # per tournament (Store.tournament_game_options)
+    tests: dict[str, AbTestGames] = field(default_factory=dict)   # the A/B tests among them
+
+
 # -- matches ----------------------------------------------------------------------------
 
 
