@@ -71,6 +71,8 @@ class Variant:
     options: ClassVar[tuple[str, ...]]
     """The ``GameConfig`` fields that mean something in this variant (besides ``variant``
     and ``seed``); the others must keep their defaults."""
+    token_supply: ClassVar[tuple[tuple[str, int], ...]] = ()
+    """The tokens on the table at the start, (colour, count) per colour; none without tokens."""
 
     @property
     def min_players(self) -> int:
@@ -200,6 +202,7 @@ class Extreme(Variant):
     trump = extreme_cards.COLOURS[extreme_cards.RED]
     action_colours = extreme_cards.TOKEN_COLOURS
     options = ("players", "rounds", "destroyer_penalty")
+    token_supply = tuple(zip(extreme_cards.TOKEN_COLOURS, extreme_cards.SUPPLY_START, strict=True))
 
     def default_rounds(self, players: int) -> int:
         return DEFAULT_ROUNDS[players]

@@ -15,7 +15,7 @@ from arena.referee.seating import SeatingError
 from arena.wire import calls, protocol
 from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
 from arena.wire.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
-from engine import VARIANTS, ConfigError
+from engine import VARIANTS, ConfigError, GameConfig
 
 if TYPE_CHECKING:
     from arena.referee.server import ArenaServer
@@ -64,7 +64,7 @@ class ArenaServicer(pb_grpc.ArenaServicer):
         if store is None:
             await context.abort(grpc.StatusCode.FAILED_PRECONDITION, "this arena has no database")
             raise AssertionError("abort returns by raising")   # for the type checker
-        variant = request.variant or "classic"
+        variant = request.variant or GameConfig.variant      # the engine's default variant
         await _check_variant(variant, context)
         return pb.LeaderboardResponse(rows=await listing.leaderboard(store, variant, request.min_games))
 

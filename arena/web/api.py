@@ -19,7 +19,7 @@ from arena.tournament.lock import resume_command, shown_status
 from arena.web import disclosure
 from arena.web.bots import NoSuchBot, bot_json
 from arena.web.viewer import match_json
-from engine import VARIANTS
+from engine import VARIANTS, GameConfig
 
 
 class NotFound(Exception):
@@ -145,7 +145,7 @@ def tournament(store: Store, db: str, tournament_id: str, with_matches: bool = T
         info = store.get_tournament(tournament_id)
     status = shown_status(info, db)
     game = info.settings.get("game", {}) or {}
-    variant = game.get("variant") or "classic"
+    variant = GameConfig.from_options(game).variant      # the engine's default when not stored
     found = matches(store, tournament_id=tournament_id, limit=1_000_000 if with_matches else 1)
     finished = sorted(m["finished_at"] for m in found)
     board = lb.leaderboard(store, variant, tournament_id=tournament_id, samples=100)

@@ -29,7 +29,7 @@ from arena.results.browse import GameOptions
 from arena.results.elo_plot import elo_svg
 from arena.stats.ratings import MIN_UNITS
 from engine import VARIANTS
-from engine.extreme_cards import SUPPLY_START, TOKEN_COLOURS
+from engine import variant as variant_of
 
 # A line break, with the indentation around it, between two tags of a template (:func:`oneline`).
 _TEMPLATE_BREAK = re.compile(r">[ \t]*\n\s*<")
@@ -37,8 +37,14 @@ _TEMPLATE_BREAK = re.compile(r">[ \t]*\n\s*<")
 PRIVATE_NOTE = "private until every game of its deal is played"
 # The seed setting of a tournament that has not finished (``arena.web.disclosure``).
 SEED_HIDDEN = "hidden until the tournament finishes"
-# The viewer follows Extreme's tokens from the supply each deal starts with (the engine's).
-EXTREME_SUPPLY = ",".join(f"{c}:{n}" for c, n in zip(TOKEN_COLOURS, SUPPLY_START, strict=True))
+def token_supply(variant: str) -> str:
+    """The tokens each deal starts with, for the viewer to follow (``colour:count,...``;
+    "" for a variant without tokens).
+
+    >>> token_supply("classic"), token_supply("extreme").split(",")[0]
+    ('', 'red:5')
+    """
+    return ",".join(f"{colour}:{count}" for colour, count in variant_of(variant).token_supply)
 
 
 def url(*parts: str) -> str:
@@ -123,11 +129,14 @@ def crashed_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [r for r in rows if r.get("crashes")]
 
 
-def board_headers(classic: bool, crashed: bool) -> list[tuple[str, str]]:
-    """The board's (header, sort kind), in the order of its cells."""
+def board_headers(variant: str, crashed: bool) -> list[tuple[str, str]]:
+    """The board's (header, sort kind), in the order of its cells: exact bids where
+    players bid, the score's order where the lowest total wins."""
+    record = variant_of(variant)
     return ([("#", "num"), ("Bot", "text"), ("Rating", "num"), ("95% interval", "num"), ("Elo", "num"),
-             ("Games", "num"), ("Avg score" + ("" if classic else " (lower is better)"), "num"), ("Avg place", "num")]
-            + ([("Exact bids", "num")] if classic else [])
+             ("Games", "num"), ("Avg score" + ("" if record.higher_is_better else " (lower is better)"), "num"),
+             ("Avg place", "num")]
+            + ([("Exact bids", "num")] if record.bids else [])
             + [("Think p50 ms", "num"), ("Think p99 ms", "num"), ("Faults", "num"), ("Timeouts", "num")]
             + ([("Crashes", "num")] if crashed else []))
 
@@ -195,7 +204,8 @@ def _environment() -> Environment:
                        crashed_rows=crashed_rows, board_metadata=board_metadata, crash_line=lb.crash_line,
                        pair_index=pair_index, tournament_settings=tournament_settings,
                        VARIANTS=VARIANTS, PRIVATE_NOTE=PRIVATE_NOTE, UNKNOWN_INTERVAL=lb.UNKNOWN_INTERVAL,
-                       MIN_UNITS=MIN_UNITS, ELO_LIMIT=elo_history.LIMIT, EXTREME_SUPPLY=EXTREME_SUPPLY)
+                       MIN_UNITS=MIN_UNITS, ELO_LIMIT=elo_history.LIMIT, token_supply=token_supply,
+                       variant_of=variant_of)
     return env
 
 

@@ -151,9 +151,17 @@ function extremeCell(s, seat) {
   return tokensText(s.tokens[seat]) + " (predicted " + tokensText(s.predicted[seat]) + ")";
 }
 
+// The variant's facts, from the page (arena.web.pages: the engine's variant record).
+function viewerData() {
+  const root = document.getElementById("viewer");
+  return root ? root.dataset : {};
+}
+const hasTokens = () => Boolean(viewerData().supply);
+const lowerIsBetter = () => viewerData().lowerIsBetter === "1";
+
 function drawTable(view, s, step) {
   const {record} = view;
-  const extreme = record.variant === "extreme";
+  const extreme = hasTokens();
   const head = el("tr", {}, el("th", {}, "Seat"), el("th", {}, "Bot"),
                   el("th", {}, extreme ? "Tokens held (predicted)" : "Bid"), el("th", {}, "Tricks"),
                   el("th", {}, "Hand"), el("th", {}, "On the table"), el("th", {}, "Total"));
@@ -225,7 +233,7 @@ function show(view, k) {
   const totals = document.getElementById("totals");
   totals.dataset.totals = step.totals.join(",");
   totals.textContent = "Totals: " + view.record.bots.map((b, i) => b + " " + step.totals[i]).join(" · ")
-    + (view.record.variant === "extreme" ? " (penalty points: lower is better)" : "");
+    + (lowerIsBetter() ? " (penalty points: lower is better)" : "");
   view.events.replaceChildren(...step.events.map((e) => el("li", {class: "new"}, e.text)));
   drawTable(view, s, step);
   drawRounds(view, s);
