@@ -294,7 +294,7 @@ def _tournament_line(t: TournamentInfo, status: str, test: str | None = None) ->
     elsewhere = t.status == "remote" or bool(settings.get("organised_elsewhere"))
     game = settings.get("game") or {}
     return TournamentLine(
-        id=t.id, created_at=t.created_at, status=status, variant=game.get("variant", "classic"),
+        id=t.id, created_at=t.created_at, status=status, variant=game.get("variant", GameConfig.variant),
         options=None if elsewhere else GameOptions.of(game),
         # Settings stored before the deals option existed were duplicate.
         deals=None if elsewhere else settings.get("deals", "duplicate"),
