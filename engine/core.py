@@ -19,7 +19,7 @@ for a Wizard Extreme prediction.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -55,6 +55,12 @@ class IllegalAction(EngineError):
         self.legal = legal
 
 
+# Each variant's own checks of a config, by variant name, in engine.VARIANTS order.
+# engine.variants fills it when the engine is imported (the records name the game
+# classes, whose modules import this one, so this module cannot import them).
+VARIANT_CHECKS: dict[str, Callable[[GameConfig], None]] = {}
+
+
 @dataclass(frozen=True)
 class GameConfig:
     """Everything that defines a game besides the players' choices.
@@ -84,16 +90,13 @@ class GameConfig:
         ...
         engine.core.ConfigError: classic with 5 players allows at most 12 rounds (got 13)
         """
-        # Imported here: the records name the game classes, whose modules import this one.
-        from engine.variants import VARIANT_RECORDS, VARIANTS
-
-        if self.variant not in VARIANTS:
-            raise ConfigError(f"unknown variant {self.variant!r}; allowed: {', '.join(VARIANTS)}")
+        if not isinstance(self.variant, str) or self.variant not in VARIANT_CHECKS:
+            raise ConfigError(f"unknown variant {self.variant!r}; allowed: {', '.join(VARIANT_CHECKS)}")
         if isinstance(self.players, bool) or not isinstance(self.players, int):
             raise ConfigError(f"players must be a whole number (got {self.players!r})")
         if self.rounds is not None and (isinstance(self.rounds, bool) or not isinstance(self.rounds, int)):
             raise ConfigError(f"rounds must be a whole number (got {self.rounds!r})")
-        VARIANT_RECORDS[self.variant].check(self)
+        VARIANT_CHECKS[self.variant](self)
         return self
 
     def to_dict(self) -> dict[str, Any]:

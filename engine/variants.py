@@ -38,7 +38,7 @@ from typing import ClassVar
 
 from engine import classic, classic_cards, extreme, extreme_cards
 from engine.classic import ClassicGame, hand_sizes
-from engine.core import BID, PAY, PLAY, PREDICT, TRUMP, ConfigError, GameConfig
+from engine.core import BID, PAY, PLAY, PREDICT, TRUMP, VARIANT_CHECKS, ConfigError, GameConfig
 from engine.extreme import DEFAULT_ROUNDS, HAND_SIZE, ExtremeGame
 from engine.game import Game
 
@@ -241,6 +241,7 @@ class Extreme(Variant):
 VARIANT_RECORDS: Mapping[str, Variant] = MappingProxyType({record.name: record for record in (Classic(), Extreme())})
 # The variants' names: what GameConfig.variant, the wire and the store accept.
 VARIANTS: tuple[str, ...] = tuple(VARIANT_RECORDS)
+VARIANT_CHECKS.update((name, record.check) for name, record in VARIANT_RECORDS.items())
 
 
 def variant(name: str) -> Variant:
