@@ -55,6 +55,9 @@ if TYPE_CHECKING:
     from arena.store import Store
 
 POSTGRES_URL = os.environ.get("ARENA_TEST_POSTGRES_URL")
+# `arena tournament` without --workers picks workers by the machine's cores: the tests
+# play with one, whatever machine runs them (test_local_workers.py asks for more).
+os.environ.setdefault("ARENA_WORKERS", "1")
 
 
 @pytest.fixture

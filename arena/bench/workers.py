@@ -1,79 +1,96 @@
-"""The workers benchmark: one tournament played by one worker, then by two, as real processes.
+"""The workers benchmark: the default tournament played by one worker and by N local
+workers (``arena tournament --workers N``), as real processes, taking turns.
 
-``arena bench workers [--games N]`` plays the same tournament (random bots,
-so the bots' thinking does not hide the arena's own cost; 3 seats, 6 rounds, fixed
-seed) twice: once with ``arena tournament`` alone (one worker), once with ``arena
-tournament --workers 0`` and two ``arena worker`` processes. It prints games per second
-for each and their ratio: the ratio is what carries to another machine (on 2 cores,
-two workers compete with their own bots for the same cores). The figures include
-starting the bot processes, as a real run does.
+``arena bench workers [--games 40] [--workers 2] [--runs 3]`` plays the default
+tournament (``--variant classic``, the default lineup, a fixed seed) with
+``--workers 1`` and ``--workers N`` in turn, ``--runs`` times each (1 N 1 N ...: the
+machine's drift and other jobs hit both alike), each run on a fresh SQLite file, and
+prints each one's median wall time and games per second and the ratio of N to one.
+The wall time is the whole command's (the lineup checked, the workers and their bots
+started), as an organiser waits for it; the "play" figures are the command's own count
+of its playing part. Every run must store the same games and the same board (the
+ratings, Elo and tallies; not the think times): ``boards_identical`` says whether they
+did. The load average before and after and the cores are reported beside the figures,
+since a second worker only pays off with cores to spare.
 
-    >>> figures = bench_workers(games=6)      # doctest: +SKIP
+    >>> figures = bench_workers(games=8, runs=1)      # doctest: +SKIP
 """
 
 from __future__ import annotations
 
+import os
+import re
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-LINEUP = [arg for name, bot in (("a", "random_bot"), ("b", "random_bot"), ("c", "greedy_bot"), ("d", "greedy_bot"))
-          for arg in ("--bot", f"{name}={sys.executable} -m sample_bots.{bot}")]
+PLAYED = re.compile(r"(\d+) games played in ([0-9.]+) s")
 
 
-def _arena(*args: str, cwd: Path) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, "-m", "arena.cli", *args], cwd=cwd, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True)
+def _tournament(options: list[str], folder: Path) -> tuple[float, float]:
+    """One run in ``folder``: (whole wall seconds, games per second of the playing part)."""
+    started = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "arena.cli", "tournament", *options, "--db", str(folder / "a.db")],
+                          cwd=folder, capture_output=True, text=True, timeout=3600,
+                          env={**os.environ, "COLUMNS": "200"})
+    wall = time.perf_counter() - started
+    if done.returncode != 0:
+        raise RuntimeError(f"arena tournament {' '.join(options)} failed: {done.stderr.strip().splitlines()[-1:]}")
+    played = PLAYED.search(done.stdout)
+    if played is None:
+        raise RuntimeError(f"arena tournament printed no game count: {done.stdout[-300:]}")
+    return wall, int(played.group(1)) / float(played.group(2))
 
 
-def _wait(process: subprocess.Popen[str]) -> None:
-    _, err = process.communicate(timeout=3600)
-    if process.returncode != 0:
-        raise RuntimeError(f"{process.args!r} failed: {err.strip().splitlines()[-1:]}")
-
-
-def _tournament_id(db: str) -> str | None:
+def _result(db: Path) -> tuple[Any, ...]:
+    """What must not depend on the number of workers: every stored game (bots, places,
+    totals, actions) by slot, and the board (ratings, Elo, tallies; not think times)."""
+    from arena.results.leaderboard import leaderboard
     from arena.store import Store
 
-    try:
-        with Store(db) as store:
-            found = store.list_tournaments()
-            return found[0].id if found and store.scheduled_games(found[0].id) else None
-    except Exception:  # noqa: BLE001 (the organiser may be creating the schema right now)
-        return None
+    with Store(str(db)) as store:
+        (tournament,) = store.list_tournaments()
+        games = {}
+        for summary in store.list_matches(tournament_id=tournament.id, limit=100_000):
+            record = store.load_match(summary.match_id)
+            games[record.game_index] = (record.bots, record.places, record.totals, record.actions)
+        board = [{k: v for k, v in asdict(row).items() if k not in ("think_p50_ms", "think_p99_ms")}
+                 for row in leaderboard(store, "classic", tournament.id)]
+    return games, board
 
 
-def bench_workers(games: int = 240) -> dict[str, Any]:
-    """Games per second with one worker and with two, each run on its own SQLite file in
-    a temporary folder (the PostgreSQL cost of claiming and saving is ``arena bench store
-    --worker-db``'s figure)."""
-    options = ["--no-samples", *LINEUP, "--players", "3", "--rounds", "6", "--games", str(games), "--seed", "7",
-               "--concurrency", "1"]
-    figures: dict[str, Any] = {"games": games}
-    with tempfile.TemporaryDirectory() as folder:
-        cwd = Path(folder)
-        one = str(cwd / "one.db")
-        started = time.perf_counter()
-        _wait(_arena("tournament", *options, "--db", one, cwd=cwd))
-        figures["one_worker_games_per_s"] = round(games / (time.perf_counter() - started), 1)
-
-        two = str(cwd / "two.db")
-        started = time.perf_counter()
-        organiser = _arena("tournament", *options, "--workers", "0", "--db", two, cwd=cwd)
-        deadline = time.monotonic() + 120
-        tournament = None
-        while tournament is None:
-            tournament = _tournament_id(two)
-            if time.monotonic() > deadline:
-                raise RuntimeError("the tournament was not created")
-            time.sleep(0.05)
-        workers = [_arena("worker", "--tournament", tournament, "--db", two, cwd=cwd) for _ in range(2)]
-        for process in (*workers, organiser):
-            _wait(process)
-        figures["two_workers_games_per_s"] = round(games / (time.perf_counter() - started), 1)
-    figures["two_over_one"] = round(figures["two_workers_games_per_s"] / figures["one_worker_games_per_s"], 2)
+def bench_workers(games: int = 40, workers: int = 2, runs: int = 3, seed: int = 7) -> dict[str, Any]:
+    """Median wall time and games/s with one worker and with ``workers``, their ratio, and
+    whether every run stored the same games and board."""
+    options = ["--variant", "classic", "--games", str(games), "--seed", str(seed)]
+    counts = (1, workers)
+    walls: dict[int, list[float]] = {n: [] for n in counts}
+    rates: dict[int, list[float]] = {n: [] for n in counts}
+    results = []
+    load_before = os.getloadavg()[0]
+    with tempfile.TemporaryDirectory() as root:
+        for run in range(runs):
+            for n in counts:
+                folder = Path(root) / f"{n}-{run}"
+                folder.mkdir()
+                wall, rate = _tournament([*options, "--workers", str(n)], folder)
+                walls[n].append(wall)
+                rates[n].append(rate)
+                results.append(_result(folder / "a.db"))
+    figures: dict[str, Any] = {"games": len(results[0][0]), "runs": runs, "cores": os.cpu_count(),
+                               "load_before": round(load_before, 1), "load_after": round(os.getloadavg()[0], 1)}
+    for n in counts:
+        wall = statistics.median(walls[n])
+        figures[f"wall_s_{n}"] = round(wall, 2)
+        figures[f"games_per_s_{n}"] = round(figures["games"] / wall, 2)
+        figures[f"play_games_per_s_{n}"] = round(statistics.median(rates[n]), 2)
+    figures[f"ratio_{workers}_to_1"] = round(figures[f"games_per_s_{workers}"] / figures["games_per_s_1"], 2)
+    figures[f"play_ratio_{workers}_to_1"] = round(figures[f"play_games_per_s_{workers}"]
+                                                  / figures["play_games_per_s_1"], 2)
+    figures["boards_identical"] = all(result == results[0] for result in results)
     return figures
-

@@ -217,15 +217,21 @@ def bench_sprt(
 
 
 def bench_workers(
-    games: int = typer.Option(240, help="Games of the tournament each run plays."),
+    games: int = typer.Option(40, help="Games of the default tournament each run plays."),
+    workers: int = typer.Option(2, help="The local workers (--workers N) compared with one."),
+    runs: int = typer.Option(3, help="Runs with each, in turn."),
+    seed: int = typer.Option(7, help="Master seed of every run's tournament."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
-    """One tournament played by one worker, then by two (real processes): games/s and the ratio."""
+    """The default tournament with --workers 1 and --workers N in turn (real processes): wall time, games/s, the
+    ratio, and whether every run stored the same games and board."""
     from arena.bench.workers import bench_workers as run
 
-    if games < 3:
-        raise typer.BadParameter("must be at least 3 (one deal)", param_hint="--games")
-    print_figures(run(games=games), as_json)
+    if games < 1 or runs < 1:
+        raise typer.BadParameter("must be at least 1", param_hint="--games/--runs")
+    if workers < 2:
+        raise typer.BadParameter("must be at least 2 (compared with one)", param_hint="--workers")
+    print_figures(run(games=games, workers=workers, runs=runs, seed=seed), as_json)
 
 
 def bench_sandbox(

@@ -33,6 +33,7 @@ from arena.cli.tournament import (
     SEED_OPTION,
     TIME_BANK_OPTION,
     VARIANT_OPTION,
+    WORKERS_OPTION,
 )
 from arena.tournament.settings import SPRT_MAX_GAMES, TournamentRequest
 
@@ -78,6 +79,7 @@ def sprt(
     file_size_limit: int | None = FILE_SIZE_LIMIT_OPTION,
     open_files_limit: int | None = OPEN_FILES_LIMIT_OPTION,
     bot_env: list[str] = BOT_ENV_OPTION,
+    workers: int | None = WORKERS_OPTION,
     resume: str | None = RESUME_OPTION,
     db: str | None = DbOption,
 ) -> None:
@@ -101,5 +103,6 @@ def sprt(
         elo0=elo0, elo1=elo1, alpha=alpha, beta=beta, lineup=lineup, sandbox=sandbox,
         fresh_per_match=fresh_per_match, memory_limit=memory_limit, process_limit=process_limit,
         file_size_limit=file_size_limit, open_files_limit=open_files_limit, bot_env=bot_env or None,
+        workers=workers,
     )
     run_tournament_command(request, console, err_console)

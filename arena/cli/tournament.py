@@ -83,6 +83,12 @@ FILE_SIZE_LIMIT_OPTION = typer.Option(
 OPEN_FILES_LIMIT_OPTION = typer.Option(
     None, metavar="N", help=f"Open files of each bot process [default: {DEFAULTS.open_files_limit}]",
     show_default=False)
+WORKERS_OPTION = typer.Option(
+    None, metavar="N", help="Who plays, each worker with its own referee and bots: 1, this process; N of 2 or "
+    "more, N `arena worker` processes it starts on this machine (one progress line; the same games as 1); 0, "
+    "none: it creates the schedule and shows progress while `arena worker`s started elsewhere play "
+    "(docs/scaling.md) [env ARENA_WORKERS; default: 1 on up to 3 cores, else half the cores, at most 8]",
+    show_default=False)
 BOT_ENV_OPTION = typer.Option(
     [], "--bot-env", metavar="NAME=VALUE", help="A variable every bot gets (repeatable); a confined bot's "
     "environment is otherwise only the ARENA_ variables, PATH, HOME and LANG", show_default=False)
@@ -127,9 +133,7 @@ def tournament(
     gauntlet: str | None = typer.Option(None, metavar="NAME", help="A gauntlet: every table has this bot of the "
                                         "lineup and opponents from the rest; the result is its rating and its "
                                         "record against each", show_default=False),
-    workers: int | None = typer.Option(None, help="1: play here; 0: only create the schedule and show progress "
-                                       "while `arena worker` processes play it (docs/scaling.md) [default: 1]",
-                                       show_default=False),
+    workers: int | None = WORKERS_OPTION,
     lineup: str | None = LINEUP_OPTION,
     sandbox: str | None = SANDBOX_OPTION,
     fresh_per_match: bool | None = FRESH_OPTION,

@@ -3,6 +3,11 @@
 Nothing is written before every argument has been checked (arena.tournament.settings):
 a bad option leaves no database behind. The run itself is resumable at any point (see
 arena.tournament.runner); one process at a time runs a tournament (arena.tournament.lock).
+
+``--workers`` says who plays: 1, this process (one referee, one set of bots); N >= 2,
+N ``arena worker`` processes it starts on this machine, each with its own referee and
+bots, while it shows one progress line; 0, workers started elsewhere. The default takes
+the machine's cores into account (:func:`default_workers`).
 """
 
 from __future__ import annotations
@@ -12,8 +17,9 @@ import contextlib
 import os
 import shutil
 import signal
+import time
 from collections import defaultdict
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -24,19 +30,85 @@ from arena.records import MatchRecord
 from arena.results.sprt import stored_monitor
 from arena.stats.sprt import monitor_from, status_line, verdict
 from arena.tournament.lineup import LADDER_BOTS, BotEntry, BotStartError
-from arena.tournament.lock import arena_secrets, hold_lock, log_dir_for, resume_command
+from arena.tournament.lock import REFEREE_FILE, arena_secrets, hold_lock, log_dir_for, resume_command
 from arena.tournament.progress import progress_bar, status_text
 from arena.tournament.runner import LocalArena, MatchRunner, RemoteArena, RunSummary, Standing
 from arena.tournament.sandbox import SandboxError, SandboxMode, find_confinement
 from arena.tournament.schedule import ScheduleError
 from arena.tournament.settings import DEFAULT_DB, TournamentRequest, TournamentSettings, build_settings, finalize_games
-from arena.tournament.worker import crash_saver, decided, is_complete, play_claimed, saver
+from arena.tournament.worker import LocalWorkers, crash_saver, decided, is_complete, play_claimed, saver
 from engine import ConfigError, variant
 
 if TYPE_CHECKING:
     from arena.store import Store  # imported where used: the CLI starts without SQLAlchemy
 
 T = TypeVar("T")
+
+WORKERS_ENV = "ARENA_WORKERS"     # --workers when not given
+MAX_DEFAULT_WORKERS = 8
+
+
+def machine_cores() -> int:
+    """The cores this process may run on (its CPU affinity, else the machine's count)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:      # not on this platform
+        return os.cpu_count() or 1
+
+
+def default_workers(cores: int) -> int:
+    """Local workers when neither ``--workers`` nor ARENA_WORKERS says: one per two cores
+    (a worker's referee takes about one core when it is busy, its bots together about
+    as much again: docs/scaling.md), one on up to three cores, at most MAX_DEFAULT_WORKERS
+    (each worker starts the whole lineup; a bigger machine asks for more).
+
+    >>> [default_workers(cores) for cores in (1, 2, 3, 4, 6, 8, 16, 64)]
+    [1, 1, 1, 2, 3, 4, 8, 8]
+    """
+    return max(1, min(MAX_DEFAULT_WORKERS, cores // 2))
+
+
+def workers_for(given: int | None, server: bool, environ: Mapping[str, str] = os.environ) -> int:
+    """How many local workers play: ``--workers`` as given, else ARENA_WORKERS, else the
+    default for this machine's cores. A tournament on a server (``--server``) is played
+    there: one runner here, and an explicit N >= 2 is refused (ConfigError).
+
+    >>> workers_for(None, False, {"ARENA_WORKERS": "3"}), workers_for(0, False, {}), workers_for(None, True, {})
+    (3, 0, 1)
+    """
+    if given is not None:
+        if given < 0:
+            raise ConfigError(f"--workers must be 0 or more (got {given})")
+        if server and given >= 2:
+            raise ConfigError("--workers N starts N local referees with their bots; a tournament on --server is "
+                              "played by that server (drop --workers)")
+        return given
+    if server:
+        return 1
+    text = environ.get(WORKERS_ENV, "").strip()
+    if not text:
+        return default_workers(machine_cores())
+    if not text.isdigit():
+        raise ConfigError(f"{WORKERS_ENV} must be a whole number, 0 or more (got {text!r})")
+    return int(text)
+
+
+def workers_phrase(workers: int) -> str:
+    """Who plays a local tournament, for its start line.
+
+    >>> workers_phrase(1), workers_phrase(4), workers_phrase(0)
+    ('Played by 1 worker.', 'Played by 4 local workers.', 'Played by `arena worker` processes.')
+    """
+    if workers == 0:
+        return "Played by `arena worker` processes."
+    return "Played by 1 worker." if workers == 1 else f"Played by {workers} local workers."
+
+
+class WorkersEnded(Exception):
+    """Every local worker ended while the tournament still had games to play."""
+
+    def __init__(self, workers: int, left: int) -> None:
+        super().__init__(f"all {workers} workers ended with {left} game{'' if left == 1 else 's'} left")
 
 
 @dataclass
@@ -50,7 +122,8 @@ class Run:
     requested_games: int | None = None       # new runs: --games as given, to re-round after a drop
     optional: frozenset[str] = frozenset()   # new runs: sample bots that may be left out
     created_db: bool = False                 # new runs: this command made the database file
-    workers: int = 1                         # 0: only show progress while `arena worker`s play
+    workers: int = 1                         # 0: only show progress while `arena worker`s play; N: start N
+    new: bool = False                        # a new tournament (not --resume)
     db: str = DEFAULT_DB
 
 
@@ -65,32 +138,38 @@ def run_tournament_command(req: TournamentRequest, console: Console, err_console
     def notice(message: str) -> None:
         err_console.print(f"[yellow]note:[/] {message}", highlight=False, soft_wrap=True)  # one line, paths whole
 
-    if req.workers not in (None, 0, 1):
-        raise ConfigError(f"--workers is 1 (play here) or 0 (only show progress; start `arena worker`s to play) "
-                          f"(got {req.workers})")
+    workers_for(req.workers, bool(req.server))      # a bad number is refused before anything is written
     run = resumed_run(req, notice, console) if req.resume is not None else new_run(req, notice)
     if run is None:
         return
-    run.workers = 1 if req.workers is None else req.workers
+    run.workers = workers_for(req.workers, bool(run.settings.server))
     run.db = req.db
     store, settings, tournament_id = run.store, run.settings, run.tournament_id
     lock = hold_lock(run.log_dir, tournament_id)  # noqa: F841 (held until this process ends)
 
     def on_ready() -> None:
+        who = "" if settings.server else f" {workers_phrase(run.workers)}"
         if req.resume is None:
             # The seed is shown here, to the organiser only: it is the tournament's secret.
-            console.print(f"Tournament [bold]{tournament_id}[/]: {settings.describe()}, seed {settings.seed}.",
+            console.print(f"Tournament [bold]{tournament_id}[/]: {settings.describe()}, seed {settings.seed}.{who}",
                           highlight=False)
             # On a line of its own and never wrapped, so it can be copied whole.
             console.print(f"Resume with: {resume_command(tournament_id, req.db, bool(settings.server))}",
                           highlight=False, soft_wrap=True)
         else:
-            console.print(f"Resuming tournament [bold]{tournament_id}[/]: {settings.describe()}.", highlight=False)
+            console.print(f"Resuming tournament [bold]{tournament_id}[/]: {settings.describe()}.{who}",
+                          highlight=False)
 
     # From here on a Ctrl-C, however early, leaves the tournament marked and resumable.
     try:
         store.set_tournament_status(tournament_id, "running")
         summary = asyncio.run(sigterm_as_ctrl_c(run_local_or_remote(run, req.admin_token, console, notice, on_ready)))
+    except WorkersEnded as ended:
+        store.set_tournament_status(tournament_id, "interrupted")
+        err_console.print(f"Stopped: {ended}. Resume with: "
+                          f"{resume_command(tournament_id, req.db, bool(settings.server))}",
+                          highlight=False, soft_wrap=True)
+        raise SystemExit(1) from None
     except KeyboardInterrupt:
         store.set_tournament_status(tournament_id, "interrupted")
         left = settings.games - len(store.finished_game_indexes(tournament_id))
@@ -116,7 +195,8 @@ def run_tournament_command(req: TournamentRequest, console: Console, err_console
                       f"Stored in {req.db}.", highlight=False)
         return
     crashes = sum(c.count for c in store.crashes(tournament_id=tournament_id).values()) if not settings.server else 0
-    console.print(f"{summary.played} games played in {summary.seconds:.1f} s"
+    by = f" by {run.workers} workers" if run.workers >= 2 else ""
+    console.print(f"{summary.played} games played in {summary.seconds:.1f} s{by}"
                   + (f" ({summary.skipped} already stored)" if summary.skipped else "")
                   + f", {summary.faults} fault{'' if summary.faults == 1 else 's'}"
                   + (f", {crashes} bot crash{'' if crashes == 1 else 'es'}" if crashes else "")
@@ -172,7 +252,7 @@ def new_run(req: TournamentRequest, notice: Callable[[str], None]) -> Run:
     store = Store(req.db)
     tournament_id = store.create_tournament(settings.to_dict(), settings.seed)
     store.put_schedule(tournament_id, settings.schedule())     # the rows workers claim from
-    run = Run(store, settings, tournament_id, log_dir_for(req.db, tournament_id), created_db=created_db)
+    run = Run(store, settings, tournament_id, log_dir_for(req.db, tournament_id), created_db=created_db, new=True)
     if not settings.server:
         run.requested_games = req.games
         # The default sample bots are optional: one that cannot start is left out. A bot
@@ -273,35 +353,67 @@ async def run_local_or_remote(run: Run, admin_token: str | None, console: Consol
     if run.workers == 0:       # other processes (arena worker) play; this one shows progress
         on_ready()
         return await play_with_progress(None, run, console)
-    async with LocalArena(settings, run.log_dir, optional=run.optional, notice=notice,
-                          hidden=arena_secrets(run.db), on_crash=crash_saver(run.store),
-                          tournament_id=run.tournament_id) as local:
+    if run.workers >= 2:       # N arena worker processes of this machine play
+        workers = LocalWorkers(run.store, run.db, run.tournament_id, run.workers, settings.concurrency, notice)
+        await check_lineup(run, console, workers.say_once)
+        on_ready()
+        return await play_with_progress(None, run, console, workers)
+    async with local_arena(run, notice) as local:
         console.print(local.describe_confinement(), highlight=False)
-        if local.dropped:
-            settings.bots = [b for b in settings.bots if b.name not in local.dropped]
-            finalize_games(settings, run.requested_games, notice)
-            run.store.update_tournament_settings(run.tournament_id, settings.to_dict())
-            run.store.replace_schedule(run.tournament_id, settings.schedule())
+        leave_out_dropped(run, local, notice)
         on_ready()
         return await play_with_progress(local, run, console)
 
 
-async def play_with_progress(runner: MatchRunner | None, run: Run, console: Console) -> RunSummary:
-    """Play as one worker (``runner``; None: only watch other workers play) with a progress
-    line that counts every stored game, whoever played it."""
+def local_arena(run: Run, notice: Callable[[str], None]) -> LocalArena:
+    """This run's referee and bots (an optional bot that cannot start is left out)."""
+    return LocalArena(run.settings, run.log_dir, optional=run.optional, notice=notice, hidden=arena_secrets(run.db),
+                      on_crash=crash_saver(run.store), tournament_id=run.tournament_id)
+
+
+def leave_out_dropped(run: Run, local: LocalArena, notice: Callable[[str], None]) -> None:
+    """Schedule a new tournament again without the optional bots that could not start."""
+    settings = run.settings
+    if local.dropped:
+        settings.bots = [b for b in settings.bots if b.name not in local.dropped]
+        finalize_games(settings, run.requested_games, notice)
+        run.store.update_tournament_settings(run.tournament_id, settings.to_dict())
+        run.store.replace_schedule(run.tournament_id, settings.schedule())
+
+
+async def check_lineup(run: Run, console: Console, notice: Callable[[str], None]) -> None:
+    """Before local workers start: a new tournament's bots are started once here and
+    stopped, as a one-worker run starts them, so that an optional sample bot that cannot
+    start is left out of the schedule before any worker claims from it, and any other is
+    refused (BotStartError) before anything is kept. A resumed tournament's lineup is
+    fixed: only how its bots are confined is said (each worker then starts them)."""
+    settings = run.settings
+    if not run.new:
+        console.print(find_confinement(SandboxMode(settings.sandbox), settings.bot_limits(), notice).describe(),
+                      highlight=False)
+        return
+    async with local_arena(run, notice) as local:
+        console.print(local.describe_confinement(), highlight=False)
+        leave_out_dropped(run, local, notice)
+    (run.log_dir / REFEREE_FILE).unlink(missing_ok=True)    # that referee is gone: no live matches there
+
+
+async def play_with_progress(runner: MatchRunner | None, run: Run, console: Console,
+                             workers: LocalWorkers | None = None) -> RunSummary:
+    """Play as one worker (``runner``; None: only watch other workers play: ``workers``,
+    started here, or ones started elsewhere) with a progress line that counts every
+    stored game, whoever played it."""
     store, settings, tid = run.store, run.settings, run.tournament_id
     done = store.finished_game_indexes(tid)
     store.put_schedule(tid, settings.schedule())     # tournaments stored before schedules were rows
     stored = StoredGames(store, tid)
+    if workers is not None:
+        return await watch_workers(workers, run, stored, console)
     with progress_bar(console) as progress:
         task = progress.add_task(settings.variant, total=settings.games, completed=len(done), status="")
 
         def redraw() -> None:
-            status = status_text(stored.summary)
-            if settings.sprt is not None:
-                status = monitor_from(settings.sprt, settings.players,
-                                      ((i, bots, places) for i, (bots, places) in stored.games.items())).line()
-            progress.update(task, completed=len(stored.games), status=status)
+            progress.update(task, completed=len(stored.games), status=stored.status(settings))
 
         async def watch() -> None:
             # Games other workers store show up too: the count is read from the store.
@@ -327,6 +439,39 @@ async def play_with_progress(runner: MatchRunner | None, run: Run, console: Cons
             return played
         finally:
             watcher.cancel()
+
+
+async def watch_workers(workers: LocalWorkers, run: Run, stored: StoredGames, console: Console) -> RunSummary:
+    """Start the local ``workers`` and show one progress line over the stored games until
+    every game is stored (or an A/B test is decided) and the workers have ended; raise
+    WorkersEnded when they all end first. However this ends (Ctrl-C, SIGTERM), the
+    workers still running are stopped."""
+    store, settings, tid = run.store, run.settings, run.tournament_id
+    await asyncio.to_thread(stored.refresh)
+    before, faults_before = len(stored.games), stored.summary.faults
+    started = time.monotonic()
+    with progress_bar(console) as progress:
+        task = progress.add_task(settings.variant, total=settings.games, completed=before, status="")
+
+        async def redraw() -> bool:
+            """Show the stored games; whether the tournament is complete."""
+            await asyncio.to_thread(stored.refresh)
+            progress.update(task, completed=len(stored.games), status=stored.status(settings))
+            return await asyncio.to_thread(is_complete, store, settings, tid)
+
+        try:
+            await workers.start()
+            while not await redraw() and not workers.ended.is_set():
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(workers.ended.wait(), 1.0)
+            await workers.ended.wait()       # done: each worker ends once it finds nothing to claim
+            if not await redraw():
+                raise WorkersEnded(workers.count, settings.games - len(stored.games))
+        finally:
+            await workers.stop()
+    summary = stored.summary
+    return RunSummary(len(stored.games) - before, before, summary.faults - faults_before,
+                      time.monotonic() - started, summary.standings)
 
 
 def saver_for(run: Run) -> Callable[[MatchRecord], Awaitable[bool]]:
@@ -381,6 +526,13 @@ class StoredGames:
             if match.game_index is not None:     # a tournament's match has its slot
                 self.games[match.game_index] = (tuple(match.bots), tuple(match.places))
         standings_of(matches, self.summary)
+
+    def status(self, settings: TournamentSettings) -> str:
+        """The end of the progress line: the leader and the faults, or an A/B test's state."""
+        if settings.sprt is None:
+            return status_text(self.summary)
+        return monitor_from(settings.sprt, settings.players,
+                            ((i, bots, places) for i, (bots, places) in self.games.items())).line()
 
 
 def standings_of(stored: list[Any], summary: RunSummary | None = None) -> RunSummary:

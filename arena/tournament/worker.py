@@ -10,15 +10,20 @@ stops renewing: its lease expires and another worker plays the unit's missing ga
 
 ``arena tournament`` is one worker plus a progress display (:func:`play_claimed`);
 ``arena worker`` (:func:`run_worker`) is a worker alone, with its own referee and its
-own bot processes, started from the lineup's commands on its machine.
+own bot processes, started from the lineup's commands on its machine;
+``arena tournament --workers N`` starts N of those on this machine (:class:`LocalWorkers`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
+import signal
 import socket
+import subprocess
+import sys
 import time
 from collections import defaultdict
 from collections.abc import Awaitable, Callable
@@ -283,3 +288,105 @@ async def run_worker(store: Store, db: str, tournament_id: str | None, slots: in
         say(f"worker {worker}: {summary.played} games of {tid} played")
     run.seconds = time.monotonic() - started
     return run
+
+
+@dataclass
+class WorkerProcess:
+    """One ``arena worker`` started by :class:`LocalWorkers`, and the last line it wrote
+    on stderr that was not a note (an error, a traceback's last line): why it ended."""
+
+    number: int
+    process: asyncio.subprocess.Process
+    last_line: str = ""
+
+
+class LocalWorkers:
+    """``count`` ``arena worker`` processes of one tournament on this machine, each with its
+    own referee and bot processes, ``slots`` deals at once (``arena tournament --workers N``).
+
+    Each is a new program (``python -m arena.cli worker``), never a fork of this process:
+    forking a process that runs gRPC's threads is unsafe. Each has a session of its own,
+    so a Ctrl-C at the terminal reaches only this process, which then stops them
+    (:meth:`stop`: SIGTERM, on which a worker gives back its leases and ends its bots).
+    Their notes (the ``note:`` lines of stderr) go to ``notice``, each distinct text once
+    (N workers start the same bots and say the same things). A worker that ends with a
+    failure is reported in one line, and its leases are given back at once rather than
+    when they expire. :attr:`ended` is set once every worker has ended.
+    """
+
+    def __init__(self, store: Store, db: str, tournament_id: str, count: int, slots: int,
+                 notice: Callable[[str], None]) -> None:
+        self.store, self.db, self.tournament_id = store, db, tournament_id
+        self.count, self.slots, self.notice = count, slots, notice
+        self.workers: list[WorkerProcess] = []
+        self.ended = asyncio.Event()
+        self.seen: set[str] = set()            # the notes said so far (by anyone: add the organiser's)
+        self._watchers: list[asyncio.Task[None]] = []
+        self._stopping = False
+
+    def command(self) -> list[str]:
+        """The command line of each worker."""
+        return [sys.executable, "-m", "arena.cli", "worker", "--tournament", self.tournament_id,
+                "--slots", str(self.slots), "--db", self.db]
+
+    async def start(self) -> None:
+        for number in range(1, self.count + 1):
+            process = await asyncio.create_subprocess_exec(
+                *self.command(), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                start_new_session=True)
+            worker = WorkerProcess(number, process)
+            self.workers.append(worker)
+            self._watchers.append(asyncio.create_task(self._watch(worker)))
+
+    def running(self) -> int:
+        return sum(1 for worker in self.workers if worker.process.returncode is None)
+
+    def say_once(self, text: str, prefix: str = "") -> None:
+        """``notice(prefix + text)`` unless ``text`` was said before."""
+        if text not in self.seen:
+            self.seen.add(text)
+            self.notice(prefix + text)
+
+    async def _read(self, worker: WorkerProcess) -> None:
+        assert worker.process.stderr is not None
+        async for raw in worker.process.stderr:
+            line = raw.decode(errors="replace").strip()
+            if line.startswith("note: "):
+                self.say_once(line.removeprefix("note: "), f"worker {worker.number}: ")
+            elif line:
+                worker.last_line = line
+
+    async def _watch(self, worker: WorkerProcess) -> None:
+        """Pass on the worker's notes until it ends; report a failure and free its leases."""
+        reader = asyncio.create_task(self._read(worker))
+        code = await worker.process.wait()
+        # Its stderr ends with it (a bot writes to the worker, not here); a moment for the last lines.
+        await asyncio.wait({reader}, timeout=1.0)
+        reader.cancel()
+        if code != 0 and not self._stopping:
+            from arena.tournament.lineup import exit_reason
+
+            why = f": {worker.last_line}" if worker.last_line else ""
+            others = "; its games go back to the other workers" if self.running() else ""
+            self.notice(f"worker {worker.number} (pid {worker.process.pid}) {exit_reason(code)}{why}{others}")
+            await asyncio.to_thread(release_dead_local_workers, self.store, self.tournament_id)
+        if len(self.workers) == self.count and not self.running():
+            self.ended.set()
+
+    async def stop(self, timeout: float = 15.0) -> None:
+        """End the workers still running: SIGTERM (each stops as on Ctrl-C: its games in
+        flight are dropped, its leases given back, its bots ended), then, after
+        ``timeout`` seconds, SIGKILL to its process group."""
+        self._stopping = True
+        running = [worker for worker in self.workers if worker.process.returncode is None]
+        for worker in running:
+            with contextlib.suppress(ProcessLookupError):
+                worker.process.send_signal(signal.SIGTERM)
+        if running:
+            await asyncio.wait([asyncio.ensure_future(w.process.wait()) for w in running], timeout=timeout)
+        for worker in running:
+            if worker.process.returncode is None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(worker.process.pid, signal.SIGKILL)
+                await worker.process.wait()
+        await asyncio.gather(*self._watchers, return_exceptions=True)
