@@ -34,11 +34,9 @@ no test module imports another.
 
 from __future__ import annotations
 
-import glob
 import importlib.util
 import os
 import shutil
-import socket
 import subprocess
 import tempfile
 from collections.abc import Callable, Iterator
@@ -46,6 +44,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 import pytest
+
+from arena.bench.postgres import free_port, postgres_bin
 
 if TYPE_CHECKING:
     from bots.harness import ArenaThread
@@ -86,25 +86,6 @@ def _tmp_path_readable_by_bots(request: pytest.FixtureRequest) -> None:
         request.getfixturevalue("tmp_path").chmod(0o755)
 
 
-def _postgres_bin() -> Path | None:
-    """The folder holding ``initdb`` and ``pg_ctl``: the PATH's, else Debian's newest
-    ``/usr/lib/postgresql/VERSION/bin`` (the package does not put them on the PATH)."""
-    found = shutil.which("initdb")
-    if found and shutil.which("pg_ctl"):
-        folder = Path(os.path.realpath(found)).parent
-        if (folder / "pg_ctl").exists():
-            return folder
-    versions = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"),
-                      key=lambda path: [int(part) for part in Path(path).parts[-3].split(".") if part.isdigit()])
-    return Path(versions[-1]).parent if versions else None
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 def _throwaway_postgres(folder: Path, bin_dir: Path) -> Iterator[str]:
     """A PostgreSQL cluster in ``folder`` for the session, and one empty database in it."""
     command_prefix: list[str] = []
@@ -118,7 +99,7 @@ def _throwaway_postgres(folder: Path, bin_dir: Path) -> Iterator[str]:
             pytest.fail("running as root, and there is no 'postgres' user to run a test PostgreSQL as")
         os.chown(folder, owner.pw_uid, owner.pw_gid)
         command_prefix = ["runuser", "-u", "postgres", "--"]
-    data, port = folder / "data", _free_port()
+    data, port = folder / "data", free_port()
 
     def run(*args: str) -> None:
         done = subprocess.run([*command_prefix, *args], capture_output=True, text=True, timeout=120)
@@ -143,7 +124,7 @@ def _postgres_missing() -> str | None:
     """What the PostgreSQL cases lack on this machine, or None."""
     if importlib.util.find_spec("psycopg") is None:
         return "the psycopg driver (pip install -e '.[test]')"
-    if POSTGRES_URL is None and _postgres_bin() is None:
+    if POSTGRES_URL is None and postgres_bin() is None:
         return "PostgreSQL (initdb, pg_ctl)"
     return None
 
@@ -170,7 +151,7 @@ def postgres_url() -> Iterator[str]:
     if POSTGRES_URL:
         yield POSTGRES_URL
         return
-    bin_dir = _postgres_bin()
+    bin_dir = postgres_bin()
     assert bin_dir is not None
     folder = Path(tempfile.mkdtemp(prefix="arena-pg-"))
     try:

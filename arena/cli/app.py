@@ -82,6 +82,7 @@ bench_app.command("workers")(bench.bench_workers)
 bench_app.command("sandbox")(bench.bench_sandbox)
 bench_app.command("ladder")(bench.bench_ladder)
 bench_app.command("sdk")(bench.bench_sdk)
+bench_app.command("claims")(bench.bench_claims)
 
 
 # --------------------------------------------------------------------------- entry point

@@ -301,3 +301,35 @@ def bench_sdk(
     print_figures(figures if as_json else {k: f"{v:.2f}" if k.endswith(("_over_one", "_of_bare")) else v
                                            for k, v in figures.items()}, as_json)
 
+
+def bench_claims(
+    workers: str = typer.Option("1,2,4,8,16,32,64", help="Worker counts (processes), comma-separated; each plays "
+                                "a fresh tournament schedule."),
+    games: int = typer.Option(1536, help="Games of each schedule (rounded up to whole rotations of 8 bots at "
+                              "4-seat tables)."),
+    db: str | None = typer.Option(None, "--db", help="A scratch postgresql:// URL (a finished tournament per worker "
+                                  "count is added to it), a SQLite file, or 'sqlite' for a temporary one "
+                                  "[default: a throwaway PostgreSQL cluster, started and removed]",
+                                  show_default=False),
+    rounds: int = typer.Option(15, min=1, max=15, help="Rounds of each stored game (15: a full classic log)."),
+    fsync: bool = typer.Option(True, "--fsync/--no-fsync", help="The throwaway cluster's fsync."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+) -> None:
+    """Workers claiming, renewing, saving and releasing free games at once: saves/s, claim latency, lock waits
+    (pg_stat_activity), a bare-write yardstick, and every game stored exactly once (exit code 1 if not)."""
+    from arena.bench.claims import ClaimsPlan, parse_counts
+    from arena.bench.claims import bench_claims as run
+
+    try:
+        counts = parse_counts(workers)
+    except ValueError as error:
+        raise typer.BadParameter(str(error), param_hint="--workers") from None
+    if games < 1:
+        raise typer.BadParameter("must be at least 1", param_hint="--games")
+    report = run(ClaimsPlan(db=db, workers=counts, games=games, rounds=rounds, fsync=fsync))
+    if as_json:
+        print_figures(report.figures(), True)
+    else:
+        print(report.table())      # plain print: a wide table, not wrapped to the terminal
+    if not report.exactly_once:
+        raise typer.Exit(1)
