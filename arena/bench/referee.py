@@ -7,6 +7,9 @@ JSON dict of figures. In one invocation it measures:
    server, which sends) and an echo client process, on loopback. No protobuf: a generic
    handler moving bytes. The payload going out has the size of a typical decision
    request, the reply that of an answer. Median round trip on the server's clock.
+   A second yardstick asks 4 echo processes in turn (``ping_pong_4_seats_*``), as a
+   game asks its seats, each seat's bot a process of its own: the sequential path's
+   floor, and ``ratio_referee_to_4_seat_ping_pong`` the referee's cost above it.
 2. **sequential games**: ``games`` full 4-player classic games through the real referee
    between four random bots, each in its own process. Median decision round trip (the
    referee's clock, ``MatchRecord.latencies_ms``), decisions per second, and the ratio to (1).
@@ -230,6 +233,55 @@ async def ping_pong(round_trips: int = 3000, out_bytes: int = 1800, back_bytes: 
         figures[f"{name}_median_us"] = statistics.median(samples)
         figures[f"{name}_p99_us"] = statistics.quantiles(samples, n=100)[98]
     return figures
+
+
+async def ping_pong_seats(round_trips: int = 3000, seats: int = 4, out_bytes: int = 1800,
+                          back_bytes: int = 24) -> dict[str, float]:
+    """Median and p99 round trip (µs) of a bare grpc.aio server asking ``seats`` echo
+    processes in turn over TCP, one round trip at a time: how a game asks its seats,
+    each seat's bot a process of its own. The referee's sequential round trip has this
+    floor too, and the one-process ping-pong of :func:`ping_pong` does not (an answer
+    from the process that was just running is quicker than one from a process woken
+    for it)."""
+    loop = asyncio.get_running_loop()
+    done = [loop.create_future() for _ in range(seats)]
+    turn = [asyncio.Event() for _ in range(seats)]
+    arrived: list[int] = []
+    payload = b"x" * out_bytes
+
+    async def ping(request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
+        mine = len(arrived)
+        arrived.append(mine)
+        after = (mine + 1) % seats
+        if len(arrived) == seats:            # every seat is here: the first one begins
+            turn[0].set()
+        samples = []
+        try:
+            for _ in range(round_trips // seats):
+                await turn[mine].wait()
+                turn[mine].clear()
+                sent = time.perf_counter()
+                await context.write(payload)
+                if await context.read() is grpc.aio.EOF:
+                    break
+                samples.append((time.perf_counter() - sent) * 1e6)
+                turn[after].set()
+        finally:
+            turn[after].set()
+            if not done[mine].done():
+                done[mine].set_result(samples)
+
+    server, port, _ = await _echo_server(ping)
+    clients = [await _spawn("--echo-client", f"127.0.0.1:{port}", "--back-bytes", str(back_bytes))
+               for _ in range(seats)]
+    try:
+        measured = await asyncio.wait_for(asyncio.gather(*done), 120)
+    finally:
+        await _reap(clients)
+        await server.stop(0)
+    samples = [x for seat in measured for x in seat[len(seat) // 10:]]    # each seat's warm-up dropped
+    return {f"ping_pong_{seats}_seats_median_us": statistics.median(samples),
+            f"ping_pong_{seats}_seats_p99_us": statistics.quantiles(samples, n=100)[98]}
 
 
 async def ping_pong_throughput(streams: int = 64, processes: int = 4, round_trips: int = 200,
@@ -526,6 +578,10 @@ async def _bench_referee(games: int, matches: int, round_trips: int, shared_chan
     figures.update(await sequential_games(games, unix=unix, tls=tls))
     figures["ratio_referee_to_ping_pong"] = (figures["referee_median_round_trip_us"]
                                              / figures["ping_pong_median_us"])
+    # The floor of a game's sequential path: a bare server asking 4 processes in turn.
+    figures.update(await ping_pong_seats(round_trips))
+    figures["ratio_referee_to_4_seat_ping_pong"] = (figures["referee_median_round_trip_us"]
+                                                    / figures["ping_pong_4_seats_median_us"])
     for transport in (("unix",) if unix else ()) + (("tls",) if tls is not None else ()):
         t = transport
         figures[f"ratio_{t}_referee_to_ping_pong"] = (figures[f"referee_{t}_median_round_trip_us"]
