@@ -15,7 +15,9 @@ and globals.
 from __future__ import annotations
 
 import json
+import math
 import re
+from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import quote
 
@@ -159,21 +161,114 @@ def board_metadata(meta: dict[str, Any]) -> list[tuple[str, str]]:
             ("Tournaments", tournaments), ("Game options", options), ("Games", str(meta["games"]))]
 
 
-def tournament_settings(settings: dict[str, Any], bots: list[str]) -> list[tuple[str, Any]]:
-    """Every public setting (``arena.web.disclosure.public_settings``) as (key, value): the
-    game's options as ``game: KEY``, the master seed once the tournament has finished,
-    the names of the variables passed to the bots, the bots' names."""
+# Each public setting of a tournament (``arena.web.disclosure.PUBLIC_SETTINGS``) in words,
+# and the unit its value is stored in; a setting not named here shows its key. ``seed`` and
+# ``bot_env`` keep their keys: the spectator-secrets suite reads them by those names.
+SETTING_WORDS: dict[str, tuple[str, str]] = {
+    "games": ("Games", ""), "seed": ("seed", ""), "deals": ("Deals", ""), "format": ("Format", ""),
+    "move_time": ("Time per decision", " s"), "time_bank": ("Time bank per match", " s"),
+    "max_faults": ("Faults before a forfeit", ""), "concurrency": ("Matches at once", ""),
+    "server": ("Played on the server", ""), "tls": ("TLS to the server", ""), "sprt": ("A/B test (SPRT)", ""),
+    "gauntlet": ("Gauntlet bot", ""), "sandbox": ("Sandbox", ""),
+    "fresh_per_match": ("A fresh bot process each match", ""),
+    "memory_limit_mb": ("Memory limit per bot", " MB"), "process_limit": ("Processes per bot", ""),
+    "file_size_limit_mb": ("File size limit", " MB"), "open_files_limit": ("Open files per bot", ""),
+    "organised_elsewhere": ("Organised elsewhere", ""), "bot_env": ("bot_env", ""),
+}
+
+
+def setting_text(value: Any, unit: str = "") -> str:
+    """A setting's value in words: yes/no, "none", a nested setting as "key value, ...".
+
+    >>> setting_text(True), setting_text(None), setting_text(1.5, " s"), setting_text({"elo_1": 5})
+    ('yes', 'none', '1.5 s', 'elo 1 5')
+    """
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if value is None:
+        return "none"
+    if isinstance(value, dict):
+        return ", ".join(f"{key.replace('_', ' ')} {setting_text(item)}" for key, item in value.items()) or "none"
+    if isinstance(value, list):
+        return ", ".join(setting_text(item) for item in value) or "none"
+    return f"{value}{unit}"
+
+
+def tournament_settings(settings: dict[str, Any], bots: list[str]) -> list[tuple[str, str]]:
+    """Every public setting (``arena.web.disclosure.public_settings``) as (label, words):
+    the game's options as the match pages word them, the master seed once the tournament
+    has finished, the names of the variables passed to the bots, the bots' names."""
     game = settings.get("game") or {}
-    items: list[tuple[str, Any]] = [(f"game: {key}", value) for key, value in game.items()]
+    items: list[tuple[str, str]] = [("Game", f"{game.get('variant', 'not known')}: {game_options(game)}")]
     for key, value in settings.items():
+        label, unit = SETTING_WORDS.get(key, (key, ""))
         if key == "seed" and value is None:
-            items.append((key, SEED_HIDDEN))
-        elif key == "bot_env":
-            items.append((key, ", ".join(value) or "none"))
+            items.append((label, SEED_HIDDEN))
         elif key != "game":
-            items.append((key, value))
-    items.append(("bots", ", ".join(bots) or "not known"))
+            items.append((label, setting_text(value, unit)))
+    items.append(("Bots", ", ".join(bots) or "not known"))
     return items
+
+
+def rating_text(row: dict[str, Any]) -> str:
+    """A board row's rating (``/api/leaderboard``'s) as the CLI and the export write it:
+    ``≤757`` when it is only a bound, `` [B]`` after it in comparison group B.
+
+    >>> rating_text({"rating": 757.2, "bound": "upper", "group": None}), rating_text({"rating": 1500.4})
+    ('≤757', '1500')
+    """
+    text = lb.BOUND_SIGNS.get(row.get("bound") or "", "") + f"{row['rating']:.0f}"
+    group = row.get("group")
+    return text + (f" [{lb.group_name(group)}]" if group is not None else "")
+
+
+def lower_is_better(variant: str | None) -> bool:
+    """Whether the lowest total wins in ``variant`` (the engine's record says; False when unknown)."""
+    return variant in VARIANTS and not variant_of(variant).higher_is_better
+
+
+def winners(match: dict[str, Any]) -> str:
+    """The bots in first place of a listed match ("" when its places are not known)."""
+    places = match.get("places") or []
+    return ", ".join(bot for bot, place in zip(match["bots"], places) if place == 1)
+
+
+def ago(iso: str, now: datetime | None = None) -> str:
+    """How long ago an ISO date was, in words ("3 hours ago"), for people; the date
+    itself goes in the element's title.
+
+    >>> now = datetime(2026, 1, 2, 12, 0, tzinfo=UTC)
+    >>> [ago(t, now) for t in ("2026-01-02T11:59:30+00:00", "2026-01-02T09:00:00+00:00", "2025-12-01T12:00:00")]
+    ['just now', '3 hours ago', '32 days ago']
+    """
+    when = datetime.fromisoformat(iso)
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)      # stored dates are UTC
+    seconds = ((now or datetime.now(UTC)) - when).total_seconds()
+    if seconds < 60:
+        return "just now"
+    for size, unit in ((86_400 * 365, "year"), (86_400, "day"), (3_600, "hour"), (60, "minute")):
+        if seconds >= size:
+            count = int(seconds // size)
+            return f"{count} {unit}{'' if count == 1 else 's'} ago"
+    return "just now"
+
+
+def seat_places(players: int) -> list[str]:
+    """Where each seat sits around the viewer's card table, as the CSS of its box
+    (``--x``/``--y``: percent of the table's width and height): seat 0 at the bottom, the
+    others clockwise, as play goes round. viewer.js reads them back to place each seat's
+    trick card between the seat and the middle.
+
+    >>> seat_places(4)
+    ['--x:50.0%;--y:88.0%', '--x:11.0%;--y:50.0%', '--x:50.0%;--y:12.0%', '--x:89.0%;--y:50.0%']
+    """
+    places = []
+    for seat in range(players):
+        angle = math.pi / 2 + 2 * math.pi * seat / players     # y grows downwards: clockwise on screen
+        x, y = 50 + 39 * math.cos(angle), 50 + 38 * math.sin(angle)
+        places.append(f"--x:{x + 0.0:.1f}%;--y:{y + 0.0:.1f}%")
+    return places
 
 
 def oneline(markup: str) -> Markup:
@@ -199,13 +294,14 @@ def _environment() -> Environment:
                       trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
     env.filters.update(fmt=format, interval=interval, number=number, percent=percent, game_options=game_options,
                        json_text=json_text, embedded_json=embedded_json, inline_text=inline_text,
-                       query_value=query_value, oneline=oneline, seats_and_totals=seats_and_totals)
+                       query_value=query_value, oneline=oneline, seats_and_totals=seats_and_totals, ago=ago,
+                       rating_text=rating_text, winners=winners)
     env.globals.update(url=url, elo_plot=elo_plot, board_scale=board_scale, board_headers=board_headers,
                        crashed_rows=crashed_rows, board_metadata=board_metadata, crash_line=lb.crash_line,
-                       pair_index=pair_index, tournament_settings=tournament_settings,
+                       pair_index=pair_index, tournament_settings=tournament_settings, seat_places=seat_places,
                        VARIANTS=VARIANTS, PRIVATE_NOTE=PRIVATE_NOTE, UNKNOWN_INTERVAL=lb.UNKNOWN_INTERVAL,
                        MIN_UNITS=MIN_UNITS, ELO_LIMIT=elo_history.LIMIT, token_supply=token_supply,
-                       variant_of=variant_of)
+                       variant_of=variant_of, lower_is_better=lower_is_better, ago=ago)
     return env
 
 

@@ -6,6 +6,7 @@ process (its ``serving`` line, a fetch over HTTP, its one-line errors).
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import subprocess
@@ -131,7 +132,9 @@ def test_tournament_page_and_api(web_client: TestClient, web_db: tuple[Path, str
     assert sorted(m["match_id"] for m in data["matches"]) == [f"hidden-{i}" for i in range(6)]
     page = web_client.get(f"/tournaments/{tournament}").text
     assert 'id="status">completed<' in page and 'id="interrupted"' not in page
-    assert "<dt>game: bidding</dt><dd>hidden</dd>" in page and 'id="tournament-board"' in page
+    # The settings in words: the game's options as the match pages word them, not as keys.
+    assert re.search(r"<dt>Game</dt><dd>classic: \d+ players[^<]*, hidden", page) and "game: " not in page
+    assert 'id="tournament-board"' in page
     assert 'href="/bots/cy%3C%26%3E"' in page and '<script src="/static/tournament.js">' in page
     assert web_client.get("/static/tournament.js").status_code == 200
     polled = web_client.get(f"/api/tournaments/{tournament}?matches=0").json()
@@ -323,3 +326,42 @@ def test_bad_replays_write_nothing(web_db: tuple[Path, str], tmp_path: Path, rep
     assert done.returncode == 2
     assert "--replays" in done.stderr
     assert not out.exists()
+
+
+# -- a site for people -----------------------------------------------------------------------
+
+
+def test_the_index_says_when_in_words_and_who_won(web_client: TestClient, web_db: tuple[Path, str]) -> None:
+    page = web_client.get("/").text
+    # "3 hours ago" in the cell, the date itself (UTC) in its title.
+    assert re.search(r'<time datetime="[^"]+" title="\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d UTC">[^<]*ago<', page) \
+        or re.search(r'<time datetime="[^"]+" title="[^"]+ UTC">just now<', page)
+    with Store(str(web_db[0])) as store:
+        newest = store.list_matches(limit=1)[0]
+    winners = ", ".join(b for b, place in zip(newest.bots, newest.places) if place == 1)
+    row = re.search(rf'<tr><td><a href="/matches/{re.escape(newest.match_id)}">.*?</tr>', page)
+    assert row and f'<td class="winner">{winners}</td>' in html.unescape(row[0])
+    # Extreme's penalty points say which way they count, on its matches and its board's link.
+    assert "(penalty points: lower is better)" in page
+
+
+def test_every_board_links_its_crosstable(web_client: TestClient, web_db: tuple[Path, str]) -> None:
+    tournament = web_db[1]
+    assert 'id="crosstable-link" href="/crosstable/extreme"' in web_client.get("/leaderboard/extreme").text
+    board = web_client.get(f"/leaderboard/classic?tournament={tournament}").text
+    assert f'id="crosstable-link" href="/crosstable/classic?tournament={tournament}"' in board
+    assert 'href="/crosstable/classic"' in web_client.get("/").text
+
+
+def test_a_rating_that_is_only_a_bound_shows_as_a_bound(web_db: tuple[Path, str]) -> None:
+    from arena.web import api, pages
+
+    with Store(str(web_db[0])) as store:
+        board = api.leaderboard(store, "classic")
+    row = board["rows"][-1]
+    row["bound"] = "upper"
+    page = pages.render("leaderboard.html", board=board, tournament_id=None, elo=None)
+    cells = re.search(rf'<tr data-bot="{re.escape(row["bot"])}"[^>]*>(.*?)</tr>', html.unescape(page))
+    assert cells, page
+    assert f'<td data-value="{row["rating"]}">≤{row["rating"]:.0f}</td><td data-value="">– ' in cells[1]
+    assert 'class="range"' not in cells[1]

@@ -17,6 +17,20 @@
     return cell;
   }
 
+  // A rating as the server's page writes it (arena.web.pages.rating_text): "≤757" when it
+  // is only a bound, " [B]" after it in comparison group B.
+  const BOUND_SIGNS = {lower: "\u2265", upper: "\u2264", none: "~"};
+  function ratingText(r) {
+    const group = r.group === null || r.group === undefined ? ""
+      : " [" + (r.group <= 26 ? String.fromCharCode(64 + r.group) : String(r.group)) + "]";
+    return (BOUND_SIGNS[r.bound] || "") + r.rating.toFixed(0) + group;
+  }
+
+  function intervalText(r) {
+    if (r.bound) return "\u2013";
+    return r.interval === null ? "?" : "\u00b1" + r.interval.toFixed(0);
+  }
+
   function drawBoard(rows) {
     const body = document.querySelector("#tournament-board tbody");
     if (!body) return;
@@ -27,8 +41,8 @@
       const link = text("a", r.bot, "bot-link");
       link.href = "/bots/" + encodeURIComponent(r.bot);
       bot.appendChild(link);
-      tr.append(text("td", String(r.rank)), bot, text("td", r.rating.toFixed(0)),
-                text("td", r.interval === null ? "?" : "±" + r.interval.toFixed(0)), text("td", String(r.games)),
+      tr.append(text("td", String(r.rank)), bot, text("td", ratingText(r)),
+                text("td", intervalText(r)), text("td", String(r.games)),
                 text("td", r.avg_score.toFixed(1)), text("td", r.avg_place.toFixed(2)), text("td", String(r.faults)));
       return tr;
     }));

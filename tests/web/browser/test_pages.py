@@ -16,7 +16,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -24,7 +24,7 @@ import pytest
 if not os.environ.get("CI"):
     pytest.importorskip("playwright", reason="playwright is not installed (pip install -e '.[test]')")
 from factories import arena_stdout  # noqa: E402
-from playwright.sync_api import Page, expect  # noqa: E402
+from playwright.sync_api import Browser, Page, expect  # noqa: E402
 
 if TYPE_CHECKING:
     from factories import Site
@@ -86,25 +86,120 @@ def test_the_last_step_shows_the_stored_totals(site: Site, page: Page, screensho
     screenshot(page, f"match-{kind}")
 
 
-@pytest.mark.parametrize("kind", ["classic-hidden", "classic-secret"])
-def test_stepping_through_a_whole_match_one_decision_at_a_time(site: Site, page: Page, kind: str) -> None:
-    match = site.matches[kind]
-    open_viewer(page, f"{site.url}/matches/{match.match_id}", match.decisions)
+# The card table as it stands: each seat's total, the cards on the table, the hands.
+READ_FELT = """() => ({
+  totals: Array.from(document.querySelectorAll("#felt .seat .total")).map((n) => n.dataset.total).join(","),
+  trick: document.querySelectorAll("#felt .trick-card").length,
+  hands: document.querySelectorAll("#felt .hand .pc[data-card]").length})"""
+
+
+def step_to_the_end_on_the_table(page: Page, decisions: int) -> None:
+    """Step through a whole match in the card table view, one decision at a time (the
+    button and the arrow key in turn, as a person does), checking the table at each step:
+    never more cards in the middle than seats, every total drawn; it ends on the stored totals."""
+    expect(page.locator("#felt")).to_be_visible()
+    expect(page.locator("#table")).to_be_hidden()
     page.locator("#first").click()
-    assert step(page) == (0, match.decisions)
+    assert step(page) == (0, decisions)
     start = page.locator("#totals").get_attribute("data-totals") or ""
     assert set(start.split(",")) == {"0"}, f"totals before any decision: {start!r}"
-    # Both controls a person uses: the button and the arrow key, in turn.
-    for k in range(1, match.decisions + 1):
+    players = page.locator("#felt .seat").count()
+    for k in range(1, decisions + 1):
         if k % 2:
             page.locator("#next").click()
         else:
             page.keyboard.press("ArrowRight")
-        expect(page.locator("#step")).to_have_text(re.compile(rf"^\s*{k}\s*/\s*{match.decisions}\s*$"))
-    expect(page.locator("#totals")).to_have_attribute("data-totals", match.totals)
+        expect(page.locator("#step")).to_have_text(re.compile(rf"^\s*{k}\s*/\s*{decisions}\s*$"))
+        felt = page.evaluate(READ_FELT)
+        assert felt["trick"] <= players, f"after decision {k}: {felt['trick']} cards in the middle"
+        assert felt["totals"] == page.locator("#totals").get_attribute("data-totals"), f"after decision {k}"
     # One more press at the end stays at the end.
     page.keyboard.press("ArrowRight")
-    assert step(page) == (match.decisions, match.decisions)
+    assert step(page) == (decisions, decisions)
+
+
+@pytest.mark.parametrize("kind", ["classic-hidden", "classic-secret", "extreme"])
+def test_stepping_through_a_whole_match_on_the_card_table(site: Site, page: Page, kind: str) -> None:
+    match = site.matches[kind]
+    open_viewer(page, f"{site.url}/matches/{match.match_id}", match.decisions)
+    step_to_the_end_on_the_table(page, match.decisions)
+    expect(page.locator("#totals")).to_have_attribute("data-totals", match.totals)
+    assert page.evaluate(READ_FELT)["totals"] == match.totals
+
+
+def stored(site: Site, kind: str) -> dict[str, Any]:
+    """The stored record of the site's match of ``kind`` (`arena export`)."""
+    return dict(json.loads(arena_stdout("export", site.matches[kind].match_id, "--db", str(site.db), cwd=site.folder)))
+
+
+def test_the_match_page_draws_its_seats_before_the_script_runs(site: Site, browser: Browser) -> None:
+    match = site.matches["classic-hidden"]
+    context = browser.new_context(java_script_enabled=False)    # the page as it comes from the server
+    try:
+        page = context.new_page()
+        page.goto(f"{site.url}/matches/{match.match_id}")
+        names = page.locator("#felt .seat .seat-name").all_inner_texts()
+        assert [name.strip() for name in names] == stored(site, "classic-hidden")["bots"]
+    finally:
+        context.close()
+
+
+def test_the_toggle_switches_to_the_rows_and_is_remembered(site: Site, page: Page, screenshot: Shoot) -> None:
+    match = site.matches["extreme"]
+    open_viewer(page, f"{site.url}/matches/{match.match_id}", match.decisions)
+    toggle = page.locator("#view-toggle")
+    expect(page.locator("#felt")).to_be_visible()
+    toggle.click()
+    expect(page.locator("#table")).to_be_visible()
+    expect(page.locator("#felt")).to_be_hidden()
+    expect(toggle).to_have_attribute("aria-pressed", "true")
+    page.reload()
+    expect(page.locator("#viewer")).to_have_attribute("data-ready", "true")
+    expect(page.locator("#table")).to_be_visible()     # remembered
+    screenshot(page, "match-rows-view")
+    toggle.click()
+    expect(page.locator("#felt")).to_be_visible()
+    expect(page.locator("#table")).to_be_hidden()
+
+
+def first_play(site: Site, kind: str) -> int:
+    """The first decision of a stored match that plays a card."""
+    record = stored(site, kind)
+    return next(k for k, (_, action) in enumerate(record["actions"], start=1)
+                if isinstance(action, str) and action[:1] in "rygbpWJ" and action[1:2].isdigit())
+
+
+@pytest.mark.parametrize("motion", ["no-preference", "reduce"])
+def test_a_card_played_moves_to_the_table_unless_motion_is_reduced(site: Site, browser: Browser, motion: str) -> None:
+    match = site.matches["classic-hidden"]
+    context = browser.new_context(reduced_motion=motion)  # type: ignore[arg-type]
+    try:
+        page = context.new_page()
+        open_viewer(page, f"{site.url}/matches/{match.match_id}#d={first_play(site, 'classic-hidden') - 1}",
+                    match.decisions)
+        page.keyboard.press("ArrowRight")
+        moving = page.evaluate("document.getAnimations().length")
+        assert (moving > 0) == (motion == "no-preference"), f"{moving} animations with {motion} motion"
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("kind", ["classic-secret", "extreme"])
+def test_the_card_table_at_desktop_and_phone_width(site: Site, page: Page, screenshot: Shoot, kind: str) -> None:
+    match = site.matches[kind]
+    middle = match.decisions // 2
+    open_viewer(page, f"{site.url}/matches/{match.match_id}#d={middle}", match.decisions)
+    screenshot(page, f"table-{kind}-desktop")
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.reload()
+    expect(page.locator("#viewer")).to_have_attribute("data-ready", "true")
+    # Nothing of the table wider than the phone: no sideways scrolling to see a seat.
+    widths = page.evaluate("""() => ({page: document.documentElement.clientWidth,
+      felt: document.getElementById("felt").getBoundingClientRect().right,
+      seats: Math.max(...Array.from(document.querySelectorAll("#felt .seat"))
+                           .map((n) => n.getBoundingClientRect().right))})""")
+    assert widths["felt"] <= widths["page"] and widths["seats"] <= widths["page"], widths
+    screenshot(page, f"table-{kind}-phone")
 
 
 READ_TOKENS = """() => ({
@@ -266,9 +361,10 @@ def test_an_exported_replay_opened_from_disk_ends_on_the_stored_totals(site: Sit
     requests: list[str] = []
     page.on("request", lambda request: requests.append(request.url))
     page.goto((out / "matches" / f"{match.match_id}.html").as_uri())
-    page.locator("#last").click()
+    expect(page.locator("#viewer")).to_have_attribute("data-ready", "true")
+    step_to_the_end_on_the_table(page, match.decisions)
     expect(page.locator("#totals")).to_have_attribute("data-totals", match.totals)
-    assert step(page) == (match.decisions, match.decisions)
+    assert page.evaluate(READ_FELT)["totals"] == match.totals
     # Offline: the page asked for nothing but itself (and its data: icon).
     assert all(url.startswith(("file://", "data:")) for url in requests), requests
     page.locator("nav a").first.click()      # its board, exported beside it
