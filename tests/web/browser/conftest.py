@@ -22,21 +22,18 @@ picture under test-artifacts/screenshots/.
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from factories import ROOT, Match, Site, WebServer, arena_json, arena_stdout
+from browser_fixtures import browser, page, screenshot  # noqa: F401  (the fixtures, for these tests)
+from factories import Match, Site, WebServer, arena_json, arena_stdout
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser, ConsoleMessage, Page
+    pass
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
 RANDOM_BOT = f"{sys.executable} -m sample_bots.random_bot"
 # Small on purpose: three bots, three rounds, six games each (the seat rotation twice).
 # Names no page shows otherwise, so finding one on a page means the page lists that bot.
@@ -49,34 +46,6 @@ KINDS = {
     "classic-secret": ["--variant", "classic", "--bidding", "secret", "--seed", "12"],
     "extreme": ["--variant", "extreme", "--seed", "13"],
 }
-
-
-def _unavailable(reason: str) -> None:
-    """Skip outside CI; in CI a missing browser is a broken setup, so fail loudly."""
-    if os.environ.get("CI"):
-        pytest.fail(f"browser tests cannot run in CI: {reason}", pytrace=False)
-    pytest.skip(reason)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    """One headless Chromium per module (starting one costs about a second). Not per
-    session: Playwright's sync API keeps an event loop running in this thread while it
-    is open, and every later test that calls asyncio.run() would fail."""
-    try:
-        from playwright.sync_api import Error, sync_playwright
-    except ImportError:
-        _unavailable("playwright is not installed (pip install -e '.[test]')")
-    if not Path(CHROMIUM).exists():
-        _unavailable(f"{CHROMIUM} not found (apt install chromium)")
-    with sync_playwright() as p:
-        try:
-            # --no-sandbox: CI runs as root in a container, where Chromium's sandbox cannot start.
-            launched = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        except Error as error:
-            _unavailable(f"{CHROMIUM} does not start: {str(error).splitlines()[0]}")
-        yield launched
-        launched.close()
 
 
 def _kind(config: dict[str, Any]) -> str:
@@ -112,39 +81,3 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
         yield Site(url=server.url, db=db, folder=folder, tournaments=tournaments, matches=matches)
     finally:
         server.stop()
-
-
-@pytest.fixture
-def page(browser: Browser) -> Iterator[Page]:
-    """A fresh page (own context: nothing shared between tests); any console error or
-    uncaught exception on any page it visits fails the test at teardown."""
-    context = browser.new_context()
-    opened = context.new_page()
-    errors: list[str] = []
-
-    def on_console(message: ConsoleMessage) -> None:
-        # A document that answers 404 on purpose logs its own failed load: not a fault of
-        # the page (a missing script, style or icon has another URL and still counts).
-        own_404 = message.location.get("url") == opened.url and "status of 404" in message.text
-        if message.type == "error" and not own_404:
-            errors.append(f"console: {message.text} ({opened.url})")
-
-    opened.on("console", on_console)
-    opened.on("pageerror", lambda error: errors.append(f"exception: {error} ({opened.url})"))
-    yield opened
-    context.close()
-    if errors:
-        pytest.fail("errors in the browser:\n" + "\n".join(errors), pytrace=False)
-
-
-@pytest.fixture
-def screenshot() -> Callable[[Page, str], None]:
-    """``screenshot(page, name)``: keep a picture of the page for people (CI artifacts),
-    compared to nothing."""
-
-    def take(page: Page, name: str) -> None:
-        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
-
-    return take
-
