@@ -16,7 +16,7 @@ from typing import NoReturn
 
 import typer
 
-from arena.cli import bench, bots, browse, serve, sprt, tournament, web, worker
+from arena.cli import bench, bots, browse, play, serve, sprt, tournament, web, worker
 from arena.cli.common import CliError
 from arena.tournament.lineup import LineupError
 from arena.tournament.schedule import ScheduleError
@@ -70,6 +70,7 @@ app.command()(browse.show)
 app.command()(browse.replay)
 app.command()(browse.export)
 app.command()(web.web)
+app.command()(play.play)
 bench_app.command("engine")(bench.bench_engine)
 bench_app.command("referee")(bench.bench_referee)
 bench_app.command("deals")(bench.bench_deals)

@@ -1,0 +1,114 @@
+"""Fixtures for ``arena play``'s tests: the command as a real process (a real referee,
+real confined sample bots, a real SQLite file), and for the browser test a real Chromium.
+
+``play`` (test): ``play(*options)`` starts ``arena play --port 0 --db DB *options`` in a
+temporary folder and returns a :class:`Play` (its URL, its database, ``get``/``post``
+on its API); every one started is stopped at the end of the test.
+
+``browser``, ``page`` and ``screenshot`` are the browser tests' own (browser_fixtures.py):
+Debian's Chromium driven by Playwright (skipped without it, failing in CI), a page whose
+console errors fail the test, pictures saved under test-artifacts/screenshots/.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import subprocess
+import sys
+import threading
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from browser_fixtures import browser, page, screenshot  # noqa: F401  (the fixtures, for these tests)
+
+if TYPE_CHECKING:
+    pass
+
+START_SECONDS = 30
+
+
+@dataclass
+class Play:
+    """A running ``arena play``: its page's URL, its database, what it printed."""
+
+    process: subprocess.Popen[str]
+    url: str
+    db: Path
+    lines: queue.Queue[str]
+    printed: list[str] = field(default_factory=list)
+
+    def request(self, path: str, body: Any = None) -> tuple[int, Any]:
+        """``GET`` (or ``POST`` a JSON ``body``) ``path``: the status and the JSON answer."""
+        data = None if body is None else (body if isinstance(body, bytes) else json.dumps(body).encode())
+        request = urllib.request.Request(self.url + path.lstrip("/"), data=data, method="GET" if data is None
+                                         else "POST", headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(request, timeout=60) as response:
+                return response.status, json.loads(response.read())
+        except urllib.error.HTTPError as error:
+            return error.code, json.loads(error.read())
+
+    def state(self, since: int | None = None) -> dict[str, Any]:
+        status, body = self.request("/api/play/state" + (f"?since={since}" if since is not None else ""))
+        assert status == 200, body
+        return body
+
+    def answer(self, body: Any) -> tuple[int, Any]:
+        return self.request("/api/play/answer", body)
+
+    def output(self, timeout: float = 10.0) -> list[str]:
+        """What it printed so far, waiting up to ``timeout`` for the line of the stored match."""
+        deadline = timeout
+        while not any(line.startswith("stored in") for line in self.printed) and deadline > 0:
+            try:
+                self.printed.append(self.lines.get(timeout=0.5))
+            except queue.Empty:
+                deadline -= 0.5
+        return self.printed
+
+    def stop(self) -> int:
+        self.process.terminate()
+        try:
+            return self.process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            return self.process.wait()
+
+
+def _read_lines(stream: Any, lines: queue.Queue[str]) -> None:
+    for line in stream:
+        lines.put(line.rstrip("\n"))
+
+
+@pytest.fixture
+def play(tmp_path: Path) -> Iterator[Callable[..., Play]]:
+    """Start ``arena play`` processes; all are stopped after the test."""
+    started: list[Play] = []
+
+    def start(*options: str) -> Play:
+        db = tmp_path / "play.db"
+        process = subprocess.Popen([sys.executable, "-m", "arena.cli", "play", "--port", "0", "--db", str(db),
+                                    *options], cwd=tmp_path, stdout=subprocess.PIPE,
+                                   stderr=(tmp_path / "play.stderr").open("w"), text=True)
+        lines: queue.Queue[str] = queue.Queue()
+        threading.Thread(target=_read_lines, args=(process.stdout, lines), daemon=True).start()
+        try:
+            first = lines.get(timeout=START_SECONDS)
+        except queue.Empty:
+            first = ""
+        if not first.startswith("play at http://"):
+            process.kill()
+            pytest.fail(f"arena play did not start: {first!r}\n{(tmp_path / 'play.stderr').read_text()}")
+        running = Play(process, first.split()[2], db, lines, [first])
+        started.append(running)
+        return running
+
+    yield start
+    for running in started:
+        running.stop()
