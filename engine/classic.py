@@ -557,6 +557,17 @@ class ClassicGame(Game):
             self._legal = legal_plays(self._hands[self._leader], 0)
             self._to_act = _ALONE[self._leader]
 
+    def winning_seat(self) -> int | None:
+        """The seat taking the trick in progress so far; ``None`` between tricks.
+
+        >>> game = ClassicGame(GameConfig(players=3, seed=1, rounds=3))
+        >>> game.winning_seat() is None
+        True
+        """
+        if not self._trick:
+            return None
+        return (self._leader + trick_winner(self._trick, self._trump)) % self.players
+
     def _end_trick(self) -> None:
         trick = tuple(self._trick)
         leader = self._leader

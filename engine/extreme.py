@@ -543,6 +543,12 @@ class ExtremeGame(Game):
         else:
             self._end_trick()
 
+    def winning_seat(self) -> int | None:
+        """The seat taking the trick in progress so far; ``None`` between tricks."""
+        if not self._trick:
+            return None
+        return self._trick[trick_winner(self._trick)][0]
+
     def _end_trick(self) -> None:
         cards = tuple(self._trick)
         winner, card = cards[trick_winner(cards)]

@@ -75,6 +75,11 @@ class Game(Protocol):
         """``(events, next_start)``: the events ``seat`` may see from log position ``start`` on."""
         ...
 
+    def winning_seat(self) -> int | None:
+        """The seat whose card is taking the trick in progress so far (public: every card
+        of a trick is face up); ``None`` between tricks."""
+        ...
+
     def result(self) -> GameResult:
         """The final result; :class:`~engine.core.EngineError` while the game is running."""
         ...

@@ -29,6 +29,7 @@ class Step:
     events: list[dict[str, Any]] = field(default_factory=list)   # each with "text" added
     totals: list[int] = field(default_factory=list)               # running totals after this step
     faults: list[dict[str, Any]] = field(default_factory=list)   # faults charged to this decision's seat
+    winning: int | None = None        # the seat taking the trick in progress so far (None between tricks)
 
 
 def _events_since(game: Any, position: int, players: int) -> tuple[list[dict[str, Any]], int]:
@@ -72,7 +73,8 @@ def steps(record: MatchRecord) -> list[Step]:
         latency = record.latencies_ms[k - 1] if k - 1 < len(record.latencies_ms) else None
         # A decision the referee answered for the bot (no latency) is where its faults were charged.
         faults = faults_by_seat.get(seat, []) if latency is None else []
-        result.append(Step(k, seat, action, latency, described(events), list(totals), faults))
+        result.append(Step(k, seat, action, latency, described(events), list(totals), faults,
+                           game.winning_seat()))
     return result
 
 

@@ -191,6 +191,36 @@ def strings(value: Any) -> set[str]:
     return set()
 
 
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(config=configs(), play_seed=st.integers(0, 2**32 - 1))
+def test_the_seat_taking_a_trick_so_far_is_its_leader_first_and_the_winner_or_the_last_to_play(
+        config: GameConfig, play_seed: int) -> None:
+    """``winning_seat()``: the leader after the first card; a trick's winner is the seat
+    taking it before its last card, or the seat that played that card; None between tricks."""
+    game = new_game(config)
+    rng = random.Random(play_seed)
+    played: list[int] = []          # seats of the trick in progress, in play order
+    before_last: int | None = None
+    seen = 0
+    while not game.is_over:
+        seat = game.to_act()[0]
+        kind = game.decision(seat).kind
+        if kind == PLAY:
+            before_last = game.winning_seat()
+        game.apply(seat, game.random_action(seat, rng))
+        if kind == PLAY:
+            played.append(seat)
+        events, seen = game.events_for(None, seen)
+        ended = [e for e in events if e["type"] == "trick"]
+        if ended:
+            assert ended[0]["winner"] in (before_last, played[-1]) and game.winning_seat() is None
+            played = []
+        elif kind == PLAY:
+            assert game.winning_seat() is not None
+            if len(played) == 1:
+                assert game.winning_seat() == played[0]
+
+
 def test_engine_tests_import_nothing_from_arena() -> None:
     """The engine's tests run with the engine alone (docs/architecture.md)."""
     for path in Path(__file__).parent.glob("*.py"):

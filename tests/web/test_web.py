@@ -89,6 +89,13 @@ def test_match_steps_end_on_the_stored_totals(web_client: TestClient, web_db: tu
     if match_id.startswith(("hidden", "secret")):
         # Face-down bids: the table sees that a seat bid, and every bid only when revealed.
         assert "bid" not in types and {"bid_made", "bids_revealed"} <= types
+    # Who is taking the trick so far: nobody between tricks; once a trick ends, its winner
+    # is the seat that was taking it before its last card, or the seat that played that card.
+    assert steps[0]["winning"] is None
+    for before, step in zip(steps, steps[1:]):
+        trick = next((e for e in step["events"] if e["type"] == "trick"), None)
+        if trick is not None:
+            assert step["winning"] is None and trick["winner"] in (before["winning"], step["seat"])
 
 
 def test_match_page_has_the_controls(web_client: TestClient) -> None:

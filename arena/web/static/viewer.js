@@ -272,13 +272,14 @@ function spotOf(view, seat, share) {
   return "--tx:" + (50 + share * (x - 50)).toFixed(1) + "%;--ty:" + (50 + share * (y - 50)).toFixed(1) + "%";
 }
 
-// The trick in the middle: the current one, each card before the seat that played it; or,
-// once it is won, the last one gathered before its winner, marked.
-function trickCards(view, s) {
+// The trick in the middle: the current one, each card before the seat that played it, the
+// card taking it so far marked (the step says whose: the engine's, the page applies no
+// rule); or, once it is won, the last one gathered before its winner, marked.
+function trickCards(view, s, winning) {
   const bots = view.record.bots;
   if (s.trick.length) {
     return s.trick.map((c, i) => el("div", {class: "trick-card" + (i === 0 ? " led" : ""), style: spotOf(view, c.seat, 0.45)},
-                                    faceCard(c.card), el("span", {class: "who"}, bots[c.seat])));
+                                    faceCard(c.card, c.seat === winning ? "win" : ""), el("span", {class: "who"}, bots[c.seat])));
   }
   if (!s.lastTrick) return [];
   // The pile fans out around its place (--i: each card's offset from the pile's middle);
@@ -293,7 +294,7 @@ function trickCards(view, s) {
 }
 
 // The middle's words: round, trump (its card), who led, who won; Extreme's supply.
-function drawCenter(view, s) {
+function drawCenter(view, s, winning) {
   const bots = view.record.bots;
   const parts = [el("p", {class: "felt-round"}, s.round ? "Round " + s.round : "Before the deal")];
   if (s.trump) {
@@ -301,7 +302,9 @@ function drawCenter(view, s) {
                   el("span", {class: "trump-text"}, "trump: " + trumpText(s.trump, s.trumpChosen, bots))));
   }
   let trick = "";
-  if (s.trick.length) trick = "led by " + bots[s.trick[0].seat];
+  if (s.trick.length) {
+    trick = "led by " + bots[s.trick[0].seat] + (winning === null ? "" : " · " + bots[winning] + " taking it so far");
+  }
   else if (s.lastTrick) trick = "led by " + bots[s.lastTrick.leader] + " · won by " + bots[s.lastTrick.winner];
   if (trick) parts.push(el("p", {class: "trick-text", id: "trick-text"}, trick));
   if (hasTokens() && s.supply) {
@@ -314,8 +317,10 @@ function drawCenter(view, s) {
 function drawFelt(view, s, step) {
   view.felt.querySelectorAll(".seat").forEach((box) => drawSeat(view, box, s, step, Number(box.dataset.seat)));
   view.felt.querySelectorAll(".trick-card").forEach((node) => node.remove());
-  view.felt.append(...trickCards(view, s));
-  drawCenter(view, s);
+  // A replay's step says who is taking the trick so far; the live view's events do not.
+  const winning = step && step.winning !== undefined ? step.winning : null;
+  view.felt.append(...trickCards(view, s, winning));
+  drawCenter(view, s, winning);
 }
 
 // ---------------------------------------------------------------- moving cards
