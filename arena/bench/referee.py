@@ -69,7 +69,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -179,59 +179,76 @@ async def _echo_server(ping: Any, unix_socket: Path | None = None,
 # ---------------------------------------------------------------------- (1) ping-pong
 
 
+class _Turns:
+    """Streams that take turns, one round trip at a time, in a fixed order of lanes, so
+    that they are never in flight at once and share whatever else the machine is doing.
+    ``ping`` is the echo server's handler: ``lane_of(context)`` names a stream's lane;
+    ``done[lane]`` gets its round trips' times (µs)."""
+
+    def __init__(self, lanes: Sequence[str], round_trips: int, out_bytes: int,
+                 lane_of: Callable[[grpc.aio.ServicerContext], str]) -> None:
+        loop = asyncio.get_running_loop()
+        self.lanes, self.round_trips, self.lane_of = list(lanes), round_trips, lane_of
+        self.done = {lane: loop.create_future() for lane in lanes}
+        self.turn = {lane: asyncio.Event() for lane in lanes}
+        self.arrived: set[str] = set()
+        self.payload = b"x" * out_bytes
+
+    async def ping(self, request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
+        # The server speaks first, like the referee: write, then wait for the echo.
+        mine = self.lane_of(context)
+        after = self.lanes[(self.lanes.index(mine) + 1) % len(self.lanes)]
+        self.arrived.add(mine)
+        if len(self.arrived) == len(self.lanes):   # every stream is here: the first one begins
+            self.turn[self.lanes[0]].set()
+        samples = []
+        try:
+            for _ in range(self.round_trips):
+                await self.turn[mine].wait()
+                self.turn[mine].clear()
+                sent = time.perf_counter()
+                await context.write(self.payload)
+                if await context.read() is grpc.aio.EOF:
+                    break
+                samples.append((time.perf_counter() - sent) * 1e6)
+                self.turn[after].set()
+        finally:
+            self.turn[after].set()   # never leave the next stream waiting
+            if not self.done[mine].done():
+                self.done[mine].set_result(samples)
+
+    async def measured(self) -> dict[str, list[float]]:
+        """Each lane's round trips (µs), its first tenth (the warm-up) left out."""
+        times = await asyncio.wait_for(asyncio.gather(*self.done.values()), 120)
+        return {lane: samples[len(samples) // 10:] for lane, samples in zip(self.lanes, times, strict=True)}
+
+
+def _median_p99(name: str, samples: list[float]) -> dict[str, float]:
+    return {f"{name}_median_us": statistics.median(samples),
+            f"{name}_p99_us": statistics.quantiles(samples, n=100)[98]}
+
+
 async def ping_pong(round_trips: int = 3000, out_bytes: int = 1800, back_bytes: int = 24,
                     unix: bool = True, tls: BenchTls | None = None) -> dict[str, float]:
     """Median and p99 round trip (µs) of a bare grpc.aio bidi stream to an echo process,
     over TCP, (``unix``) over a Unix socket and (``tls``) over TLS: one echo process on
-    each, and the streams take turns, one round trip at a time, so that they are never in
-    flight at once and share whatever else the machine is doing."""
+    each, the streams taking turns (:class:`_Turns`)."""
     transports = ("tcp",) + (("unix",) if unix else ()) + (("tls",) if tls is not None else ())
-    loop = asyncio.get_running_loop()
-    done = {transport: loop.create_future() for transport in transports}
-    turn = {transport: asyncio.Event() for transport in transports}
-    arrived: set[str] = set()
-    payload = b"x" * out_bytes
-
-    async def ping(request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
-        # The server speaks first, like the referee: write, then wait for the echo.
-        mine = _transport(context)
-        after = transports[(transports.index(mine) + 1) % len(transports)]
-        arrived.add(mine)
-        if len(arrived) == len(transports):   # every stream is here: the first one begins
-            turn[transports[0]].set()
-        samples = []
-        try:
-            for _ in range(round_trips):
-                await turn[mine].wait()
-                turn[mine].clear()
-                sent = time.perf_counter()
-                await context.write(payload)
-                if await context.read() is grpc.aio.EOF:
-                    break
-                samples.append((time.perf_counter() - sent) * 1e6)
-                turn[after].set()
-        finally:
-            turn[after].set()   # never leave the other stream waiting
-            if not done[mine].done():
-                done[mine].set_result(samples)
-
+    turns = _Turns(transports, round_trips, out_bytes, _transport)
     with _socket_path() as socket:
-        server, port, tls_port = await _echo_server(ping, socket if unix else None, tls)
+        server, port, tls_port = await _echo_server(turns.ping, socket if unix else None, tls)
         address = {"tcp": f"127.0.0.1:{port}", "unix": _unix(socket), "tls": f"127.0.0.1:{tls_port}"}
         trust = {"tls": ["--tls-ca", str(tls.ca)]} if tls is not None else {}
         clients = [await _spawn("--echo-client", address[transport], "--back-bytes", str(back_bytes),
                                 *trust.get(transport, [])) for transport in transports]
         try:
-            measured = dict(zip(transports, await asyncio.wait_for(asyncio.gather(*done.values()), 120)))
+            measured = await turns.measured()
         finally:
             await _reap(clients)
             await server.stop(0)
-    figures = {}
+    figures: dict[str, float] = {}
     for transport, samples in measured.items():
-        samples = samples[len(samples) // 10:]   # drop the warm-up
-        name = "ping_pong" if transport == "tcp" else f"ping_pong_{transport}"
-        figures[f"{name}_median_us"] = statistics.median(samples)
-        figures[f"{name}_p99_us"] = statistics.quantiles(samples, n=100)[98]
+        figures.update(_median_p99("ping_pong" if transport == "tcp" else f"ping_pong_{transport}", samples))
     return figures
 
 
@@ -240,48 +257,23 @@ async def ping_pong_seats(round_trips: int = 3000, seats: int = 4, out_bytes: in
     """Median and p99 round trip (µs) of a bare grpc.aio server asking ``seats`` echo
     processes in turn over TCP, one round trip at a time: how a game asks its seats,
     each seat's bot a process of its own. The referee's sequential round trip has this
-    floor too, and the one-process ping-pong of :func:`ping_pong` does not (an answer
-    from the process that was just running is quicker than one from a process woken
-    for it)."""
-    loop = asyncio.get_running_loop()
-    done = [loop.create_future() for _ in range(seats)]
-    turn = [asyncio.Event() for _ in range(seats)]
-    arrived: list[int] = []
-    payload = b"x" * out_bytes
+    floor too, and the one-process ping-pong of :func:`ping_pong` does not."""
+    arrivals: list[str] = []
 
-    async def ping(request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
-        mine = len(arrived)
-        arrived.append(mine)
-        after = (mine + 1) % seats
-        if len(arrived) == seats:            # every seat is here: the first one begins
-            turn[0].set()
-        samples = []
-        try:
-            for _ in range(round_trips // seats):
-                await turn[mine].wait()
-                turn[mine].clear()
-                sent = time.perf_counter()
-                await context.write(payload)
-                if await context.read() is grpc.aio.EOF:
-                    break
-                samples.append((time.perf_counter() - sent) * 1e6)
-                turn[after].set()
-        finally:
-            turn[after].set()
-            if not done[mine].done():
-                done[mine].set_result(samples)
+    def lane_of(context: grpc.aio.ServicerContext) -> str:    # seats in the order they connect
+        arrivals.append(str(len(arrivals)))
+        return arrivals[-1]
 
-    server, port, _ = await _echo_server(ping)
+    turns = _Turns([str(seat) for seat in range(seats)], round_trips // seats, out_bytes, lane_of)
+    server, port, _ = await _echo_server(turns.ping)
     clients = [await _spawn("--echo-client", f"127.0.0.1:{port}", "--back-bytes", str(back_bytes))
                for _ in range(seats)]
     try:
-        measured = await asyncio.wait_for(asyncio.gather(*done), 120)
+        measured = await turns.measured()
     finally:
         await _reap(clients)
         await server.stop(0)
-    samples = [x for seat in measured for x in seat[len(seat) // 10:]]    # each seat's warm-up dropped
-    return {f"ping_pong_{seats}_seats_median_us": statistics.median(samples),
-            f"ping_pong_{seats}_seats_p99_us": statistics.quantiles(samples, n=100)[98]}
+    return _median_p99(f"ping_pong_{seats}_seats", [x for samples in measured.values() for x in samples])
 
 
 async def ping_pong_throughput(streams: int = 64, processes: int = 4, round_trips: int = 200,
