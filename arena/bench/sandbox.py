@@ -14,35 +14,18 @@ games per second are the command's own count of the playing part.
 
 from __future__ import annotations
 
-import re
 import statistics
-import subprocess
-import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
+
+from arena.bench.tournament_run import timed_tournament
 
 MODES = {
     "unconfined": ["--sandbox", "none"],
     "confined": ["--sandbox", "bwrap"],
     "fresh_per_match": ["--sandbox", "bwrap", "--fresh-per-match"],
 }
-PLAYED = re.compile(r"(\d+) games played in ([0-9.]+) s")
-
-
-def _tournament(options: list[str], folder: Path) -> tuple[float, float]:
-    """One run in ``folder``: (whole wall seconds, games per second of the playing part)."""
-    started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "arena.cli", "tournament", *options, "--db", str(folder / "a.db")],
-                          cwd=folder, capture_output=True, text=True, timeout=3600)
-    wall = time.perf_counter() - started
-    if done.returncode != 0:
-        raise RuntimeError(f"arena tournament {' '.join(options)} failed: {done.stderr.strip().splitlines()[-1:]}")
-    played = PLAYED.search(done.stdout)
-    if played is None:
-        raise RuntimeError(f"arena tournament printed no game count: {done.stdout[-300:]}")
-    return wall, int(played.group(1)) / float(played.group(2))
 
 
 def bench_sandbox(games: int = 40, rounds: int | None = None, runs: int = 3, seed: int = 7) -> dict[str, Any]:
@@ -55,7 +38,7 @@ def bench_sandbox(games: int = 40, rounds: int | None = None, runs: int = 3, see
             for mode, extra in MODES.items():
                 folder = Path(root) / f"{mode}-{run}"
                 folder.mkdir()
-                wall, rate = _tournament([*options, *extra], folder)
+                wall, rate = timed_tournament([*options, *extra], folder)
                 walls[mode].append(wall)
                 rates[mode].append(rate)
     figures: dict[str, Any] = {"games": games, "runs": runs}

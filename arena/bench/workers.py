@@ -19,32 +19,13 @@ since a second worker only pays off with cores to spare.
 from __future__ import annotations
 
 import os
-import re
 import statistics
-import subprocess
-import sys
 import tempfile
-import time
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-PLAYED = re.compile(r"(\d+) games played in ([0-9.]+) s")
-
-
-def _tournament(options: list[str], folder: Path) -> tuple[float, float]:
-    """One run in ``folder``: (whole wall seconds, games per second of the playing part)."""
-    started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "arena.cli", "tournament", *options, "--db", str(folder / "a.db")],
-                          cwd=folder, capture_output=True, text=True, timeout=3600,
-                          env={**os.environ, "COLUMNS": "200"})
-    wall = time.perf_counter() - started
-    if done.returncode != 0:
-        raise RuntimeError(f"arena tournament {' '.join(options)} failed: {done.stderr.strip().splitlines()[-1:]}")
-    played = PLAYED.search(done.stdout)
-    if played is None:
-        raise RuntimeError(f"arena tournament printed no game count: {done.stdout[-300:]}")
-    return wall, int(played.group(1)) / float(played.group(2))
+from arena.bench.tournament_run import timed_tournament
 
 
 def _result(db: Path) -> tuple[Any, ...]:
@@ -78,7 +59,7 @@ def bench_workers(games: int = 40, workers: int = 2, runs: int = 3, seed: int = 
             for n in counts:
                 folder = Path(root) / f"{n}-{run}"
                 folder.mkdir()
-                wall, rate = _tournament([*options, "--workers", str(n)], folder)
+                wall, rate = timed_tournament([*options, "--workers", str(n)], folder)
                 walls[n].append(wall)
                 rates[n].append(rate)
                 results.append(_result(folder / "a.db"))
