@@ -12,28 +12,67 @@ only the matches where that is known (see :func:`time_bank_figures`). The bot's 
 classic exact bids by hand size (1-5, 6-10, 11-15, 16-20 cards) are read from the
 stored results of the bot's newest classic matches, at most
 ``arena.results.browse.HAND_SIZE_MATCHES`` of them (see ``hand_size_bids``).
+
+Per variant the bot's place on that variant's board (:func:`board_place`): the rows of
+``arena.results.leaderboard.leaderboard`` with the samples and seed the web's board uses
+(the defaults), so its rating, interval or bound, rank, Elo and games are the board's
+own; :class:`BoardRows` keeps them per (variant, completed matches stored), as the
+bootstrap is the costly part. Its newest :data:`RECENT_MATCHES` matches
+(``Store.list_matches``), and its online Elo over its games per variant: its line of
+the board's Elo plot (``arena.results.elo_history``, the same points).
 """
 
 from __future__ import annotations
 
+import threading
 from collections import defaultdict
+from collections.abc import Sequence
 from typing import Any
 
+from arena.results import elo_history
+from arena.results import leaderboard as lb
 from arena.results.browse import hand_size_bids
-from arena.store import Store
+from arena.store import MatchSummary, Store
+from engine import VARIANTS
 from engine import variant as variant_of
 
 # How many match links each fault kind lists (the count is always whole).
 FAULT_LINKS = 20
+# How many of the bot's newest matches its page lists.
+RECENT_MATCHES = 10
+
+
+class BoardRows:
+    """Each variant's board rows (``arena.results.leaderboard.leaderboard`` with its default
+    samples and seed, as the web's board page), kept per variant with the count of its
+    completed matches stored when they were computed: a count that changed computes them
+    again. Safe to share between the app's threads."""
+
+    def __init__(self) -> None:
+        self._kept: dict[str, tuple[int, list[lb.LeaderboardRow]]] = {}
+        self._lock = threading.Lock()
+
+    def rows(self, store: Store, variant: str) -> list[lb.LeaderboardRow]:
+        count = store.match_count(variant)
+        with self._lock:
+            kept = self._kept.get(variant)
+        if kept is not None and kept[0] == count:
+            return kept[1]
+        rows = lb.leaderboard(store, variant)
+        with self._lock:
+            self._kept[variant] = (count, rows)
+        return rows
 
 
 class NoSuchBot(Exception):
     """No stored match has a seat for this bot, and no crash of it is stored."""
 
 
-def bot_json(store: Store, name: str) -> dict[str, Any]:
-    """Versions, games per variant, faults by kind, think times, exact bids (classic: also
-    by hand size), places by seat, crashes per variant.
+def bot_json(store: Store, name: str, boards: BoardRows | None = None) -> dict[str, Any]:
+    """Versions, games per variant, its place on each variant's board (``boards``' rows,
+    computed afresh without them), faults by kind, think times, exact bids (classic: also
+    by hand size), places by seat, crashes per variant, its newest matches and its online
+    Elo over its games per variant.
 
     Raises :class:`NoSuchBot` when the bot has neither a stored match nor a stored crash
     (a bot whose process never got to play has only crashes).
@@ -75,8 +114,10 @@ def bot_json(store: Store, name: str) -> dict[str, Any]:
         # The board's own per-bot aggregate (its think-time histogram), not the fit: cheap.
         agg = next((a for a in store.seat_aggregates(variant) if a.bot == name), None)
         bids = variant_of(variant).bids     # exact bids exist where players bid (classic)
+        rows = (boards or BoardRows()).rows(store, variant) if variant in VARIANTS else []
         per_variant.append({
             "variant": variant, "games": v["games"], "completed": v["completed"],
+            "board": board_place(rows, name),
             "think_p50_ms": agg.think_times.percentile(50) if agg else None,
             "think_p99_ms": agg.think_times.percentile(99) if agg else None,
             "think_max_ms": v["max_ms"],
@@ -98,7 +139,50 @@ def bot_json(store: Store, name: str) -> dict[str, Any]:
         # Per variant (None: not known), in variant order; empty when the bot never crashed.
         "crashes": [{"variant": variant, "count": c.count, "last_reason": c.last_reason,
                      "last_at": c.last_at.isoformat()} for variant, c in crashes.items()],
+        "recent": [recent_match(m, name) for m in store.list_matches(bot=name, limit=RECENT_MATCHES)],
+        "elo": elo_lines(store, name, [v for v in sorted(variants) if v in VARIANTS]),
     }
+
+
+def board_place(rows: Sequence[lb.LeaderboardRow], name: str) -> dict[str, Any] | None:
+    """The bot's row of a board as its page shows it: rank of how many, rating (to four
+    decimals, as the board's JSON), interval, bound, group, Elo and games; None when the
+    board has no row for it (no completed match of the variant).
+
+    >>> rows = [lb.LeaderboardRow(1, "ann", 1600.0, 9.0, 1520.0, 3, 1.0, 1.0, None, 0, 0),
+    ...         lb.LeaderboardRow(2, "bob", 1400.0, None, 1480.0, 3, 1.0, 1.0, None, 0, 0, bound="upper")]
+    >>> board_place(rows, "bob")
+    {'rank': 2, 'of': 2, 'rating': 1400.0, 'interval': None, 'bound': 'upper', 'group': None, 'elo': 1480.0, 'games': 3}
+    >>> board_place(rows, "cy") is None
+    True
+    """
+    row = next((r for r in rows if r.bot == name), None)
+    if row is None:
+        return None
+    shown = lb.row_json(row)
+    return {"rank": row.rank, "of": len(rows), **{key: shown[key] for key in
+                                                   ("rating", "interval", "bound", "group", "elo", "games")}}
+
+
+def recent_match(match: MatchSummary, name: str) -> dict[str, Any]:
+    """One of the bot's matches as the index lists it, with the bot's seats and its place in each."""
+    seats = [i for i, bot in enumerate(match.bots) if bot == name]
+    return {"match_id": match.match_id, "tournament_id": match.tournament_id, "game_index": match.game_index,
+            "variant": match.variant, "status": match.status, "finished_at": match.finished_at.isoformat(),
+            "bots": match.bots, "totals": match.totals, "places": match.places, "seats": seats,
+            "bot_places": [match.places[i] for i in seats if i < len(match.places)]}
+
+
+def elo_lines(store: Store, name: str, variants: Sequence[str]) -> list[dict[str, Any]]:
+    """The bot's line of each variant's Elo plot (``arena.results.elo_history``, the board's
+    points: at most ``LIMIT``), as ``{"variant", "games", "points": [[game, elo], ...]}``;
+    a variant where it has no rated game is left out."""
+    found = []
+    for variant in variants:
+        line = next((line for line in elo_history.elo_history(store, variant) if line.bot == name), None)
+        if line is not None and line.points:
+            found.append({"variant": variant, "games": line.games, "points": [[x, y] for x, y in line.points]})
+    return found
 
 
 def time_bank_figures(banks: list[tuple[float, float | None]]) -> dict[str, Any]:

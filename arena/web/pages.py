@@ -28,6 +28,7 @@ from starlette.templating import Jinja2Templates
 from arena.results import elo_history
 from arena.results import leaderboard as lb
 from arena.results.browse import GameOptions
+from arena.results.elo_history import EloLine
 from arena.results.elo_plot import elo_svg
 from arena.stats.ratings import MIN_UNITS
 from engine import VARIANTS
@@ -117,6 +118,30 @@ def elo_plot(elo: dict[str, Any]) -> Markup:
     """``/api/elo``'s answer as the plot's ``<svg>`` (``arena.results.elo_plot``, which
     escapes every name), or "" when no game is rated."""
     return Markup(elo_svg(elo_history.from_json(elo)))
+
+
+def bot_elo_plot(bot: dict[str, Any]) -> Markup:
+    """A bot's online Elo over its games (``/api/bots``' ``elo``: its line of each variant's
+    board plot) as one ``<svg>``, a line per variant named by it; "" when it has no rated game."""
+    lines = [EloLine(line["variant"], int(line["games"]), [(int(x), float(y)) for x, y in line["points"]])
+             for line in bot["elo"]]
+    return Markup(elo_svg(lines, label=f"Online Elo of {bot['bot']} over its games, per variant"))
+
+
+def ordinal(n: int) -> str:
+    """``n`` as a place or a rank in words: 1st, 2nd, 3rd, 4th, 11th, 22nd.
+
+    >>> [ordinal(n) for n in (1, 2, 3, 4, 11, 12, 13, 22, 101, 111)]
+    ['1st', '2nd', '3rd', '4th', '11th', '12th', '13th', '22nd', '101st', '111th']
+    """
+    suffix = "th" if n % 100 in (11, 12, 13) else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def opponents(match: dict[str, Any]) -> str:
+    """A bot's listed match (``/api/bots``' ``recent``): the other seats' "bot total", in seat order."""
+    mine = set(match["seats"])
+    return ", ".join(f"{b} {t}" for i, (b, t) in enumerate(zip(match["bots"], match["totals"])) if i not in mine)
 
 
 def board_scale(rows: list[dict[str, Any]]) -> tuple[float, float]:
@@ -295,13 +320,14 @@ def _environment() -> Environment:
     env.filters.update(fmt=format, interval=interval, number=number, percent=percent, game_options=game_options,
                        json_text=json_text, embedded_json=embedded_json, inline_text=inline_text,
                        query_value=query_value, oneline=oneline, seats_and_totals=seats_and_totals, ago=ago,
-                       rating_text=rating_text, winners=winners)
+                       rating_text=rating_text, winners=winners, ordinal=ordinal, opponents=opponents)
     env.globals.update(url=url, elo_plot=elo_plot, board_scale=board_scale, board_headers=board_headers,
                        crashed_rows=crashed_rows, board_metadata=board_metadata, crash_line=lb.crash_line,
                        pair_index=pair_index, tournament_settings=tournament_settings, seat_places=seat_places,
                        VARIANTS=VARIANTS, PRIVATE_NOTE=PRIVATE_NOTE, UNKNOWN_INTERVAL=lb.UNKNOWN_INTERVAL,
                        MIN_UNITS=MIN_UNITS, ELO_LIMIT=elo_history.LIMIT, token_supply=token_supply,
-                       variant_of=variant_of, lower_is_better=lower_is_better, ago=ago)
+                       variant_of=variant_of, lower_is_better=lower_is_better, ago=ago,
+                       bot_elo_plot=bot_elo_plot)
     return env
 
 
