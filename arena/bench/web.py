@@ -149,6 +149,8 @@ def bench_web(matches: int = MATCHES, repeat: int = REPEAT, db: str | None = Non
             "match_page": f"/matches/{match_id}",
             "match_api": f"/api/matches/{match_id}",
             "crosstable_page": "/crosstable/classic",
+            "index_page": "/",
+            "bot_page": "/bots/bot00",
         }
         times: dict[str, list[float]] = {name: [] for name in pages}
         yardstick: list[float] = []
