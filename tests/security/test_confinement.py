@@ -284,7 +284,7 @@ def test_a_bot_that_always_dies_forfeits_its_remaining_games_and_a_resume_finish
                    "run(B)\n")
     tmp_path.chmod(0o755)
     bot.chmod(0o644)
-    proc = subprocess.Popen([PY, "-m", "arena.cli", "tournament", "--rounds", "3", "--players", "3", "--games", "90",
+    proc = subprocess.Popen([PY, "-m", "arena.cli", "tournament", "--rounds", "3", "--players", "3", "--games", "30",
                              "--no-samples", "--bot", f"always={PY} {bot}", "--bot", f"r1={RANDOM}",
                              "--bot", f"r2={RANDOM}", "--db", str(db), "--concurrency", "2"],
                             cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
@@ -299,10 +299,10 @@ def test_a_bot_that_always_dies_forfeits_its_remaining_games_and_a_resume_finish
     done = arena("tournament", "--resume", tournament.id, "--db", str(db), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     store = Store(str(db))
-    assert store.finished_game_indexes(tournament.id) == set(range(90))
+    assert store.finished_game_indexes(tournament.id) == set(range(30))
     assert store.get_tournament(tournament.id).status == "finished"
     assert store.crashes(tournament_id=tournament.id)["always"].count >= 2
-    forfeits = [m for m in store.tournament_matches(tournament.id, range(90)) if "always" in m.bots]
+    forfeits = [m for m in store.tournament_matches(tournament.id, range(30)) if "always" in m.bots]
     assert forfeits and all(m.faults >= 1 for m in forfeits)
 
 
