@@ -190,7 +190,7 @@ def board_metadata(meta: dict[str, Any]) -> list[tuple[str, str]]:
 # and the unit its value is stored in; a setting not named here shows its key. ``seed`` and
 # ``bot_env`` keep their keys: the spectator-secrets suite reads them by those names.
 SETTING_WORDS: dict[str, tuple[str, str]] = {
-    "games": ("Games", ""), "seed": ("seed", ""), "deals": ("Deals", ""), "format": ("Format", ""),
+    "games": ("Games", ""), "seed": ("Master seed", ""), "deals": ("Deals", ""), "format": ("Format", ""),
     "move_time": ("Time per decision", " s"), "time_bank": ("Time bank per match", " s"),
     "max_faults": ("Faults before a forfeit", ""), "concurrency": ("Matches at once", ""),
     "server": ("Played on the server", ""), "tls": ("TLS to the server", ""), "sprt": ("A/B test (SPRT)", ""),
@@ -198,7 +198,7 @@ SETTING_WORDS: dict[str, tuple[str, str]] = {
     "fresh_per_match": ("A fresh bot process each match", ""),
     "memory_limit_mb": ("Memory limit per bot", " MB"), "process_limit": ("Processes per bot", ""),
     "file_size_limit_mb": ("File size limit", " MB"), "open_files_limit": ("Open files per bot", ""),
-    "organised_elsewhere": ("Organised elsewhere", ""), "bot_env": ("bot_env", ""),
+    "organised_elsewhere": ("Organised elsewhere", ""), "bot_env": ("Variables passed to the bots", ""),
 }
 
 

@@ -292,7 +292,7 @@ def test_no_secret_of_an_unfinished_tournament_is_shown(arena: Arena, status: st
         assert_hidden(public_calls(server.address, sorted(arena.deal_seeds)), arena.secrets)
     # The same crawl finds what is meant to be shown: the finished tournament's seeds, the lone match's.
     b_page = seen[f"/tournaments/{arena.b}"][1]
-    assert f"<dt>seed</dt><dd>{arena.b_master}</dd>" in b_page
+    assert f"<dt>Master seed</dt><dd>{arena.b_master}</dd>" in b_page
     alone = json.loads(seen[f"/api/matches/{arena.alone}"][1])["record"]
     assert alone["seed"] == alone["config"]["seed"] == arena.deal_seeds[arena.alone]
 
@@ -304,8 +304,8 @@ def test_the_settings_say_the_seed_is_hidden_and_keep_the_organisers_things(aren
     assert data["settings"]["bot_env"] == ["ORGANISER_KEY"] and "bots" not in data["settings"]
     assert data["bots"] == BOTS and data["settings"]["deals"] == "duplicate"
     page = client.get(f"/tournaments/{arena.a}").text
-    assert "<dt>seed</dt><dd>hidden until the tournament finishes</dd>" in page
-    assert "<dt>bot_env</dt><dd>ORGANISER_KEY</dd>" in page
+    assert "<dt>Master seed</dt><dd>hidden until the tournament finishes</dd>" in page
+    assert "<dt>Variables passed to the bots</dt><dd>ORGANISER_KEY</dd>" in page
     listed = {t["id"]: t for t in client.get("/api/tournaments").json()}
     assert listed[arena.a]["master_seed"] is None and listed[arena.a]["settings"] == data["settings"]
     record = client.get(f"/api/matches/{arena.a}-00000").json()["record"]
@@ -349,7 +349,7 @@ def test_a_finished_tournament_shows_its_master_seed_and_deal_seeds(arena: Arena
     data = client.get(f"/api/tournaments/{arena.a}").json()
     assert data["master_seed"] == data["settings"]["seed"] == arena.a_master
     assert {t["id"]: t["master_seed"] for t in client.get("/api/tournaments").json()}[arena.a] == arena.a_master
-    assert f"<dt>seed</dt><dd>{arena.a_master}</dd>" in client.get(f"/tournaments/{arena.a}").text
+    assert f"<dt>Master seed</dt><dd>{arena.a_master}</dd>" in client.get(f"/tournaments/{arena.a}").text
     for match_id, seed in arena.deal_seeds.items():
         record = client.get(f"/api/matches/{match_id}").json()["record"]
         assert record["seed"] == record["config"]["seed"] == seed
@@ -435,5 +435,5 @@ def test_a_real_tournament_shows_no_secret_until_it_finishes(tmp_path: Path, web
     assert_hidden(exported(db, tmp_path / "after"), secrets)
     _, master = real_secrets(db, second)
     assert json.loads(fetch(f"/api/tournaments/{second}")[1])["master_seed"] == master
-    assert f"<dt>seed</dt><dd>{master}</dd>" in seen[f"/tournaments/{second}"][1]
+    assert f"<dt>Master seed</dt><dd>{master}</dd>" in seen[f"/tournaments/{second}"][1]
 
