@@ -34,7 +34,10 @@ REPORTING = threading.Lock()   # the SDK runs each match's hooks on a thread of 
 
 def report(attack: str, got: Any) -> None:
     with REPORTING:
-        print("HOSTILE " + json.dumps({"attack": attack, "got": got}), flush=True)
+        # One write of the whole line: print writes the line and its end apart, and the
+        # SDK's log lines (to the same file, from another thread) could come in between.
+        sys.stdout.write("HOSTILE " + json.dumps({"attack": attack, "got": got}) + "\n")
+        sys.stdout.flush()
 
 
 def read(path: str) -> str | list[str] | None:

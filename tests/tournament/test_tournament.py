@@ -301,7 +301,9 @@ def test_the_last_deal_left_is_played_one_rotation_after_the_other(tmp_path: Pat
 
 def test_independent_deals_run_side_by_side(tmp_path: Path) -> None:
     settings = scheduling_settings(4, deals="independent", bots=4)
-    runner = RecordingRunner()
+    # Matches long enough (0.25-0.75 s) that the last claim, a store transaction on a
+    # loaded machine, comes before the first match ends.
+    runner = RecordingRunner(seconds=0.5)
     _, saved = play(settings, set(), runner, tmp_path / "t.db")
     assert saved == [0, 1, 2, 3] and runner.most_at_once == 4
 
