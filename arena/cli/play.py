@@ -34,12 +34,13 @@ def play(
     """
     import sys
 
-    from arena.play.server import listening_socket, serve
+    from arena.play.server import HOST, serve
     from arena.play.session import choose_bots, new_settings, parse_bots
     from arena.tournament.sandbox import SandboxMode
-    from engine import GameConfig
+    from arena.web.app import listening_socket
+    from engine import VARIANTS, GameConfig
 
-    check_choice(variant, ("classic", "extreme"), "--variant")
+    check_choice(variant, VARIANTS, "--variant")
     check_choice(sandbox, tuple(mode.value for mode in SandboxMode), "--sandbox")
     if not 0 <= port <= 65535:
         raise typer.BadParameter("must be 0..65535", param_hint="--port")
@@ -50,7 +51,7 @@ def play(
     lineup = choose_bots(parse_bots(bots), players, name, lambda line: print(f"note: {line}", flush=True))
     settings = new_settings(config, name, lineup, location, sandbox, seed)
     try:
-        sock = listening_socket(port)
+        sock = listening_socket(HOST, port)
     except (OSError, OverflowError) as error:
         fail(f"cannot listen on 127.0.0.1:{port}: {getattr(error, 'strerror', None) or error}")
     url = f"http://127.0.0.1:{sock.getsockname()[1]}/"

@@ -18,20 +18,8 @@ from arena.play.app import create_app
 from arena.play.seat import HumanSeat
 from arena.play.session import PlaySettings, play_match
 
+# The page is for the person at this machine: it listens on loopback only.
 HOST = "127.0.0.1"
-
-
-def listening_socket(port: int) -> socket.socket:
-    """A socket listening on 127.0.0.1:``port`` (0: a free port); OSError when taken."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((HOST, port))
-        sock.listen(64)
-    except BaseException:
-        sock.close()
-        raise
-    return sock
 
 
 def viewer_command(db: str) -> str:
