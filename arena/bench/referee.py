@@ -332,9 +332,11 @@ async def _echo_client(address: str, back_bytes: int, streams: int = 1, channels
 # ---------------------------------------------------------------------- bench bots
 
 
-async def _bot_connection(channel: grpc.aio.Channel, name: str, token: str, seed: int) -> None:
-    """One Play stream of a benchmark bot: random legal answers, no JSON parsing."""
-    rng = random.Random(seed)
+async def bare_play(channel: grpc.aio.Channel, token: str, choose: Callable[[Sequence[str]], str],
+                    name: str = "") -> None:
+    """One Play stream of a bare benchmark bot: Hello, then each request answered with
+    ``choose(options)`` (an empty prediction for PREDICT), no JSON parsed, until the arena
+    ends it. ``name`` "": the token's bot."""
     call = pb_grpc.ArenaStub(channel).Play(metadata=(("authorization", f"Bearer {token}"),))
     await call.write(pb.BotMessage(hello=pb.Hello(name=name, version="bench", max_matches=1)))
     while (message := await call.read()) is not grpc.aio.EOF:
@@ -344,8 +346,13 @@ async def _bot_connection(channel: grpc.aio.Channel, name: str, token: str, seed
         if request.kind == pb.PREDICT:
             action = pb.Action(request_id=request.request_id, prediction=pb.Prediction())
         else:
-            action = pb.Action(request_id=request.request_id, option=rng.choice(request.options))
+            action = pb.Action(request_id=request.request_id, option=choose(request.options))
         await call.write(pb.BotMessage(action=action))
+
+
+async def _bot_connection(channel: grpc.aio.Channel, name: str, token: str, seed: int) -> None:
+    """One Play stream of a benchmark bot: random legal answers."""
+    await bare_play(channel, token, random.Random(seed).choice, name)
 
 
 async def _bots(address: str, names: str, tokens: str, connections: int, channels: int,

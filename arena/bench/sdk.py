@@ -216,21 +216,10 @@ async def bare_client(address: str, token: str) -> None:
     the arena ends it. No SDK: no lanes, threads, queues or logs, no observation parsed."""
     import grpc
 
-    from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
-    from arena.wire.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
+    from arena.bench.referee import bare_play
 
     async with grpc.aio.insecure_channel(address) as channel:
-        call = pb_grpc.ArenaStub(channel).Play(metadata=(("authorization", f"Bearer {token}"),))
-        await call.write(pb.BotMessage(hello=pb.Hello(version="bench", max_matches=1)))
-        while (message := await call.read()) is not grpc.aio.EOF:
-            if message.WhichOneof("msg") != "request":
-                continue
-            request = message.request
-            if request.kind == pb.PREDICT:
-                action = pb.Action(request_id=request.request_id, prediction=pb.Prediction())
-            else:
-                action = pb.Action(request_id=request.request_id, option=request.options[0])
-            await call.write(pb.BotMessage(action=action))
+        await bare_play(channel, token, lambda options: options[0])
 
 
 @dataclass
