@@ -48,6 +48,7 @@ class Connection:
         self.version = hello.version
         self.variants = sorted(set(hello.variants))
         self.capacity = min(MAX_MATCHES_PER_STREAM, max(1, hello.max_matches))
+        self.events_only = hello.events_only
         self.alive = True
         # The outbox: a deque and one waiter future, cheaper than an asyncio.Queue on
         # the hot path (one message out per decision).
@@ -66,7 +67,7 @@ class Connection:
         self._tokens = float(STRAY_BURST)
         self._refilled_at = time.monotonic()
         self.send(protocol.welcome(bot_id=self.conn_id, bot_name=name, server_version=SERVER_VERSION,
-                                   max_matches=self.capacity))
+                                   max_matches=self.capacity, events_only=self.events_only))
 
     # -- BotLink
 

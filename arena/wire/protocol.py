@@ -218,13 +218,14 @@ def events_from_wire(request: pb.DecisionRequest) -> list[dict[str, Any]]:
 
 
 def decision_request(*, match_id: str, seat: int, request_id: int, decision: Decision,
-                     observation: Mapping[str, Any], events: Sequence[Any] = (), deadline_ms: int,
+                     observation: Mapping[str, Any] | None, events: Sequence[Any] = (), deadline_ms: int,
                      time_bank_ms: int, encoded_events: Sequence[str] | None = None) -> pb.ArenaMessage:
     """One ``DecisionRequest`` (the engine's decision, observation and new events), wrapped in its ``ArenaMessage``.
 
-    ``encoded_events``, when given, are the new events already in their wire form (see
-    :func:`events_json`), encoded once for every seat that sees them; ``events`` is then
-    ignored.
+    ``observation`` None leaves ``observation_json`` empty (a stream whose Hello asked
+    for events only). ``encoded_events``, when given, are the new events already in
+    their wire form (see :func:`events_json`), encoded once for every seat that sees
+    them; ``events`` is then ignored.
     """
     # Filled in place: half the cost of building a DecisionRequest and copying it into
     # its ArenaMessage (the referee builds one for every decision).
@@ -236,7 +237,8 @@ def decision_request(*, match_id: str, seat: int, request_id: int, decision: Dec
     request.kind = KIND_TO_WIRE[decision.kind]
     if decision.options is not None:
         request.options.extend([str(option) for option in decision.options])
-    request.observation_json = jsonc.dumps(observation)
+    if observation is not None:
+        request.observation_json = jsonc.dumps(observation)
     request.events_json.extend(events_json(events) if encoded_events is None else encoded_events)
     request.deadline_ms = deadline_ms
     request.time_bank_ms = time_bank_ms
@@ -270,9 +272,10 @@ def fault(*, match_id: str, request_id: int | None, kind: str, message: str, fau
     ))
 
 
-def welcome(*, bot_id: str, bot_name: str, server_version: str, max_matches: int) -> pb.ArenaMessage:
+def welcome(*, bot_id: str, bot_name: str, server_version: str, max_matches: int,
+            events_only: bool = False) -> pb.ArenaMessage:
     """The ``Welcome`` that admits a stream."""
     return pb.ArenaMessage(welcome=pb.Welcome(
         bot_id=bot_id, bot_name=bot_name, server_version=server_version, protocol_version=PROTOCOL_VERSION,
-        max_matches=max_matches,
+        max_matches=max_matches, events_only=events_only,
     ))

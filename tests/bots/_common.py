@@ -28,6 +28,7 @@ def parse_args(description: str, extra: dict[str, Any] | None = None) -> argpars
     parser.add_argument("--variants", default="", help="comma separated; empty: both")
     parser.add_argument("--report", default=None, help="append one JSON line per received message")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--events-only", action="store_true", help="ask for requests without the observation")
     for option, default in (extra or {}).items():
         parser.add_argument(f"--{option}", type=type(default), default=default)
     return parser.parse_args()
@@ -43,7 +44,7 @@ def open_stream(args: argparse.Namespace) -> tuple[grpc.aio.Channel, Any]:
 def hello(args: argparse.Namespace) -> pb.BotMessage:
     variants = [v for v in args.variants.split(",") if v]
     return pb.BotMessage(hello=pb.Hello(name=args.name, version="test-1", variants=variants,
-                                        max_matches=args.max_matches))
+                                        max_matches=args.max_matches, events_only=args.events_only))
 
 
 def honest_answer(request: pb.DecisionRequest, rng: random.Random) -> pb.BotMessage:
@@ -67,9 +68,12 @@ class Report:
         body = getattr(message, which)
         if which == "request":
             entry.update(match_id=body.match_id, seat=body.seat, request_id=body.request_id, kind=body.kind,
-                         options=list(body.options), observation=json.loads(body.observation_json),
+                         options=list(body.options),
+                         observation=json.loads(body.observation_json) if body.observation_json else None,
                          events=[json.loads(e) for e in body.events_json], deadline_ms=body.deadline_ms,
                          time_bank_ms=body.time_bank_ms)
+        elif which == "welcome":
+            entry.update(events_only=body.events_only)
         elif which == "match_started":
             entry.update(match_id=body.match_id, seat=body.seat, bot_names=list(body.bot_names))
         elif which == "fault":

@@ -23,6 +23,7 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from arena.records import MatchRecord, MatchSpec
 from arena.referee.server import SeatingError
+from arena.wire import protocol
 from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
 from arena.wire.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
 from engine import replay_record
@@ -173,6 +174,27 @@ def test_observations_on_the_wire_hold_no_other_hand(arena: ArenaThread, tmp_pat
         assert not others & _strings(request["events"])
         hidden_cards_seen += len(others)
     assert hidden_cards_seen > 0     # the check had something to find
+
+
+def test_a_stream_may_ask_for_events_only(arena: ArenaThread, tmp_path: Path) -> None:
+    # Hello.events_only: requests come without the observation, and their events still
+    # add up to everything the seat may know, in order, at every turn.
+    report = tmp_path / "events-only.jsonl"
+    arena.start_bot("random_bot.py", "events-only", "--events-only", report=report)
+    config = {"variant": "classic", "players": 3, "seed": 23, "rounds": 3}
+    record = arena.run_match(["honest0", "events-only", "honest1"], config=config)
+    assert_played_honestly(record, [0, 1, 2])
+    received = read_report(report)
+    assert [m["events_only"] for m in received if m["msg"] == "welcome"] == [True]
+    requests = [m for m in received if m["msg"] == "request"]
+    own_turns = [i for i, (seat, _) in enumerate(record.actions) if seat == 1]
+    assert len(requests) == len(own_turns) > 0
+    events: list[Any] = []
+    for request, turn in zip(requests, own_turns):
+        assert request["observation"] is None
+        events += request["events"]
+        game = replay_record(record.config, record.actions[:turn])
+        assert events == [json.loads(e) for e in protocol.events_json(game.events_for(1, 0)[0])]
 
 
 # ---------------------------------------------------------------------- public calls

@@ -31,16 +31,18 @@ class BotMessage(_message.Message):
     def __init__(self, hello: _Optional[_Union[Hello, _Mapping]] = ..., action: _Optional[_Union[Action, _Mapping]] = ...) -> None: ...
 
 class Hello(_message.Message):
-    __slots__ = ("name", "version", "variants", "max_matches")
+    __slots__ = ("name", "version", "variants", "max_matches", "events_only")
     NAME_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     VARIANTS_FIELD_NUMBER: _ClassVar[int]
     MAX_MATCHES_FIELD_NUMBER: _ClassVar[int]
+    EVENTS_ONLY_FIELD_NUMBER: _ClassVar[int]
     name: str
     version: str
     variants: _containers.RepeatedScalarFieldContainer[str]
     max_matches: int
-    def __init__(self, name: _Optional[str] = ..., version: _Optional[str] = ..., variants: _Optional[_Iterable[str]] = ..., max_matches: _Optional[int] = ...) -> None: ...
+    events_only: bool
+    def __init__(self, name: _Optional[str] = ..., version: _Optional[str] = ..., variants: _Optional[_Iterable[str]] = ..., max_matches: _Optional[int] = ..., events_only: _Optional[bool] = ...) -> None: ...
 
 class Action(_message.Message):
     __slots__ = ("request_id", "option", "prediction", "bot_error")
@@ -94,18 +96,20 @@ class ArenaMessage(_message.Message):
     def __init__(self, welcome: _Optional[_Union[Welcome, _Mapping]] = ..., match_started: _Optional[_Union[MatchStarted, _Mapping]] = ..., request: _Optional[_Union[DecisionRequest, _Mapping]] = ..., fault: _Optional[_Union[Fault, _Mapping]] = ..., match_ended: _Optional[_Union[MatchEnded, _Mapping]] = ...) -> None: ...
 
 class Welcome(_message.Message):
-    __slots__ = ("bot_id", "bot_name", "server_version", "protocol_version", "max_matches")
+    __slots__ = ("bot_id", "bot_name", "server_version", "protocol_version", "max_matches", "events_only")
     BOT_ID_FIELD_NUMBER: _ClassVar[int]
     BOT_NAME_FIELD_NUMBER: _ClassVar[int]
     SERVER_VERSION_FIELD_NUMBER: _ClassVar[int]
     PROTOCOL_VERSION_FIELD_NUMBER: _ClassVar[int]
     MAX_MATCHES_FIELD_NUMBER: _ClassVar[int]
+    EVENTS_ONLY_FIELD_NUMBER: _ClassVar[int]
     bot_id: str
     bot_name: str
     server_version: str
     protocol_version: int
     max_matches: int
-    def __init__(self, bot_id: _Optional[str] = ..., bot_name: _Optional[str] = ..., server_version: _Optional[str] = ..., protocol_version: _Optional[int] = ..., max_matches: _Optional[int] = ...) -> None: ...
+    events_only: bool
+    def __init__(self, bot_id: _Optional[str] = ..., bot_name: _Optional[str] = ..., server_version: _Optional[str] = ..., protocol_version: _Optional[int] = ..., max_matches: _Optional[int] = ..., events_only: _Optional[bool] = ...) -> None: ...
 
 class MatchStarted(_message.Message):
     __slots__ = ("match_id", "variant", "seat", "players", "bot_names", "options_json", "seed", "move_time_ms", "time_bank_ms")
