@@ -48,6 +48,10 @@ JSON dict of figures. In one invocation it measures:
    the same games (the stored configs, so the same deals) through the engine alone, every
    seat playing its first legal option.
 
+With ``events_only`` the bots of (2) and (3) say ``Hello.events_only``: their requests
+come without the observation, as a bot that keeps its own state may ask
+(``bots_events_only`` says which way a run went).
+
 The referee process gets the garbage-collector settings ``arena serve`` uses
 (``arena.referee.server.tune_gc``) before anything is measured.
 
@@ -333,12 +337,13 @@ async def _echo_client(address: str, back_bytes: int, streams: int = 1, channels
 
 
 async def bare_play(channel: grpc.aio.Channel, token: str, choose: Callable[[Sequence[str]], str],
-                    name: str = "") -> None:
+                    name: str = "", events_only: bool = False) -> None:
     """One Play stream of a bare benchmark bot: Hello, then each request answered with
     ``choose(options)`` (an empty prediction for PREDICT), no JSON parsed, until the arena
-    ends it. ``name`` "": the token's bot."""
+    ends it. ``name`` "": the token's bot; ``events_only``: requests without observations."""
     call = pb_grpc.ArenaStub(channel).Play(metadata=(("authorization", f"Bearer {token}"),))
-    await call.write(pb.BotMessage(hello=pb.Hello(name=name, version="bench", max_matches=1)))
+    await call.write(pb.BotMessage(hello=pb.Hello(name=name, version="bench", max_matches=1,
+                                                  events_only=events_only)))
     while (message := await call.read()) is not grpc.aio.EOF:
         if message.WhichOneof("msg") != "request":
             continue
@@ -350,20 +355,21 @@ async def bare_play(channel: grpc.aio.Channel, token: str, choose: Callable[[Seq
         await call.write(pb.BotMessage(action=action))
 
 
-async def _bot_connection(channel: grpc.aio.Channel, name: str, token: str, seed: int) -> None:
+async def _bot_connection(channel: grpc.aio.Channel, name: str, token: str, seed: int, events_only: bool) -> None:
     """One Play stream of a benchmark bot: random legal answers."""
-    await bare_play(channel, token, random.Random(seed).choice, name)
+    await bare_play(channel, token, random.Random(seed).choice, name, events_only)
 
 
 async def _bots(address: str, names: str, tokens: str, connections: int, channels: int,
-                tls_ca: str | None = None) -> None:
+                tls_ca: str | None = None, events_only: bool = False) -> None:
     """``connections`` Play streams spread over ``channels`` channels (HTTP/2 connections),
     and over the comma-separated ``names`` (with their ``tokens``) in turn; over TLS
-    trusting ``tls_ca`` when given."""
+    trusting ``tls_ca`` when given; asking for events only with ``events_only``."""
     logins = list(zip(names.split(","), tokens.split(",")))
     opened = [_channel(address, tls_ca) for _ in range(channels)]
     try:
-        await asyncio.gather(*(_bot_connection(opened[i % channels], *logins[i % len(logins)], seed=i)
+        await asyncio.gather(*(_bot_connection(opened[i % channels], *logins[i % len(logins)], seed=i,
+                                               events_only=events_only)
                                for i in range(connections)))
     finally:
         for channel in opened:
@@ -390,7 +396,8 @@ TLS_PREFIX = "tls"
 
 
 async def _arena_with_bots(connections: int, move_time: float, channels: int = 1, unix_socket: Path | None = None,
-                           tls: BenchTls | None = None) -> tuple[ArenaServer, list[asyncio.subprocess.Process]]:
+                           tls: BenchTls | None = None,
+                           events_only: bool = False) -> tuple[ArenaServer, list[asyncio.subprocess.Process]]:
     """A referee and 4 bot processes holding ``connections`` streams each over TCP; with
     ``unix_socket`` the referee listens there too, and 4 more bot processes connect
     through it under names starting with :data:`UNIX_PREFIX`. With ``tls`` its TCP port
@@ -412,7 +419,7 @@ async def _arena_with_bots(connections: int, move_time: float, channels: int = 1
             processes.append(await _spawn("--bots", address, "--name", ",".join(names),
                                           "--token", ",".join(f"token-{n}" for n in names),
                                           "--connections", str(connections), "--channels", str(channels),
-                                          *trust))
+                                          *trust, *(["--events-only"] if events_only else [])))
             every += names
     await arena.wait_connected(every, 60)
     while sum(info.connections for info in arena.connected_bots().values()) < 4 * len(logins) * connections:
@@ -425,7 +432,8 @@ def _spec(seed: int, group: int = 0, groups: int = 1, prefix: str = "bench") -> 
                      bots=[_name(i, group, groups, prefix) for i in range(4)])
 
 
-async def sequential_games(games: int, unix: bool = True, tls: BenchTls | None = None) -> dict[str, float]:
+async def sequential_games(games: int, unix: bool = True, tls: BenchTls | None = None,
+                           events_only: bool = False) -> dict[str, float]:
     """Full 4-player classic games one after another; latencies on the referee's clock.
 
     With ``unix`` the same games are played a second time by bots on a Unix socket of
@@ -439,11 +447,13 @@ async def sequential_games(games: int, unix: bool = True, tls: BenchTls | None =
     elapsed = dict.fromkeys(transports, 0.0)
     cpu = dict.fromkeys(transports, 0.0)
     with _socket_path() as socket:
-        arena, processes = await _arena_with_bots(connections=1, move_time=1.0, unix_socket=socket if unix else None)
+        arena, processes = await _arena_with_bots(connections=1, move_time=1.0, unix_socket=socket if unix else None,
+                                                  events_only=events_only)
         arenas = dict.fromkeys(transports, arena)
         try:
             if tls is not None:
-                arenas["tls"], more = await _arena_with_bots(connections=1, move_time=1.0, tls=tls)
+                arenas["tls"], more = await _arena_with_bots(connections=1, move_time=1.0, tls=tls,
+                                                             events_only=events_only)
                 processes += more
             for transport in transports:             # warm-up, not counted
                 await arenas[transport].run_match(_spec(seed=10_000, prefix=prefix[transport]))
@@ -472,14 +482,14 @@ async def sequential_games(games: int, unix: bool = True, tls: BenchTls | None =
 
 
 async def concurrent_matches(matches: int, channels: int | None = None, prefix: str = "concurrent",
-                             tls: BenchTls | None = None) -> dict[str, float]:
+                             tls: BenchTls | None = None, events_only: bool = False) -> dict[str, float]:
     """``matches`` full games at once in this process, 4 × ``matches`` bot connections
     over ``channels`` HTTP/2 connections per bot process (default: one per stream, 256
     real connections for 64 matches, the hardest case for the server), over TLS with
     ``tls``. The figures' names start with ``prefix``; the memory figure is
     ``referee_rss_mb`` with the default prefix, else ``<prefix>_referee_rss_mb``."""
     arena, processes = await _arena_with_bots(connections=matches, move_time=1.0, channels=channels or matches,
-                                              tls=tls)
+                                              tls=tls, events_only=events_only)
     names = "bench" if tls is None else TLS_PREFIX
     try:
         started, cpu = time.perf_counter(), time.process_time()
@@ -556,25 +566,27 @@ def tournament(games: int = 20, seed: int = 1) -> dict[str, float]:
 
 def bench_referee(games: int = 20, concurrent_matches: int = 64, round_trips: int = 3000,
                   shared_channels: int = 1, unix: bool = True, tls: bool = False,
-                  tournament_games: int = 20) -> dict[str, Any]:
+                  tournament_games: int = 20, events_only: bool = False) -> dict[str, Any]:
     """Run all four measurements; return every figure in one dict (times in µs).
     ``shared_channels``: HTTP/2 connections per bot process in the shared layout of (3);
     ``unix``: (1) and (2) over a Unix socket too; ``tls``: (1), (2) and both layouts of
-    (3) over TLS too; ``tournament_games``: the games of (4), 0 to leave it out."""
+    (3) over TLS too; ``tournament_games``: the games of (4), 0 to leave it out;
+    ``events_only``: the bots of (2) and (3) ask for requests without the observation."""
     with contextlib.ExitStack() as stack:
         material = stack.enter_context(_throwaway_tls()) if tls else None
-        figures = asyncio.run(_bench_referee(games, concurrent_matches, round_trips, shared_channels, unix, material))
+        figures = asyncio.run(_bench_referee(games, concurrent_matches, round_trips, shared_channels, unix, material,
+                                             events_only))
     if tournament_games:
         figures.update(tournament(tournament_games))
     return figures
 
 
 async def _bench_referee(games: int, matches: int, round_trips: int, shared_channels: int, unix: bool,
-                         tls: BenchTls | None) -> dict[str, Any]:
+                         tls: BenchTls | None, events_only: bool) -> dict[str, Any]:
     tune_gc()
-    figures: dict[str, Any] = {}
+    figures: dict[str, Any] = {"bots_events_only": int(events_only)}
     figures.update(await ping_pong(round_trips, unix=unix, tls=tls))
-    figures.update(await sequential_games(games, unix=unix, tls=tls))
+    figures.update(await sequential_games(games, unix=unix, tls=tls, events_only=events_only))
     figures["ratio_referee_to_ping_pong"] = (figures["referee_median_round_trip_us"]
                                              / figures["ping_pong_median_us"])
     # The floor of a game's sequential path: a bare server asking 4 processes in turn.
@@ -592,21 +604,23 @@ async def _bench_referee(games: int, matches: int, round_trips: int, shared_chan
                                                                    / figures["sequential_decisions_per_s"])
     # One connection per stream: keys as before; over TLS right after.
     figures.update(await ping_pong_throughput(streams=matches, processes=4))
-    figures.update(await concurrent_matches(matches))
+    figures.update(await concurrent_matches(matches, events_only=events_only))
     figures["ratio_concurrent_decisions_to_ping_pong_throughput"] = (
         figures["concurrent_decisions_per_s"] / figures["ping_pong_round_trips_per_s"])
     if tls is not None:
-        figures.update(await concurrent_matches(matches, prefix="concurrent_tls", tls=tls))
+        figures.update(await concurrent_matches(matches, prefix="concurrent_tls", tls=tls, events_only=events_only))
         figures["ratio_tls_to_tcp_concurrent_decisions_per_s"] = (figures["concurrent_tls_decisions_per_s"]
                                                                   / figures["concurrent_decisions_per_s"])
     # Streams multiplexed over a few connections per bot process.
     echo = await ping_pong_throughput(streams=matches, processes=4, channels=shared_channels)
     figures["ping_pong_shared_round_trips_per_s"] = echo["ping_pong_round_trips_per_s"]
-    figures.update(await concurrent_matches(matches, channels=shared_channels, prefix="shared"))
+    figures.update(await concurrent_matches(matches, channels=shared_channels, prefix="shared",
+                                            events_only=events_only))
     figures["ratio_shared_decisions_to_ping_pong_throughput"] = (
         figures["shared_decisions_per_s"] / figures["ping_pong_shared_round_trips_per_s"])
     if tls is not None:
-        figures.update(await concurrent_matches(matches, channels=shared_channels, prefix="shared_tls", tls=tls))
+        figures.update(await concurrent_matches(matches, channels=shared_channels, prefix="shared_tls", tls=tls,
+                                                events_only=events_only))
         figures["ratio_tls_to_tcp_shared_decisions_per_s"] = (figures["shared_tls_decisions_per_s"]
                                                               / figures["shared_decisions_per_s"])
     return figures
@@ -634,16 +648,19 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--connections", type=int, default=1)
     parser.add_argument("--channels", type=int, default=1)
     parser.add_argument("--tls-ca")
+    parser.add_argument("--events-only", action="store_true",
+                        help="the bots ask for requests without the observation (Hello.events_only)")
     args = parser.parse_args(argv)
     if args.echo_client or args.bots:
         helper = (_echo_client(args.echo_client, args.back_bytes, args.connections, args.channels, args.tls_ca)
                   if args.echo_client
-                  else _bots(args.bots, args.name, args.token, args.connections, args.channels, args.tls_ca))
+                  else _bots(args.bots, args.name, args.token, args.connections, args.channels, args.tls_ca,
+                             args.events_only))
         with contextlib.suppress(grpc.aio.AioRpcError):   # the benchmark stopped the server
             asyncio.run(helper)
         return
     print(json.dumps(bench_referee(args.games, args.concurrent_matches, args.round_trips, args.shared_channels,
-                                   args.unix, args.tls, args.tournament_games), indent=2))
+                                   args.unix, args.tls, args.tournament_games, args.events_only), indent=2))
 
 if __name__ == "__main__":
     main()

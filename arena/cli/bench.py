@@ -58,6 +58,8 @@ def bench_referee(
     tournament_games: int = typer.Option(20, min=0, help="Games of the default tournament (arena tournament "
                                          "--variant classic) to time against the engine alone on the same deals; "
                                          "0 leaves it out."),
+    events_only: bool = typer.Option(False, "--events-only", help="The benchmark's bots ask for requests without "
+                                     "the observation (Hello.events_only), as a bot that keeps its own state may."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
     """Bare gRPC ping-pong vs the real referee, over TCP and a Unix socket (and TLS); then many matches at once;
@@ -67,7 +69,7 @@ def bench_referee(
     if games < 1 or concurrent_matches < 1:
         raise typer.BadParameter("must be at least 1", param_hint="--games/--concurrent-matches")
     figures = run(games=games, concurrent_matches=concurrent_matches, unix=unix, tls=tls,
-                  tournament_games=tournament_games)
+                  tournament_games=tournament_games, events_only=events_only)
     # Ratios near 1 (the Unix socket or TLS against TCP) need more than one decimal.
     shown = {k: f"{v:.3f}" if k.startswith("ratio_") else v for k, v in figures.items()}
     print_figures(figures if as_json else shown, as_json)
