@@ -10,6 +10,10 @@ JSON dict of figures. In one invocation it measures:
    A second yardstick asks 4 echo processes in turn (``ping_pong_4_seats_*``), as a
    game asks its seats, each seat's bot a process of its own: the sequential path's
    floor, and ``ratio_referee_to_4_seat_ping_pong`` the referee's cost above it.
+   Both yardsticks take turns with (2): a warm-up, then after each game a burst of
+   ``round_trips / games`` round trips on each, so that a busy or quiet moment of the
+   machine falls on the yardsticks and the referee alike (the bare ping-pong's median
+   moved from 120 to 190 µs between runs minutes apart, measured alone).
 2. **sequential games**: ``games`` full 4-player classic games through the real referee
    between four random bots, each in its own process. Median decision round trip (the
    referee's clock, ``MatchRecord.latencies_ms``), decisions per second, and the ratio to (1).
@@ -73,7 +77,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -186,16 +190,22 @@ async def _echo_server(ping: Any, unix_socket: Path | None = None,
 class _Turns:
     """Streams that take turns, one round trip at a time, in a fixed order of lanes, so
     that they are never in flight at once and share whatever else the machine is doing.
-    ``ping`` is the echo server's handler: ``lane_of(context)`` names a stream's lane;
-    ``done[lane]`` gets its round trips' times (µs)."""
+    The round trips come in bursts that the benchmark starts (:meth:`burst`): between
+    the games of (2), so that the yardsticks and the referee take turns too. ``ping`` is
+    the echo server's handler: ``lane_of(context)`` names a stream's lane;
+    ``samples[lane]`` gets its round trips' times (µs)."""
 
-    def __init__(self, lanes: Sequence[str], round_trips: int, out_bytes: int,
+    def __init__(self, lanes: Sequence[str], out_bytes: int,
                  lane_of: Callable[[grpc.aio.ServicerContext], str]) -> None:
         loop = asyncio.get_running_loop()
-        self.lanes, self.round_trips, self.lane_of = list(lanes), round_trips, lane_of
-        self.done = {lane: loop.create_future() for lane in lanes}
+        self.lanes, self.lane_of = list(lanes), lane_of
+        self.samples: dict[str, list[float]] = {lane: [] for lane in lanes}
         self.turn = {lane: asyncio.Event() for lane in lanes}
         self.arrived: set[str] = set()
+        self.ready: asyncio.Future[None] = loop.create_future()    # every lane's stream is here
+        self.left = 0                                                # round trips left in this burst
+        self.next_lane = self.lanes[0]                               # whose turn the next burst begins with
+        self.burst_done: asyncio.Future[None] | None = None
         self.payload = b"x" * out_bytes
 
     async def ping(self, request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
@@ -203,28 +213,44 @@ class _Turns:
         mine = self.lane_of(context)
         after = self.lanes[(self.lanes.index(mine) + 1) % len(self.lanes)]
         self.arrived.add(mine)
-        if len(self.arrived) == len(self.lanes):   # every stream is here: the first one begins
-            self.turn[self.lanes[0]].set()
-        samples = []
-        try:
-            for _ in range(self.round_trips):
-                await self.turn[mine].wait()
-                self.turn[mine].clear()
-                sent = time.perf_counter()
-                await context.write(self.payload)
-                if await context.read() is grpc.aio.EOF:
-                    break
-                samples.append((time.perf_counter() - sent) * 1e6)
-                self.turn[after].set()
-        finally:
-            self.turn[after].set()   # never leave the next stream waiting
-            if not self.done[mine].done():
-                self.done[mine].set_result(samples)
+        if len(self.arrived) == len(self.lanes) and not self.ready.done():
+            self.ready.set_result(None)
+        while True:
+            await self.turn[mine].wait()
+            self.turn[mine].clear()
+            if self.left <= 0:                 # the burst is over: the next one begins here
+                self.next_lane = mine
+                self._end_burst(None)
+                continue
+            sent = time.perf_counter()
+            await context.write(self.payload)
+            if await context.read() is grpc.aio.EOF:
+                self._end_burst(RuntimeError(f"the echo client of lane {mine} left"))
+                return
+            self.samples[mine].append((time.perf_counter() - sent) * 1e6)
+            self.left -= 1
+            self.turn[after].set()
 
-    async def measured(self) -> dict[str, list[float]]:
-        """Each lane's round trips (µs), its first tenth (the warm-up) left out."""
-        times = await asyncio.wait_for(asyncio.gather(*self.done.values()), 120)
-        return {lane: samples[len(samples) // 10:] for lane, samples in zip(self.lanes, times, strict=True)}
+    def _end_burst(self, error: Exception | None) -> None:
+        if self.burst_done is not None and not self.burst_done.done():
+            if error is None:
+                self.burst_done.set_result(None)
+            else:
+                self.burst_done.set_exception(error)
+
+    async def burst(self, round_trips: int) -> None:
+        """Let ``round_trips`` round trips happen, the lanes taking turns; return after the last."""
+        await asyncio.wait_for(asyncio.shield(self.ready), 60)
+        self.left = round_trips
+        self.burst_done = asyncio.get_running_loop().create_future()
+        self.turn[self.next_lane].set()
+        await asyncio.wait_for(self.burst_done, 120)
+
+    async def warm_up(self, round_trips: int) -> None:
+        """A burst whose round trips are not kept."""
+        await self.burst(round_trips)
+        for samples in self.samples.values():
+            samples.clear()
 
 
 def _median_p99(name: str, samples: list[float]) -> dict[str, float]:
@@ -232,13 +258,14 @@ def _median_p99(name: str, samples: list[float]) -> dict[str, float]:
             f"{name}_p99_us": statistics.quantiles(samples, n=100)[98]}
 
 
-async def ping_pong(round_trips: int = 3000, out_bytes: int = 1800, back_bytes: int = 24,
-                    unix: bool = True, tls: BenchTls | None = None) -> dict[str, float]:
-    """Median and p99 round trip (µs) of a bare grpc.aio bidi stream to an echo process,
-    over TCP, (``unix``) over a Unix socket and (``tls``) over TLS: one echo process on
-    each, the streams taking turns (:class:`_Turns`)."""
+@contextlib.asynccontextmanager
+async def transport_ping_pongs(unix: bool = True, tls: BenchTls | None = None, out_bytes: int = 1800,
+                               back_bytes: int = 24) -> AsyncIterator[_Turns]:
+    """A bare grpc.aio bidi stream to an echo process over TCP, (``unix``) one over a
+    Unix socket and (``tls``) one over TLS, taking turns (:class:`_Turns`, lanes named
+    ``tcp``, ``unix``, ``tls``); the echo processes and the server end on leaving."""
     transports = ("tcp",) + (("unix",) if unix else ()) + (("tls",) if tls is not None else ())
-    turns = _Turns(transports, round_trips, out_bytes, _transport)
+    turns = _Turns(transports, out_bytes, _transport)
     with _socket_path() as socket:
         server, port, tls_port = await _echo_server(turns.ping, socket if unix else None, tls)
         address = {"tcp": f"127.0.0.1:{port}", "unix": _unix(socket), "tls": f"127.0.0.1:{tls_port}"}
@@ -246,38 +273,65 @@ async def ping_pong(round_trips: int = 3000, out_bytes: int = 1800, back_bytes: 
         clients = [await _spawn("--echo-client", address[transport], "--back-bytes", str(back_bytes),
                                 *trust.get(transport, [])) for transport in transports]
         try:
-            measured = await turns.measured()
+            yield turns
         finally:
             await _reap(clients)
             await server.stop(0)
+
+
+def transport_figures(turns: _Turns) -> dict[str, float]:
+    """``ping_pong_median_us`` and the like of :func:`transport_ping_pongs`'s lanes (TCP
+    unnamed, the others with their transport in the name)."""
     figures: dict[str, float] = {}
-    for transport, samples in measured.items():
+    for transport, samples in turns.samples.items():
         figures.update(_median_p99("ping_pong" if transport == "tcp" else f"ping_pong_{transport}", samples))
     return figures
 
 
-async def ping_pong_seats(round_trips: int = 3000, seats: int = 4, out_bytes: int = 1800,
-                          back_bytes: int = 24) -> dict[str, float]:
-    """Median and p99 round trip (µs) of a bare grpc.aio server asking ``seats`` echo
-    processes in turn over TCP, one round trip at a time: how a game asks its seats,
-    each seat's bot a process of its own. The referee's sequential round trip has this
-    floor too, and the one-process ping-pong of :func:`ping_pong` does not."""
+@contextlib.asynccontextmanager
+async def seat_ping_pongs(seats: int = 4, out_bytes: int = 1800, back_bytes: int = 24) -> AsyncIterator[_Turns]:
+    """A bare grpc.aio server asking ``seats`` echo processes in turn over TCP, one round
+    trip at a time: how a game asks its seats, each seat's bot a process of its own. The
+    referee's sequential round trip has this floor too, and the one-process ping-pong of
+    :func:`transport_ping_pongs` does not."""
     arrivals: list[str] = []
 
     def lane_of(context: grpc.aio.ServicerContext) -> str:    # seats in the order they connect
         arrivals.append(str(len(arrivals)))
         return arrivals[-1]
 
-    turns = _Turns([str(seat) for seat in range(seats)], round_trips // seats, out_bytes, lane_of)
+    turns = _Turns([str(seat) for seat in range(seats)], out_bytes, lane_of)
     server, port, _ = await _echo_server(turns.ping)
     clients = [await _spawn("--echo-client", f"127.0.0.1:{port}", "--back-bytes", str(back_bytes))
                for _ in range(seats)]
     try:
-        measured = await turns.measured()
+        yield turns
     finally:
         await _reap(clients)
         await server.stop(0)
-    return _median_p99(f"ping_pong_{seats}_seats", [x for samples in measured.values() for x in samples])
+
+
+def seat_figures(turns: _Turns) -> dict[str, float]:
+    """``ping_pong_4_seats_median_us`` and its p99, over all the seats' round trips."""
+    every = [x for samples in turns.samples.values() for x in samples]
+    return _median_p99(f"ping_pong_{len(turns.lanes)}_seats", every)
+
+
+async def ping_pong(round_trips: int = 3000, unix: bool = True, tls: BenchTls | None = None) -> dict[str, float]:
+    """Median and p99 round trip (µs) of :func:`transport_ping_pongs`, on its own:
+    ``round_trips`` on each transport after a tenth as many to warm up."""
+    async with transport_ping_pongs(unix, tls) as turns:
+        await turns.warm_up(round_trips // 10 * len(turns.lanes))
+        await turns.burst(round_trips * len(turns.lanes))
+    return transport_figures(turns)
+
+
+async def ping_pong_seats(round_trips: int = 3000, seats: int = 4) -> dict[str, float]:
+    """Median and p99 round trip (µs) of :func:`seat_ping_pongs`, on its own."""
+    async with seat_ping_pongs(seats) as turns:
+        await turns.warm_up(round_trips // 10)
+        await turns.burst(round_trips)
+    return seat_figures(turns)
 
 
 async def ping_pong_throughput(streams: int = 64, processes: int = 4, round_trips: int = 200,
@@ -433,8 +487,11 @@ def _spec(seed: int, group: int = 0, groups: int = 1, prefix: str = "bench") -> 
 
 
 async def sequential_games(games: int, unix: bool = True, tls: BenchTls | None = None,
-                           events_only: bool = False) -> dict[str, float]:
+                           events_only: bool = False,
+                           between: Callable[[], Awaitable[None]] | None = None) -> dict[str, float]:
     """Full 4-player classic games one after another; latencies on the referee's clock.
+    ``between`` is awaited after each game (and each transport's turn at it): the
+    yardsticks' bursts, so that they and the referee take turns.
 
     With ``unix`` the same games are played a second time by bots on a Unix socket of
     the same referee, game by game in turn with the TCP ones (the same seeds, so the
@@ -465,6 +522,8 @@ async def sequential_games(games: int, unix: bool = True, tls: BenchTls | None =
                     cpu[transport] += time.process_time() - cpu_started
                     latencies[transport] += [ms for ms in record.latencies_ms if ms is not None]
                     decisions[transport] += len(record.actions)
+                if between is not None:
+                    await between()
         finally:
             for each in set(arenas.values()):
                 await each.stop(0)
@@ -585,12 +644,24 @@ async def _bench_referee(games: int, matches: int, round_trips: int, shared_chan
                          tls: BenchTls | None, events_only: bool) -> dict[str, Any]:
     tune_gc()
     figures: dict[str, Any] = {"bots_events_only": int(events_only)}
-    figures.update(await ping_pong(round_trips, unix=unix, tls=tls))
-    figures.update(await sequential_games(games, unix=unix, tls=tls, events_only=events_only))
+    # The yardsticks of (1) take turns with the games of (2): a burst of round trips on
+    # each after every game. The 4-seat one is the floor of a game's sequential path: a
+    # bare server asking 4 processes in turn.
+    async with transport_ping_pongs(unix, tls) as transports, seat_ping_pongs(4) as seats:
+        lanes = len(transports.lanes)
+        await transports.warm_up(round_trips // 10 * lanes)
+        await seats.warm_up(round_trips // 10)
+
+        async def yardsticks() -> None:
+            await transports.burst(max(1, round_trips // games) * lanes)
+            await seats.burst(max(1, round_trips // games))
+
+        figures.update(await sequential_games(games, unix=unix, tls=tls, events_only=events_only,
+                                              between=yardsticks))
+    figures.update(transport_figures(transports))
+    figures.update(seat_figures(seats))
     figures["ratio_referee_to_ping_pong"] = (figures["referee_median_round_trip_us"]
                                              / figures["ping_pong_median_us"])
-    # The floor of a game's sequential path: a bare server asking 4 processes in turn.
-    figures.update(await ping_pong_seats(round_trips))
     figures["ratio_referee_to_4_seat_ping_pong"] = (figures["referee_median_round_trip_us"]
                                                     / figures["ping_pong_4_seats_median_us"])
     for transport in (("unix",) if unix else ()) + (("tls",) if tls is not None else ()):
