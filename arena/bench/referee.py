@@ -39,8 +39,12 @@ JSON dict of figures. In one invocation it measures:
    server) and each bot process multiplexing its streams over ``shared_channels``
    connections (``shared_*``: what a bot process serving many matches would do). For
    comparison, the same layouts of bare echo streams (4 processes ×
-   ``concurrent_matches`` streams) are measured too: the ceiling grpc itself puts on
-   this machine, in this run. With ``tls`` each layout is played a second time right
+   ``concurrent_matches`` streams) are measured too, in two shapes: every stream in
+   flight at once (``ping_pong_*round_trips_per_s``, the ceiling grpc itself puts on
+   this machine, in this run), and as games (``game_ping_pong_*``: ``concurrent_matches``
+   groups of 4 streams, one per echo process, each group asking its streams in turn, one
+   round trip in flight per group as a match has one decision in flight: the floor of
+   this layout with the games' shape). With ``tls`` each layout is played a second time right
    after, over TLS (``concurrent_tls_*``, ``shared_tls_*``): every bot connection makes its
    own handshake, so the first layout is also TLS's hardest case.
 
@@ -334,6 +338,47 @@ async def ping_pong_seats(round_trips: int = 3000, seats: int = 4) -> dict[str, 
     return seat_figures(turns)
 
 
+# The header naming the seat of an echo process's streams in :func:`game_ping_pongs`.
+SEAT_HEADER = "bench-seat"
+
+
+async def game_ping_pongs(games: int = 64, seats: int = 4, round_trips: int = 200, out_bytes: int = 1800,
+                          back_bytes: int = 24, channels: int | None = None) -> dict[str, float]:
+    """Round trips per second of ``games`` bare games at once in this one server process:
+    each game a group of ``seats`` echo streams, one from each of ``seats`` echo
+    processes, asked in turn one round trip at a time (:class:`_Turns`), as a match asks
+    its seats; ``round_trips`` per game, after a few to warm up. The layout of (3) with a
+    game's shape and without the referee: its floor on this machine, in this run. (The
+    bare echo of :func:`ping_pong_throughput` keeps every stream in flight at once, four
+    times what 4-seat games have.) ``channels`` per process (default: one per stream)."""
+    def seat_of(context: grpc.aio.ServicerContext) -> str:
+        return str(dict(context.invocation_metadata() or ()).get(SEAT_HEADER, ""))
+
+    groups = [_Turns([str(seat) for seat in range(seats)], out_bytes, seat_of) for _ in range(games)]
+    joined: dict[str, int] = {}    # seat -> its streams so far: the n-th joins game n
+
+    async def ping(request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
+        seat = seat_of(context)
+        game = joined.get(seat, 0)
+        joined[seat] = game + 1
+        await groups[game].ping(request_iterator, context)
+
+    server, port, _ = await _echo_server(ping)
+    clients = [await _spawn("--echo-client", f"127.0.0.1:{port}", "--back-bytes", str(back_bytes),
+                            "--connections", str(games), "--channels", str(channels or games), "--seat", str(seat))
+               for seat in range(seats)]
+    try:
+        await asyncio.gather(*(group.warm_up(2 * seats) for group in groups))
+        started, cpu = time.perf_counter(), time.process_time()
+        await asyncio.gather(*(group.burst(round_trips) for group in groups))
+        elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
+    finally:
+        await _reap(clients)
+        await server.stop(0)
+    return {"game_ping_pong_round_trips_per_s": games * round_trips / elapsed,
+            "game_ping_pong_server_cpu_us_per_round_trip": cpu / (games * round_trips) * 1e6}
+
+
 async def ping_pong_throughput(streams: int = 64, processes: int = 4, round_trips: int = 200,
                                out_bytes: int = 1800, back_bytes: int = 24,
                                channels: int | None = None) -> dict[str, float]:
@@ -369,14 +414,16 @@ async def ping_pong_throughput(streams: int = 64, processes: int = 4, round_trip
 
 
 async def _echo_client(address: str, back_bytes: int, streams: int = 1, channels: int = 1,
-                       tls_ca: str | None = None) -> None:
+                       tls_ca: str | None = None, seat: str = "") -> None:
     """Echo every message of ``streams`` streams spread over ``channels`` channels (over
-    TLS trusting ``tls_ca`` when given)."""
+    TLS trusting ``tls_ca`` when given); ``seat``, when given, goes with each stream
+    (:data:`SEAT_HEADER`)."""
     reply = b"y" * back_bytes
     opened = [_channel(address, tls_ca) for _ in range(min(channels, streams))]
+    metadata = ((SEAT_HEADER, seat),) if seat else None
 
     async def echo(channel: grpc.aio.Channel) -> None:
-        call = channel.stream_stream(ECHO_METHOD)()
+        call = channel.stream_stream(ECHO_METHOD)(metadata=metadata)
         while await call.read() is not grpc.aio.EOF:
             await call.write(reply)
 
@@ -675,9 +722,12 @@ async def _bench_referee(games: int, matches: int, round_trips: int, shared_chan
                                                                    / figures["sequential_decisions_per_s"])
     # One connection per stream: keys as before; over TLS right after.
     figures.update(await ping_pong_throughput(streams=matches, processes=4))
+    figures.update(await game_ping_pongs(matches))
     figures.update(await concurrent_matches(matches, events_only=events_only))
     figures["ratio_concurrent_decisions_to_ping_pong_throughput"] = (
         figures["concurrent_decisions_per_s"] / figures["ping_pong_round_trips_per_s"])
+    figures["ratio_concurrent_decisions_to_game_ping_pong"] = (
+        figures["concurrent_decisions_per_s"] / figures["game_ping_pong_round_trips_per_s"])
     if tls is not None:
         figures.update(await concurrent_matches(matches, prefix="concurrent_tls", tls=tls, events_only=events_only))
         figures["ratio_tls_to_tcp_concurrent_decisions_per_s"] = (figures["concurrent_tls_decisions_per_s"]
@@ -685,10 +735,14 @@ async def _bench_referee(games: int, matches: int, round_trips: int, shared_chan
     # Streams multiplexed over a few connections per bot process.
     echo = await ping_pong_throughput(streams=matches, processes=4, channels=shared_channels)
     figures["ping_pong_shared_round_trips_per_s"] = echo["ping_pong_round_trips_per_s"]
+    game_echo = await game_ping_pongs(matches, channels=shared_channels)
+    figures["game_ping_pong_shared_round_trips_per_s"] = game_echo["game_ping_pong_round_trips_per_s"]
     figures.update(await concurrent_matches(matches, channels=shared_channels, prefix="shared",
                                             events_only=events_only))
     figures["ratio_shared_decisions_to_ping_pong_throughput"] = (
         figures["shared_decisions_per_s"] / figures["ping_pong_shared_round_trips_per_s"])
+    figures["ratio_shared_decisions_to_game_ping_pong"] = (
+        figures["shared_decisions_per_s"] / figures["game_ping_pong_shared_round_trips_per_s"])
     if tls is not None:
         figures.update(await concurrent_matches(matches, channels=shared_channels, prefix="shared_tls", tls=tls,
                                                 events_only=events_only))
@@ -719,11 +773,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--connections", type=int, default=1)
     parser.add_argument("--channels", type=int, default=1)
     parser.add_argument("--tls-ca")
+    parser.add_argument("--seat", default="", help="an echo client's seat in the bare games")
     parser.add_argument("--events-only", action="store_true",
                         help="the bots ask for requests without the observation (Hello.events_only)")
     args = parser.parse_args(argv)
     if args.echo_client or args.bots:
-        helper = (_echo_client(args.echo_client, args.back_bytes, args.connections, args.channels, args.tls_ca)
+        helper = (_echo_client(args.echo_client, args.back_bytes, args.connections, args.channels, args.tls_ca,
+                               args.seat)
                   if args.echo_client
                   else _bots(args.bots, args.name, args.token, args.connections, args.channels, args.tls_ca,
                              args.events_only))
