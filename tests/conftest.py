@@ -58,6 +58,9 @@ POSTGRES_URL = os.environ.get("ARENA_TEST_POSTGRES_URL")
 # `arena tournament` without --workers picks workers by the machine's cores: the tests
 # play with one, whatever machine runs them (test_local_workers.py asks for more).
 os.environ.setdefault("ARENA_WORKERS", "1")
+# A crashed bot restarts after 0.1 s each time, not 0.5, 1, 2, 4, 8 s: the tests of
+# restarts wait through every one of them.
+os.environ.setdefault("ARENA_RESTART_DELAYS", "0.1")
 
 
 @pytest.fixture

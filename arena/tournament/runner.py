@@ -89,6 +89,33 @@ class RunSummary:
 # after these delays (the last one repeats); its seats wait GRACE seconds for it.
 RESTARTS = 5
 RESTART_DELAYS = (0.5, 1.0, 2.0, 4.0, 8.0)
+RESTART_DELAYS_ENV = "ARENA_RESTART_DELAYS"   # e.g. "0.1,0.2": other delays, in seconds
+
+
+def restart_delays() -> tuple[float, ...]:
+    """The delays before a crashed bot's restarts: :data:`RESTART_DELAYS`, or those in
+    ``ARENA_RESTART_DELAYS`` (:func:`parse_delays`; a test suite's shorter ones)."""
+    text = os.environ.get(RESTART_DELAYS_ENV, "").strip()
+    return parse_delays(text) if text else RESTART_DELAYS
+
+
+def parse_delays(text: str) -> tuple[float, ...]:
+    """Seconds separated by commas.
+
+    >>> parse_delays("0.1, 0.2")
+    (0.1, 0.2)
+    >>> parse_delays("soon")
+    Traceback (most recent call last):
+    ...
+    ValueError: ARENA_RESTART_DELAYS must be seconds separated by commas, e.g. 0.5,1,2 (got 'soon')
+    """
+    try:
+        delays = tuple(float(part) for part in text.split(","))
+    except ValueError:
+        delays = ()
+    if not delays or not all(0 <= d < 3600 for d in delays):
+        raise ValueError(f"{RESTART_DELAYS_ENV} must be seconds separated by commas, e.g. 0.5,1,2 (got {text!r})")
+    return delays
 CONNECT_TIMEOUT = 30.0   # seconds a started bot has to say Hello
 
 
@@ -131,6 +158,11 @@ class LocalArena:
         self._tokens: dict[str, str] = {}          # process key -> its one-run token
         self._closing = False
         self._watchers: list[asyncio.Future[None]] = []
+        try:
+            self.restart_delays = restart_delays()
+        except ValueError as error:
+            notice(f"{error}; a crashed bot restarts after the usual delays")
+            self.restart_delays = RESTART_DELAYS
 
     async def __aenter__(self) -> LocalArena:
         from arena.referee.server import tune_gc
@@ -236,6 +268,7 @@ class LocalArena:
         delay), up to RESTARTS times. While it is down its new seats start absent."""
         assert self.bots is not None and self.server.absent is not None
         name, absent = entry.name, self.server.absent
+        delays = self.restart_delays
         reason = await self._ended(name)
         for restart in range(RESTARTS + 1):
             again = restart < RESTARTS
@@ -245,7 +278,7 @@ class LocalArena:
             await self._stop(name)
             if not again:
                 return
-            await asyncio.sleep(RESTART_DELAYS[min(restart, len(RESTART_DELAYS) - 1)])
+            await asyncio.sleep(delays[min(restart, len(delays) - 1)])
             try:
                 await self._start(entry, name)
             except BotStartError as error:
