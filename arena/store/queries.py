@@ -186,10 +186,13 @@ def list_matches(session: Session, variant: str | None, tournament_id: str | Non
     if game_indexes is not None:
         filters.append(col(MatchRow.game_index).in_(game_indexes))
     if bot is not None:
-        filters.append(col(MatchRow.id).in_(
-            select(MatchSeatRow.match_pk).join(BotRow, col(BotRow.id) == col(MatchSeatRow.bot_id))
-            .where(col(BotRow.name) == bot)
-        ))
+        # For each match, newest first, whether one of its seats is the bot's: the seats'
+        # key (match, seat) answers that, and the newest few matches come without reading
+        # every seat of the bot (an IN over all of them took 80 ms with 100,000 matches).
+        bot_id = select(BotRow.id).where(col(BotRow.name) == bot).scalar_subquery()
+        theirs = MatchSeatRow.__table__.alias("theirs")   # apart from the seats read below
+        filters.append(sa.exists().where(theirs.c.match_pk == col(MatchRow.id), theirs.c.bot_id == bot_id)
+                       .correlate(MatchRow))
     rows = session.exec(select(MatchRow).where(*filters).order_by(col(MatchRow.id).desc()).limit(limit)).all()
     seats: dict[int | None, list[tuple[MatchSeatRow, str]]] = {r.id: [] for r in rows}
     if rows:
