@@ -17,7 +17,7 @@ Per variant the bot's place on that variant's board (:func:`board_place`): the r
 ``arena.results.leaderboard.leaderboard`` with the samples and seed the web's board uses
 (the defaults), so its rating, interval or bound, rank, Elo and games are the board's
 own; :class:`BoardRows` keeps them per (variant, completed matches stored), as the
-bootstrap is the costly part. Its newest :data:`RECENT_MATCHES` matches
+bootstrap is the costly part, and the Elo plot's lines with them. Its newest :data:`RECENT_MATCHES` matches
 (``Store.list_matches``), and its online Elo over its games per variant: its line of
 the board's Elo plot (``arena.results.elo_history``, the same points).
 """
@@ -26,8 +26,8 @@ from __future__ import annotations
 
 import threading
 from collections import defaultdict
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 from arena.results import elo_history
 from arena.results import leaderboard as lb
@@ -36,6 +36,7 @@ from arena.store import MatchSummary, Store
 from engine import VARIANTS
 from engine import variant as variant_of
 
+T = TypeVar("T")
 # How many match links each fault kind lists (the count is always whole).
 FAULT_LINKS = 20
 # How many of the bot's newest matches its page lists.
@@ -44,24 +45,34 @@ RECENT_MATCHES = 10
 
 class BoardRows:
     """Each variant's board rows (``arena.results.leaderboard.leaderboard`` with its default
-    samples and seed, as the web's board page), kept per variant with the count of its
-    completed matches stored when they were computed: a count that changed computes them
-    again. Safe to share between the app's threads."""
+    samples and seed, as the web's board page) and its Elo plot's lines
+    (``arena.results.elo_history``), kept per variant with the count of its completed
+    matches stored when they were computed: a count that changed computes them again
+    (online Elo changes only when a completed match is stored). Safe to share between
+    the app's threads."""
 
     def __init__(self) -> None:
-        self._kept: dict[str, tuple[int, list[lb.LeaderboardRow]]] = {}
+        self._rows: dict[str, tuple[int, list[lb.LeaderboardRow]]] = {}
+        self._lines: dict[str, tuple[int, list[elo_history.EloLine]]] = {}
         self._lock = threading.Lock()
 
     def rows(self, store: Store, variant: str) -> list[lb.LeaderboardRow]:
+        return self._kept(self._rows, store, variant, lambda: lb.leaderboard(store, variant))
+
+    def elo_lines(self, store: Store, variant: str) -> list[elo_history.EloLine]:
+        return self._kept(self._lines, store, variant, lambda: elo_history.elo_history(store, variant))
+
+    def _kept(self, kept: dict[str, tuple[int, list[T]]], store: Store, variant: str,
+              compute: Callable[[], list[T]]) -> list[T]:
         count = store.match_count(variant)
         with self._lock:
-            kept = self._kept.get(variant)
-        if kept is not None and kept[0] == count:
-            return kept[1]
-        rows = lb.leaderboard(store, variant)
+            found = kept.get(variant)
+        if found is not None and found[0] == count:
+            return found[1]
+        value = compute()
         with self._lock:
-            self._kept[variant] = (count, rows)
-        return rows
+            kept[variant] = (count, value)
+        return value
 
 
 class NoSuchBot(Exception):
@@ -140,7 +151,7 @@ def bot_json(store: Store, name: str, boards: BoardRows | None = None) -> dict[s
         "crashes": [{"variant": variant, "count": c.count, "last_reason": c.last_reason,
                      "last_at": c.last_at.isoformat()} for variant, c in crashes.items()],
         "recent": [recent_match(m, name) for m in store.list_matches(bot=name, limit=RECENT_MATCHES)],
-        "elo": elo_lines(store, name, [v for v in sorted(variants) if v in VARIANTS]),
+        "elo": elo_lines(store, name, [v for v in sorted(variants) if v in VARIANTS], boards),
     }
 
 
@@ -173,13 +184,16 @@ def recent_match(match: MatchSummary, name: str) -> dict[str, Any]:
             "bot_places": [match.places[i] for i in seats if i < len(match.places)]}
 
 
-def elo_lines(store: Store, name: str, variants: Sequence[str]) -> list[dict[str, Any]]:
+def elo_lines(store: Store, name: str, variants: Sequence[str],
+              boards: BoardRows | None = None) -> list[dict[str, Any]]:
     """The bot's line of each variant's Elo plot (``arena.results.elo_history``, the board's
-    points: at most ``LIMIT``), as ``{"variant", "games", "points": [[game, elo], ...]}``;
-    a variant where it has no rated game is left out."""
+    points: at most ``LIMIT``; ``boards``' lines, computed afresh without them), as
+    ``{"variant", "games", "points": [[game, elo], ...]}``; a variant where it has no
+    rated game is left out."""
     found = []
     for variant in variants:
-        line = next((line for line in elo_history.elo_history(store, variant) if line.bot == name), None)
+        lines = boards.elo_lines(store, variant) if boards is not None else elo_history.elo_history(store, variant)
+        line = next((line for line in lines if line.bot == name), None)
         if line is not None and line.points:
             found.append({"variant": variant, "games": line.games, "points": [[x, y] for x, y in line.points]})
     return found
