@@ -30,7 +30,7 @@ from arena.records import MatchRecord
 from arena.results.sprt import stored_monitor
 from arena.stats.sprt import monitor_from, status_line, verdict
 from arena.tournament.lineup import LADDER_BOTS, BotEntry, BotStartError
-from arena.tournament.lock import REFEREE_FILE, arena_secrets, hold_lock, log_dir_for, resume_command
+from arena.tournament.lock import arena_secrets, hold_lock, log_dir_for, resume_command
 from arena.tournament.progress import progress_bar, status_text
 from arena.tournament.runner import LocalArena, MatchRunner, RemoteArena, RunSummary, Standing
 from arena.tournament.sandbox import SandboxError, SandboxMode, find_confinement
@@ -395,7 +395,6 @@ async def check_lineup(run: Run, console: Console, notice: Callable[[str], None]
     async with local_arena(run, notice) as local:
         console.print(local.describe_confinement(), highlight=False)
         leave_out_dropped(run, local, notice)
-    (run.log_dir / REFEREE_FILE).unlink(missing_ok=True)    # that referee is gone: no live matches there
 
 
 async def play_with_progress(runner: MatchRunner | None, run: Run, console: Console,

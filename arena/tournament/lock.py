@@ -99,24 +99,36 @@ def note_referee(log_dir: Path, address: str) -> None:
     (log_dir / REFEREE_FILE).write_text(address + "\n")
 
 
-def referee_address(info: TournamentInfo, db: str) -> str | None:
-    """The referee playing a running tournament's matches: the ``--server`` it was given,
-    else the one its local run noted (:func:`note_referee`); None when the tournament is
-    not running (or its run is gone).
+def forget_referee(log_dir: Path) -> None:
+    """That referee is gone: no live matches there (:func:`note_referee`)."""
+    (log_dir / REFEREE_FILE).unlink(missing_ok=True)
+
+
+def referee_addresses(info: TournamentInfo, db: str) -> list[str]:
+    """The referees playing a running tournament's matches: the ``--server`` it was given,
+    else the one its local run noted (:func:`note_referee`) and those of the ``arena
+    worker`` processes it started (``--workers N``, each in a ``worker-*`` folder of its
+    log folder); none when the tournament is not running (or its run is gone).
 
     >>> from types import SimpleNamespace
-    >>> referee_address(SimpleNamespace(status="finished", id="t", settings={}), "arena.db") is None
-    True
+    >>> referee_addresses(SimpleNamespace(status="finished", id="t", settings={}), "arena.db")
+    []
     """
     if shown_status(info, db) != "running":
-        return None
+        return []
     server = info.settings.get("server")
     if server:
-        return str(server)
-    try:
-        return (log_dir_for(db, info.id) / REFEREE_FILE).read_text().strip() or None
-    except OSError:
-        return None
+        return [str(server)]
+    log_dir = log_dir_for(db, info.id)
+    found = []
+    for note in [log_dir / REFEREE_FILE, *sorted(log_dir.glob(f"worker-*/{REFEREE_FILE}"))]:
+        try:
+            address = note.read_text().strip()
+        except OSError:
+            continue
+        if address:
+            found.append(address)
+    return found
 
 
 def shown_status(info: TournamentInfo, db: str) -> str:

@@ -28,7 +28,7 @@ from arena.referee.loopback import LoopbackReferee
 from arena.referee.seating import Absence
 from arena.tls import ClientTls, TlsError, tls_problem
 from arena.tournament.lineup import BotEntry, BotProcesses, BotStartError, program_files, socket_folder
-from arena.tournament.lock import note_referee
+from arena.tournament.lock import forget_referee, note_referee
 from arena.tournament.sandbox import CANNOT_START, SandboxMode, find_confinement
 from arena.tournament.schedule import ScheduledGame
 from arena.tournament.settings import TournamentSettings
@@ -375,6 +375,7 @@ class LocalArena:
             for key in list(self.bots.processes):
                 await self._stop(key)
         await self.server.stop()
+        forget_referee(self.log_dir)
         if self._socket_dir is not None:
             shutil.rmtree(self._socket_dir, ignore_errors=True)
 

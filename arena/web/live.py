@@ -2,7 +2,8 @@
 
 ``arena web`` learns of referees two ways: ``--referee HOST:PORT`` (an ``arena serve``)
 and every running tournament in its database (a local run notes its referee's address
-in its log folder, a ``--server`` run names its server: :func:`referee_address`). It
+in its log folder, and so does each ``arena worker`` of ``--workers N``; a ``--server``
+run names its server: :func:`referee_addresses`). It
 asks them ``ListMatches`` for their running matches and follows one with ``Spectate``.
 Both are the referee's public calls and carry what a spectator may see: no hand, no
 bid before the rules reveal it, no deal seed. So nothing hidden reaches this server,
@@ -40,7 +41,7 @@ import grpc
 
 from arena.store import Store
 from arena.tls import ClientTls, TlsError, tls_problem
-from arena.tournament.lock import referee_address
+from arena.tournament.lock import referee_addresses
 from arena.tournament.settings import TournamentSettings
 from arena.web.viewer import Step
 from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
@@ -93,11 +94,12 @@ def referees(store: Store, db: str, given: Sequence[str]) -> list[str]:
     found = list(dict.fromkeys(given))
     for info in store.list_tournaments():
         if info.status == "running":
-            address = referee_address(info, db)
-            if address and info.settings.get("server") == address and info.settings.get("tls"):
-                REFEREE_TLS.setdefault(address, TournamentSettings.from_dict(info.settings).client_tls() or ClientTls())
-            if address and address not in found:
-                found.append(address)
+            for address in referee_addresses(info, db):
+                if info.settings.get("server") == address and info.settings.get("tls"):
+                    REFEREE_TLS.setdefault(address,
+                                           TournamentSettings.from_dict(info.settings).client_tls() or ClientTls())
+                if address not in found:
+                    found.append(address)
     return found
 
 

@@ -3,7 +3,8 @@ tournament while the command shows one progress line.
 
 Real processes and a real SQLite file throughout: the same seed stores the same games
 and prints the same board with one worker and with two; a Ctrl-C (SIGTERM) stops the
-workers and their bots and the tournament resumes with another N; workers that die are
+workers and their bots and the tournament resumes with another N, and while they play ``arena web`` finds both
+referees for its live list; workers that die are
 reported, and when all have died the command says so in one line and exits 1.
 """
 
@@ -106,6 +107,22 @@ def test_one_worker_and_two_store_the_same_games_and_print_the_same_board(tmp_pa
     assert "Played by 1 worker." in outputs[1][0]
 
 
+def live_referees(db: Path) -> int:
+    """How many referees ``arena web`` finds for the running tournament, once each of them
+    lists a running match (a worker may be between two matches at one moment)."""
+    from arena.web.live import referees, running_matches
+
+    deadline = time.monotonic() + 20
+    while True:
+        with Store(str(db)) as store:
+            addresses = referees(store, str(db), [])
+        matches, problems = running_matches(addresses)
+        if ({m.referee for m in matches} == set(addresses) and not problems) or time.monotonic() > deadline:
+            assert not problems, problems
+            return len({m.referee for m in matches})
+        time.sleep(0.05)
+
+
 @pytest.mark.slow
 def test_sigterm_stops_the_workers_and_their_bots_and_another_n_resumes(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
@@ -113,6 +130,7 @@ def test_sigterm_stops_the_workers_and_their_bots_and_another_n_resumes(tmp_path
     workers = workers_playing(command, db)
     below = {pid for worker in workers for pid in descendants(worker)} | set(workers)
     assert len(below) > len(workers), "the workers started their bots"
+    assert live_referees(db) == 2, "arena web's live list reaches both workers' referees"
     command.send_signal(signal.SIGTERM)
     out, err = command.communicate(timeout=60)
     assert command.returncode == 130, (out, err)
