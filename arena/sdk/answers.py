@@ -35,7 +35,7 @@ def read_request(name: str | None, seat: _Seat, request: arena_pb2.DecisionReque
     bot.deadline_ms, bot.time_bank_ms = request.deadline_ms, request.time_bank_ms
     kind = protocol.kind_from_wire(request.kind)
     try:
-        obs = protocol.observation_from_wire(request)
+        obs = protocol.observation_from_wire(request) if request.observation_json else {}
         events = (protocol.events_from_wire(request)
                   if request.events_json and type(bot).on_events is not Bot.on_events else None)
         options = protocol.options_from_wire(kind, request.options)

@@ -84,6 +84,11 @@ class Bot:
     name: str = "bot"
     version: str = "0.1"
     variants: tuple[str, ...] = VARIANTS
+    # True: the arena sends no observation (Hello.events_only) and the decision methods
+    # get an empty ``obs``; the bot keeps its own state from ``on_events`` (every event
+    # its seat may see, its cards in each round's "hand" event) and ``on_match_start``.
+    # It saves the arena building the observation and this SDK parsing it.
+    events_only: bool = False
     # The current request's limits, set before each decision (0 when unknown, e.g. in-process):
     # the per-decision limit and what is left of the match's time bank, in ms.
     deadline_ms: int = 0

@@ -309,6 +309,7 @@ class BotClient:
         await call.write(arena_pb2.BotMessage(hello=arena_pb2.Hello(
             name=self._hello_name, version=self.version,
             variants=list(self.bot.variants), max_matches=max(1, self.max_matches),
+            events_only=self.bot.events_only,
         )))
         return await call.read()
 

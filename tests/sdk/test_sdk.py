@@ -627,6 +627,56 @@ def test_sdk_bot_plays_a_full_match_on_the_real_arena(arena_server: Any) -> None
     assert len(record.totals) == 4
 
 
+# An events-only SDK bot: it keeps its hand from the events alone, and fails its
+# decision (a bot_error fault) if an observation comes or an option is not in that hand.
+TRACKER = """
+from arena.sdk import Bot, run
+
+class Tracker(Bot):
+    name = "tracker"
+    events_only = True
+
+    def on_match_start(self, info):
+        self.hand = set()
+
+    def on_events(self, events):
+        for event in events:
+            if event["type"] == "hand":
+                self.hand = set(event["cards"])
+            elif event["type"] == "play" and event["seat"] == self.match.seat:
+                self.hand.discard(event["card"])
+
+    def play(self, obs, options):
+        if obs:
+            raise ValueError("an observation came")
+        if not set(options) <= self.hand:
+            raise ValueError(f"options {options} are not all in the hand {sorted(self.hand)}")
+        return sorted(options)[0]
+
+run(Tracker)
+"""
+
+
+def test_an_events_only_sdk_bot_plays_from_the_events_alone(arena_server: Any, tmp_path: Any) -> None:
+    arena = arena_server(local_bots={"tracker": "tok-tracker", "random": "tok-random"})
+    script = tmp_path / "tracker.py"
+    script.write_text(TRACKER)
+    commands = {"tracker": str(script), "random": str(ROOT / "sample_bots" / "random_bot.py")}
+    procs = [subprocess.Popen([sys.executable, command, "--arena", arena.address, "--token", f"tok-{name}",
+                               "--max-matches", "2"], stderr=subprocess.PIPE, text=True)
+             for name, command in commands.items()]
+    try:
+        record = arena.run_match(["tracker", "random", "random"], bot_seeds=[1, 2, 3],
+                                 config={"variant": "classic", "players": 3, "seed": 12, "rounds": 6})
+    finally:
+        for proc in procs:
+            proc.terminate()
+        for proc in procs:
+            proc.wait(10)
+    assert record.status == "completed"
+    assert record.faults == []     # every one of its decisions found its options in the hand it kept
+
+
 def test_sdk_bot_reconnects_into_its_seat_on_the_real_arena(arena_server: Any) -> None:
     """The network drops mid-match; the bot reconnects within the grace period, gets its
     seat back and the match completes with the bot still playing (only the disconnect
