@@ -21,7 +21,6 @@ picture under test-artifacts/screenshots/.
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -29,7 +28,9 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 from browser_fixtures import browser, page, screenshot  # noqa: F401  (the fixtures, for these tests)
-from factories import Match, Site, WebServer, arena_json, arena_stdout
+from factories import Match, Site, WebServer, arena_stdout
+
+from arena.store import Store
 
 if TYPE_CHECKING:
     pass
@@ -58,14 +59,14 @@ def _fill(folder: Path, db: Path) -> tuple[dict[str, str], dict[str, Match]]:
         arena_stdout("tournament", *QUICK, *options, "--db", str(db), cwd=folder)
     tournaments: dict[str, str] = {}
     matches: dict[str, Match] = {}
-    for match in arena_json("matches", "--limit", "1000", "--db", str(db), cwd=folder):
-        if match["tournament_id"] in tournaments.values():
-            continue
-        record = json.loads(arena_stdout("export", match["match_id"], "--db", str(db), cwd=folder))
-        kind = _kind(record["config"])
-        tournaments[kind] = match["tournament_id"]
-        totals = ",".join(str(total) for total in record["totals"])
-        matches[kind] = Match(match["match_id"], match["decisions"], totals)
+    with Store(str(db)) as store:     # read in this process: a command per match cost seconds
+        for summary in store.list_matches(limit=1000):
+            if summary.tournament_id is None or summary.tournament_id in tournaments.values():
+                continue
+            record = store.load_match(summary.match_id)
+            kind = _kind(record.config)
+            tournaments[kind] = summary.tournament_id
+            matches[kind] = Match(summary.match_id, summary.decisions, ",".join(str(t) for t in record.totals))
     assert sorted(matches) == sorted(KINDS), matches
     return tournaments, matches
 
