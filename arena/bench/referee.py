@@ -321,23 +321,6 @@ def seat_figures(turns: _Turns) -> dict[str, float]:
     return _median_p99(f"ping_pong_{len(turns.lanes)}_seats", every)
 
 
-async def ping_pong(round_trips: int = 3000, unix: bool = True, tls: BenchTls | None = None) -> dict[str, float]:
-    """Median and p99 round trip (µs) of :func:`transport_ping_pongs`, on its own:
-    ``round_trips`` on each transport after a tenth as many to warm up."""
-    async with transport_ping_pongs(unix, tls) as turns:
-        await turns.warm_up(round_trips // 10 * len(turns.lanes))
-        await turns.burst(round_trips * len(turns.lanes))
-    return transport_figures(turns)
-
-
-async def ping_pong_seats(round_trips: int = 3000, seats: int = 4) -> dict[str, float]:
-    """Median and p99 round trip (µs) of :func:`seat_ping_pongs`, on its own."""
-    async with seat_ping_pongs(seats) as turns:
-        await turns.warm_up(round_trips // 10)
-        await turns.burst(round_trips)
-    return seat_figures(turns)
-
-
 # The header naming the seat of an echo process's streams in :func:`game_ping_pongs`.
 SEAT_HEADER = "bench-seat"
 
