@@ -606,22 +606,29 @@ def test_bot_process_exits_cleanly_on_sigterm() -> None:
 # ---------------------------------------------------------------- the real arena
 
 
-def test_sdk_bot_plays_a_full_match_on_the_real_arena(arena_server: Any) -> None:
-    """Two SDK bot processes (one seated twice via max_matches) finish a match with no faults."""
-    names = ("random", "heuristic")
-    arena = arena_server(local_bots={name: f"tok-{name}" for name in names})
-    procs = [subprocess.Popen(
-        [sys.executable, str(ROOT / "sample_bots" / f"{name}_bot.py"), "--arena", arena.address,
-         "--token", f"tok-{name}", "--max-matches", "2"],
-        stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"}) for name in names]
+def match_of_bot_processes(arena_server: Any, scripts: dict[str, str], bots: list[str],
+                           config: dict[str, Any]) -> Any:
+    """One match on a real arena between SDK bot processes, one per name of ``scripts``
+    (its script's path), each taking up to 2 seats; its record once they are stopped."""
+    arena = arena_server(local_bots={name: f"tok-{name}" for name in scripts})
+    procs = [subprocess.Popen([sys.executable, script, "--arena", arena.address, "--token", f"tok-{name}",
+                               "--max-matches", "2"],
+                              stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+             for name, script in scripts.items()]
     try:
-        record = arena.run_match(["random", "heuristic", "random", "heuristic"], bot_seeds=[1, 2, 3, 4],
-                                 config={"variant": "classic", "players": 4, "seed": 11, "rounds": 5})
+        return arena.run_match(bots, bot_seeds=list(range(1, len(bots) + 1)), config=config)
     finally:
         for proc in procs:
             proc.terminate()
         for proc in procs:
             proc.wait(10)
+
+
+def test_sdk_bot_plays_a_full_match_on_the_real_arena(arena_server: Any) -> None:
+    """Two SDK bot processes (one seated twice via max_matches) finish a match with no faults."""
+    record = match_of_bot_processes(
+        arena_server, {name: str(ROOT / "sample_bots" / f"{name}_bot.py") for name in ("random", "heuristic")},
+        ["random", "heuristic", "random", "heuristic"], {"variant": "classic", "players": 4, "seed": 11, "rounds": 5})
     assert record.status == "completed"
     assert record.faults == []
     assert len(record.totals) == 4
@@ -658,21 +665,11 @@ run(Tracker)
 
 
 def test_an_events_only_sdk_bot_plays_from_the_events_alone(arena_server: Any, tmp_path: Any) -> None:
-    arena = arena_server(local_bots={"tracker": "tok-tracker", "random": "tok-random"})
     script = tmp_path / "tracker.py"
     script.write_text(TRACKER)
-    commands = {"tracker": str(script), "random": str(ROOT / "sample_bots" / "random_bot.py")}
-    procs = [subprocess.Popen([sys.executable, command, "--arena", arena.address, "--token", f"tok-{name}",
-                               "--max-matches", "2"], stderr=subprocess.PIPE, text=True)
-             for name, command in commands.items()]
-    try:
-        record = arena.run_match(["tracker", "random", "random"], bot_seeds=[1, 2, 3],
-                                 config={"variant": "classic", "players": 3, "seed": 12, "rounds": 6})
-    finally:
-        for proc in procs:
-            proc.terminate()
-        for proc in procs:
-            proc.wait(10)
+    record = match_of_bot_processes(
+        arena_server, {"tracker": str(script), "random": str(ROOT / "sample_bots" / "random_bot.py")},
+        ["tracker", "random", "random"], {"variant": "classic", "players": 3, "seed": 12, "rounds": 6})
     assert record.status == "completed"
     assert record.faults == []     # every one of its decisions found its options in the hand it kept
 
