@@ -408,11 +408,21 @@ def wait_for(condition: Callable[[], bool], what: str, timeout: float = 120.0) -
         time.sleep(0.1)
 
 
+def first_line(process: subprocess.Popen[str], timeout: float) -> tuple[str, queue.Queue[str]]:
+    """The first line a server process prints (its address), "" if none comes within
+    ``timeout`` seconds; and the queue its later lines go to. Its stdout is read on a
+    thread, so that a chatty server never blocks on a full pipe."""
+    lines: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=_read_lines, args=(process.stdout, lines), daemon=True).start()
+    try:
+        return lines.get(timeout=timeout), lines
+    except queue.Empty:
+        return "", lines
+
+
 def _read_lines(stream: Any, lines: queue.Queue[str]) -> None:
-    """Read the server's stdout on a thread: the first line is the address; the rest are
-    drained so a chatty server never blocks on a full pipe."""
     for line in stream:
-        lines.put(line)
+        lines.put(line.rstrip("\n"))
 
 
 class WebServer:
@@ -424,12 +434,7 @@ class WebServer:
         self._stderr = self.stderr_path.open("w")
         self.process = subprocess.Popen([sys.executable, "-m", "arena.cli", "web", "--db", str(db), "--port", "0"],
                                         cwd=db.parent, stdout=subprocess.PIPE, stderr=self._stderr, text=True)
-        lines: queue.Queue[str] = queue.Queue()
-        threading.Thread(target=_read_lines, args=(self.process.stdout, lines), daemon=True).start()
-        try:
-            first = lines.get(timeout=SERVER_START_SECONDS)
-        except queue.Empty:
-            first = ""
+        first, _ = first_line(self.process, SERVER_START_SECONDS)
         if not first.startswith("serving http://"):
             self.stop()
             pytest.fail(f"arena web did not start: stdout {first!r}, stderr:\n{self.stderr_path.read_text()}",

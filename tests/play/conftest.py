@@ -16,19 +16,16 @@ import json
 import queue
 import subprocess
 import sys
-import threading
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pytest
 from browser_fixtures import browser, page, screenshot  # noqa: F401  (the fixtures, for these tests)
-
-if TYPE_CHECKING:
-    pass
+from factories import first_line
 
 START_SECONDS = 30
 
@@ -81,11 +78,6 @@ class Play:
             return self.process.wait()
 
 
-def _read_lines(stream: Any, lines: queue.Queue[str]) -> None:
-    for line in stream:
-        lines.put(line.rstrip("\n"))
-
-
 @pytest.fixture
 def play(tmp_path: Path) -> Iterator[Callable[..., Play]]:
     """Start ``arena play`` processes; all are stopped after the test."""
@@ -96,12 +88,7 @@ def play(tmp_path: Path) -> Iterator[Callable[..., Play]]:
         process = subprocess.Popen([sys.executable, "-m", "arena.cli", "play", "--port", "0", "--db", str(db),
                                     *options], cwd=tmp_path, stdout=subprocess.PIPE,
                                    stderr=(tmp_path / "play.stderr").open("w"), text=True)
-        lines: queue.Queue[str] = queue.Queue()
-        threading.Thread(target=_read_lines, args=(process.stdout, lines), daemon=True).start()
-        try:
-            first = lines.get(timeout=START_SECONDS)
-        except queue.Empty:
-            first = ""
+        first, lines = first_line(process, START_SECONDS)
         if not first.startswith("play at http://"):
             process.kill()
             pytest.fail(f"arena play did not start: {first!r}\n{(tmp_path / 'play.stderr').read_text()}")
