@@ -17,7 +17,7 @@ from arena.results.render import render_board
 from arena.store import NotStored, Store, StoreError, TournamentInfo
 from arena.tournament.lock import resume_command, shown_status
 from arena.web import disclosure
-from arena.web.bots import BoardRows, NoSuchBot, bot_json
+from arena.web.bots import Boards, NoSuchBot, bot_json
 from arena.web.viewer import match_json
 from engine import VARIANTS, GameConfig
 
@@ -164,7 +164,7 @@ def tournament(store: Store, db: str, tournament_id: str, with_matches: bool = T
     }
 
 
-def bot(store: Store, name: str, boards: BoardRows | None = None) -> dict[str, Any]:
+def bot(store: Store, name: str, boards: Boards | None = None) -> dict[str, Any]:
     """A bot's page data (see ``arena.web.bots.bot_json``; ``boards`` keeps the boards' rows)."""
     try:
         return bot_json(store, name, boards)

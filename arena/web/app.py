@@ -25,7 +25,7 @@ from starlette.staticfiles import StaticFiles
 
 from arena.store import Store, StoreError, StoreUnavailable
 from arena.web import api, disclosure, live
-from arena.web.bots import BoardRows
+from arena.web.bots import Boards
 from arena.web.pages import templates, url
 
 
@@ -54,10 +54,10 @@ def create_app(db: str, referees: Sequence[str] = ()) -> Starlette:
     """The web app over the arena database at ``db`` (a path or a database URL);
     ``referees`` (HOST:PORT) are asked for live matches besides the database's running
     tournaments (``arena.web.live``). The bot pages keep each variant's board rows
-    (``arena.web.bots.BoardRows``) until a match of that variant is stored."""
+    (``arena.web.bots.Boards``) until a match of that variant is stored."""
     app = Starlette(routes=routes, exception_handlers=exception_handlers)
     app.state.store = Store(db)
-    app.state.boards = BoardRows()
+    app.state.boards = Boards()
     app.state.db = db
     app.state.referees = tuple(referees)
     return app

@@ -16,8 +16,9 @@ stored results of the bot's newest classic matches, at most
 Per variant the bot's place on that variant's board (:func:`board_place`): the rows of
 ``arena.results.leaderboard.leaderboard`` with the samples and seed the web's board uses
 (the defaults), so its rating, interval or bound, rank, Elo and games are the board's
-own; :class:`BoardRows` keeps them per (variant, completed matches stored), as the
-bootstrap is the costly part, and the Elo plot's lines with them. Its newest :data:`RECENT_MATCHES` matches
+own; :class:`Boards` keeps them per (variant, completed matches stored), as the
+bootstrap is the costly part, and the Elo plot's lines with them (read once per
+page). Its newest :data:`RECENT_MATCHES` matches
 (``Store.list_matches``), and its online Elo over its games per variant: its line of
 the board's Elo plot (``arena.results.elo_history``, the same points).
 """
@@ -26,8 +27,9 @@ from __future__ import annotations
 
 import threading
 from collections import defaultdict
-from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from arena.results import elo_history
 from arena.results import leaderboard as lb
@@ -36,50 +38,49 @@ from arena.store import MatchSummary, Store
 from engine import VARIANTS
 from engine import variant as variant_of
 
-T = TypeVar("T")
 # How many match links each fault kind lists (the count is always whole).
 FAULT_LINKS = 20
 # How many of the bot's newest matches its page lists.
 RECENT_MATCHES = 10
 
 
-class BoardRows:
-    """Each variant's board rows (``arena.results.leaderboard.leaderboard`` with its default
-    samples and seed, as the web's board page) and its Elo plot's lines
-    (``arena.results.elo_history``), kept per variant with the count of its completed
-    matches stored when they were computed: a count that changed computes them again
-    (online Elo changes only when a completed match is stored). Safe to share between
-    the app's threads."""
+@dataclass(frozen=True)
+class Board:
+    """One variant's board, as a bot's page takes its place from it: the rows and the
+    lines of its Elo plot."""
+
+    rows: list[lb.LeaderboardRow]
+    elo_lines: list[elo_history.EloLine]
+
+
+class Boards:
+    """Each variant's :class:`Board` (``arena.results.leaderboard.leaderboard`` with its
+    default samples and seed, as the web's board page, and ``arena.results.elo_history``),
+    kept per variant with the count of its completed matches stored when it was
+    computed: a count that changed computes it again (online Elo too changes only when
+    a completed match is stored). Safe to share between the app's threads."""
 
     def __init__(self) -> None:
-        self._rows: dict[str, tuple[int, list[lb.LeaderboardRow]]] = {}
-        self._lines: dict[str, tuple[int, list[elo_history.EloLine]]] = {}
+        self._kept: dict[str, tuple[int, Board]] = {}
         self._lock = threading.Lock()
 
-    def rows(self, store: Store, variant: str) -> list[lb.LeaderboardRow]:
-        return self._kept(self._rows, store, variant, lambda: lb.leaderboard(store, variant))
-
-    def elo_lines(self, store: Store, variant: str) -> list[elo_history.EloLine]:
-        return self._kept(self._lines, store, variant, lambda: elo_history.elo_history(store, variant))
-
-    def _kept(self, kept: dict[str, tuple[int, list[T]]], store: Store, variant: str,
-              compute: Callable[[], list[T]]) -> list[T]:
+    def board(self, store: Store, variant: str) -> Board:
         count = store.match_count(variant)
         with self._lock:
-            found = kept.get(variant)
+            found = self._kept.get(variant)
         if found is not None and found[0] == count:
             return found[1]
-        value = compute()
+        board = Board(lb.leaderboard(store, variant), elo_history.elo_history(store, variant))
         with self._lock:
-            kept[variant] = (count, value)
-        return value
+            self._kept[variant] = (count, board)
+        return board
 
 
 class NoSuchBot(Exception):
     """No stored match has a seat for this bot, and no crash of it is stored."""
 
 
-def bot_json(store: Store, name: str, boards: BoardRows | None = None) -> dict[str, Any]:
+def bot_json(store: Store, name: str, boards: Boards | None = None) -> dict[str, Any]:
     """Versions, games per variant, its place on each variant's board (``boards``' rows,
     computed afresh without them), faults by kind, think times, exact bids (classic: also
     by hand size), places by seat, crashes per variant, its newest matches and its online
@@ -119,13 +120,15 @@ def bot_json(store: Store, name: str, boards: BoardRows | None = None) -> dict[s
     for fault in faults:
         by_kind[fault.kind].append(fault.match_id)
 
+    boards = boards or Boards()
+    shown = {variant: boards.board(store, variant) for variant in sorted(variants) if variant in VARIANTS}
     per_variant = []
     for variant in sorted(variants):
         v = variants[variant]
         # The board's own per-bot aggregate (its think-time histogram), not the fit: cheap.
         agg = next((a for a in store.seat_aggregates(variant) if a.bot == name), None)
         bids = variant_of(variant).bids     # exact bids exist where players bid (classic)
-        rows = (boards or BoardRows()).rows(store, variant) if variant in VARIANTS else []
+        rows = shown[variant].rows if variant in shown else []
         per_variant.append({
             "variant": variant, "games": v["games"], "completed": v["completed"],
             "board": board_place(rows, name),
@@ -151,7 +154,7 @@ def bot_json(store: Store, name: str, boards: BoardRows | None = None) -> dict[s
         "crashes": [{"variant": variant, "count": c.count, "last_reason": c.last_reason,
                      "last_at": c.last_at.isoformat()} for variant, c in crashes.items()],
         "recent": [recent_match(m, name) for m in store.list_matches(bot=name, limit=RECENT_MATCHES)],
-        "elo": elo_lines(store, name, [v for v in sorted(variants) if v in VARIANTS], boards),
+        "elo": elo_lines(name, shown),
     }
 
 
@@ -184,16 +187,13 @@ def recent_match(match: MatchSummary, name: str) -> dict[str, Any]:
             "bot_places": [match.places[i] for i in seats if i < len(match.places)]}
 
 
-def elo_lines(store: Store, name: str, variants: Sequence[str],
-              boards: BoardRows | None = None) -> list[dict[str, Any]]:
-    """The bot's line of each variant's Elo plot (``arena.results.elo_history``, the board's
-    points: at most ``LIMIT``; ``boards``' lines, computed afresh without them), as
-    ``{"variant", "games", "points": [[game, elo], ...]}``; a variant where it has no
-    rated game is left out."""
+def elo_lines(name: str, boards: dict[str, Board]) -> list[dict[str, Any]]:
+    """The bot's line of each variant's Elo plot (the board's points: at most
+    ``arena.results.elo_history.LIMIT``), as ``{"variant", "games", "points": [[game, elo],
+    ...]}``; a variant where it has no rated game is left out."""
     found = []
-    for variant in variants:
-        lines = boards.elo_lines(store, variant) if boards is not None else elo_history.elo_history(store, variant)
-        line = next((line for line in lines if line.bot == name), None)
+    for variant, board in boards.items():
+        line = next((line for line in board.elo_lines if line.bot == name), None)
         if line is not None and line.points:
             found.append({"variant": variant, "games": line.games, "points": [[x, y] for x, y in line.points]})
     return found
