@@ -22,7 +22,7 @@ import stat
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -265,13 +265,23 @@ LOG_LIMIT = 16 << 20
 # Headers that mark a file as an SQLite database (the arena's own, or any other that
 # could hold a master seed): such files are hidden from a confined bot's own folder.
 SQLITE_HEADER = b"SQLite format 3\x00"
+# The files SQLite keeps beside a database (they hold its latest pages, or none).
+JOURNAL_SUFFIXES = ("-wal", "-shm", "-journal")
 
 
-def databases_in(folders: list[Path], depth: int = 3, budget: int = 5000) -> list[Path]:
+def databases_in(folders: list[Path], skip: Collection[Path] = (), depth: int = 3, budget: int = 5000) -> list[Path]:
     """SQLite files in ``folders`` (``depth`` levels down, at most ``budget`` entries looked
-    at): a confined bot sees its own folder, never a database that sits in it."""
+    at), each with its journal files (``-wal`` holds its latest pages): a confined bot sees
+    its own folder, never a database that sits in it.
+
+    It never opens a file in ``skip`` nor one this process has open, and never a journal
+    file: closing any descriptor of a file drops every POSIX lock this process holds on it,
+    SQLite's own included. Another process's SQLite (``arena web``, a reader) would then
+    take the arena's database for unused: truncate its ``-shm`` under this process's
+    mapping (a SIGBUS here) or checkpoint it and delete its WAL."""
     found: list[Path] = []
     todo = [(folder, 0) for folder in folders]
+    untouchable = _open_files() | {key for path in skip if (key := _file_key(path)) is not None}
     while todo and budget > 0:
         folder, level = todo.pop()
         try:
@@ -284,13 +294,40 @@ def databases_in(folders: list[Path], depth: int = 3, budget: int = 5000) -> lis
                 if entry.is_dir(follow_symlinks=False):
                     if level < depth and entry.name != "node_modules":
                         todo.append((Path(entry.path), level + 1))
-                elif entry.is_file(follow_symlinks=False) and entry.stat().st_size >= len(SQLITE_HEADER):
-                    with open(entry.path, "rb") as handle:
-                        if handle.read(len(SQLITE_HEADER)) == SQLITE_HEADER:
-                            found.append(Path(entry.path))
+                    continue
+                if not entry.is_file(follow_symlinks=False) or entry.name.endswith(JOURNAL_SUFFIXES):
+                    continue
+                info = entry.stat(follow_symlinks=False)
+                if info.st_size < len(SQLITE_HEADER) or (info.st_dev, info.st_ino) in untouchable:
+                    continue
+                with open(entry.path, "rb") as handle:
+                    if handle.read(len(SQLITE_HEADER)) == SQLITE_HEADER:
+                        found += [Path(entry.path + suffix) for suffix in ("", *JOURNAL_SUFFIXES)]
             except OSError:
                 continue
     return found
+
+
+def _file_key(path: Path) -> tuple[int, int] | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_dev, info.st_ino
+
+
+def _open_files() -> set[tuple[int, int]]:
+    """The files this process has open (device and inode), where ``/proc`` tells."""
+    keys: set[tuple[int, int]] = set()
+    try:
+        descriptors = os.listdir("/proc/self/fd")
+    except OSError:
+        return keys
+    for fd in descriptors:
+        key = _file_key(Path("/proc/self/fd", fd))
+        if key is not None:
+            keys.add(key)
+    return keys
 
 
 def exit_reason(code: int) -> str:
@@ -423,8 +460,9 @@ class BotProcesses:
                                     f"(mode {private.stat().st_mode & 0o777:o}), and a confined bot runs as an "
                                     f"unprivileged user: chmod o+rX {shlex.quote(str(private))} (or --sandbox none "
                                     "for a bot you trust)")
+        secret = [*self.hidden, *(hidden or [])]
         spec = LaunchSpec(name=entry.name, argv=argv, env=env, cwd=entry.cwd, readable=list(entry.readable),
-                          hidden=[*self.hidden, *(hidden or []), *(databases_in(folders) if self.confined else [])],
+                          hidden=[*secret, *(databases_in(folders, skip=secret) if self.confined else [])],
                           socket_dir=self.socket.parent if self.socket is not None else None)
         try:
             launched = await launch(self.confinement, spec, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
