@@ -368,7 +368,8 @@ def _sigmoid(x: np.ndarray) -> np.ndarray:
 
 
 def _solve_positive_definite(matrix: np.ndarray, rhs: np.ndarray) -> np.ndarray:
-    """Solve ``matrix @ x = rhs`` for a symmetric positive definite matrix by conjugate gradients.
+    """Solve ``matrix @ x = rhs`` for symmetric positive definite matrices: one (n×n and n),
+    or a stack of them (B×n×n and B×n), each solved alone.
 
     Small systems go to ``np.linalg.solve``. From about 100 bots on, OpenBLAS runs that
     factorisation on several threads, and on a busy machine each call then stalls for
@@ -379,6 +380,10 @@ def _solve_positive_definite(matrix: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     >>> np.round(_solve_positive_definite(np.array([[4.0, 1.0], [1.0, 3.0]]), np.array([1.0, 2.0])), 6)
     array([0.090909, 0.636364])
     """
+    if rhs.ndim == 2:
+        if rhs.shape[1] <= 64:
+            return np.linalg.solve(matrix, rhs[..., None])[..., 0]
+        return np.stack([_solve_positive_definite(m, r) for m, r in zip(matrix, rhs)])
     if len(rhs) <= 64:
         return np.linalg.solve(matrix, rhs)
     x = np.zeros_like(rhs)
@@ -399,45 +404,59 @@ def _solve_positive_definite(matrix: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     return x
 
 
+def _log_likelihood(wins: np.ndarray, theta: np.ndarray, prior_games: float) -> np.ndarray:
+    """The log-likelihood of strengths ``theta`` (B×n) for the wins (B×n×n), one per row,
+    with the prior: every bot drew ``prior_games`` virtual games against a fixed average bot."""
+    diff = theta[:, :, None] - theta[:, None, :]
+    value = (wins * _log_sigmoid(diff)).reshape(len(theta), -1).sum(axis=1)
+    return value + 0.5 * prior_games * (_log_sigmoid(theta) + _log_sigmoid(-theta)).sum(axis=1)
+
+
 def _fit_strengths(
     wins: np.ndarray, prior_games: float, start: np.ndarray | None = None, tol: float = 1e-7
 ) -> np.ndarray:
-    """Natural-log Bradley–Terry strengths by damped Newton steps (see fit_bradley_terry)."""
-    n = wins.shape[0]
-    games = wins + wins.T
-    theta = np.zeros(n) if start is None else start.astype(float).copy()
-
-    def log_likelihood(t: np.ndarray) -> float:
-        diff = t[:, None] - t[None, :]
-        value = float(np.sum(wins * _log_sigmoid(diff)))
-        # The prior: every bot drew prior_games virtual games against a fixed average bot.
-        return value + 0.5 * prior_games * float(np.sum(_log_sigmoid(t) + _log_sigmoid(-t)))
-
-    current = log_likelihood(theta)
+    """Natural-log Bradley–Terry strengths by damped Newton steps (see fit_bradley_terry):
+    for one n×n matrix of wins, or for a stack of them (B×n×n, the bootstrap's refits:
+    one fit each, all stepped together, which costs about what one fit alone does)."""
+    if wins.ndim == 2:
+        return _fit_strengths(wins[None], prior_games, start, tol)[0]
+    batch, n = wins.shape[0], wins.shape[1]
+    games = wins + np.swapaxes(wins, 1, 2)
+    theta = np.zeros((batch, n)) if start is None else np.tile(start.astype(float), (batch, 1))
+    current = _log_likelihood(wins, theta, prior_games)
+    on_diagonal = np.arange(n)
+    active = np.arange(batch)         # the fits still stepping
     for _ in range(100):
-        p = _sigmoid(theta[:, None] - theta[None, :])
-        s = _sigmoid(theta)
-        gradient = (wins - games * p).sum(axis=1) + prior_games * (0.5 - s)
-        curvature = games * p * (1.0 - p)
+        w, g, t = wins[active], games[active], theta[active]
+        p = _sigmoid(t[:, :, None] - t[:, None, :])
+        s = _sigmoid(t)
+        gradient = (w - g * p).sum(axis=2) + prior_games * (0.5 - s)
+        curvature = g * p * (1.0 - p)
         # The negative Hessian: a weighted graph Laplacian, plus the prior on the diagonal.
-        neg_hessian = np.diag(curvature.sum(axis=1) + prior_games * s * (1.0 - s)) - curvature
+        neg_hessian = -curvature
+        neg_hessian[:, on_diagonal, on_diagonal] = (curvature.sum(axis=2) + prior_games * s * (1.0 - s)
+                                                    - curvature[:, on_diagonal, on_diagonal])
         if prior_games == 0:
             # Without a prior, ratings are only defined up to a common shift and the
             # matrix is singular. The gradient then sums to zero, and adding 1/n to every
             # entry makes the matrix invertible without changing the (mean-free) step.
             neg_hessian = neg_hessian + 1.0 / n
         step = _solve_positive_definite(neg_hessian, gradient)
-        # The log-likelihood is concave: halve the step until it does not go down.
-        scale = 1.0
-        while scale > 1e-6:
-            candidate = theta + scale * step
-            value = log_likelihood(candidate)
-            if value >= current - 1e-12:
-                break
-            scale *= 0.5
-        theta, current = candidate, value
+        # The log-likelihood is concave: halve a fit's step until it does not go down.
+        scale = np.ones(len(active))
+        candidate = t + step
+        value = _log_likelihood(w, candidate, prior_games)
+        worse = np.flatnonzero(value < current[active] - 1e-12)
+        while len(worse):
+            scale[worse] *= 0.5
+            worse = worse[scale[worse] > 1e-6]
+            candidate[worse] = t[worse] + scale[worse, None] * step[worse]
+            value[worse] = _log_likelihood(w[worse], candidate[worse], prior_games)
+            worse = worse[value[worse] < current[active[worse]] - 1e-12]
+        theta[active], current[active] = candidate, value
         # Newton converges quadratically: once a step is this small, the next would be ~tol².
-        if np.max(np.abs(scale * step), initial=0.0) < tol:
+        active = active[np.max(np.abs(scale[:, None] * step), axis=1, initial=0.0) >= tol]
+        if not len(active):
             break
     return theta
 
@@ -680,7 +699,7 @@ def rate(
     # and counting the drawn kinds gives the resampled weights.
     kind_of_unit = np.repeat(np.arange(len(kind_counts)), kind_counts)
     probabilities = kind_counts / units
-    draws = np.empty((samples, games.n_bots))
+    resampled = np.empty((samples, games.n_bots, games.n_bots))
     for k in range(samples):
         # Two ways to draw the same thing, the cheaper for the data: a multinomial over
         # few kinds, or drawing units uniformly and counting their kinds.
@@ -691,8 +710,10 @@ def rate(
             weights = np.bincount(drawn, minlength=len(kind_counts))
         if games.units is not None:
             weights = games.units.pattern_weights(weights, len(games.pattern_counts))
-        # Warm-starting from the full fit makes each refit a couple of Newton steps.
-        draws[k] = fit_bradley_terry(games.wins(weights), prior_games, start=ratings)
+        resampled[k] = games.wins(weights)
+    # All refits at once, each warm-started from the full fit (a couple of Newton steps).
+    theta = _fit_strengths(resampled, prior_games, ratings / ELO_SCALE)
+    draws = (theta - theta.mean(axis=1, keepdims=True)) * ELO_SCALE
     draws = _centre_groups(draws, groups)
     # The normal bootstrap interval, corrected for few units: ±t·√(n/(n−1)) standard
     # deviations of the refitted ratings, n the bot's own units (1.96 for many, at level
