@@ -265,6 +265,7 @@ LOG_LIMIT = 16 << 20
 # Headers that mark a file as an SQLite database (the arena's own, or any other that
 # could hold a master seed): such files are hidden from a confined bot's own folder.
 SQLITE_HEADER = b"SQLite format 3\x00"
+SQLITE_MIN_SIZE = 512   # a database holding anything has a page, and pages are 512 bytes or more
 # The files SQLite keeps beside a database (they hold its latest pages, or none).
 JOURNAL_SUFFIXES = ("-wal", "-shm", "-journal")
 
@@ -298,7 +299,7 @@ def databases_in(folders: list[Path], skip: Collection[Path] = (), depth: int = 
                 if not entry.is_file(follow_symlinks=False) or entry.name.endswith(JOURNAL_SUFFIXES):
                     continue
                 info = entry.stat(follow_symlinks=False)
-                if info.st_size < len(SQLITE_HEADER) or (info.st_dev, info.st_ino) in untouchable:
+                if info.st_size < SQLITE_MIN_SIZE or (info.st_dev, info.st_ino) in untouchable:
                     continue
                 with open(entry.path, "rb") as handle:
                     if handle.read(len(SQLITE_HEADER)) == SQLITE_HEADER:
@@ -461,8 +462,10 @@ class BotProcesses:
                                     f"unprivileged user: chmod o+rX {shlex.quote(str(private))} (or --sandbox none "
                                     "for a bot you trust)")
         secret = [*self.hidden, *(hidden or [])]
+        if self.confined:   # off the event loop: a big folder takes a quarter of a second
+            secret += await asyncio.to_thread(databases_in, folders, secret)
         spec = LaunchSpec(name=entry.name, argv=argv, env=env, cwd=entry.cwd, readable=list(entry.readable),
-                          hidden=[*secret, *(databases_in(folders, skip=secret) if self.confined else [])],
+                          hidden=secret,
                           socket_dir=self.socket.parent if self.socket is not None else None)
         try:
             launched = await launch(self.confinement, spec, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
