@@ -106,10 +106,12 @@ def bot_command(script: str, address: str, token: str, name: str, *args: str) ->
 
 
 def read_report(path: Path) -> list[dict[str, Any]]:
-    """The JSON lines a test bot wrote with --report."""
+    """The JSON lines a test bot wrote with --report, the whole ones: a bot may be writing
+    its last line right now (a long line goes out in more than one write)."""
     if not path.exists():
         return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    whole = path.read_text().rpartition("\n")[0]
+    return [json.loads(line) for line in whole.splitlines() if line.strip()]
 
 
 def seat_faults(record: MatchRecord, seat: int) -> list[str]:
