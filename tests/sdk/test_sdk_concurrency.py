@@ -27,6 +27,7 @@ from typing import Any
 
 import grpc
 import pytest
+from bots.harness import read_report
 from factories import ROOT
 
 from arena import sdk
@@ -64,10 +65,6 @@ def wait_for_streams(arena: Any, name: str, streams: int, slots: int, timeout: f
     raise AssertionError(f"{name} never had {streams} streams with {slots} slots: {arena.arena.connected_bots()}")
 
 
-def decisions(report: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in report.read_text().splitlines() if line.strip()]
-
-
 def overlap(a: dict[str, Any], b: dict[str, Any]) -> bool:
     return a["began"] < b["ended"] and b["began"] < a["ended"]
 
@@ -91,7 +88,7 @@ def test_a_bot_that_thinks_600_ms_plays_two_matches_at_once_without_a_timeout(
         mine = [ms for (who, _), ms in zip(record.actions, record.latencies_ms) if who == seat]
         assert len(mine) >= 5 and all(ms is not None and 590 <= ms < 1000 for ms in mine), mine
         assert record.bank_used_ms is not None and record.bank_used_ms[seat] == 0
-    seen = decisions(report)
+    seen = read_report(report)
     left = [d for d in seen if d["match"] == "left"]
     right = [d for d in seen if d["match"] == "right"]
     assert left and right
@@ -116,7 +113,7 @@ def test_processes_2_plays_on_two_connections_and_stops_with_its_parent(arena_se
         MatchSpec(config=classic(4), bots=["honest0", "sleepy", "honest1"], match_id="two"),
     ])
     assert all(record.faults == [] for record in records)
-    seen = decisions(report)
+    seen = read_report(report)
     by_match = {match: {d["pid"] for d in seen if d["match"] == match} for match in ("one", "two")}
     assert len(by_match["one"]) == len(by_match["two"]) == 1 and by_match["one"] != by_match["two"]
     children = by_match["one"] | by_match["two"]
