@@ -472,6 +472,7 @@ def fit_bradley_terry(
     (rating 0), half won and half lost. It keeps a bot that won or lost everything finite
     and pulls bots with few games slightly toward the mean; with ``prior_games=0`` the
     fit is the plain maximum-likelihood estimate (undefined for perfect records).
+    A stack of matrices (B×n×n) gives one fit per matrix (B×n), all stepped together.
 
     >>> wins = np.array([[0, 75, 90], [25, 0, 75], [10, 25, 0]], dtype=float)
     >>> r = fit_bradley_terry(wins, prior_games=0)
@@ -479,10 +480,10 @@ def fit_bradley_terry(
     [190.849, 0.0, -190.849]
     """
     wins = np.asarray(wins, dtype=float)
-    if wins.shape[0] == 0:
-        return np.zeros(0)
+    if wins.shape[-1] == 0:
+        return np.zeros(wins.shape[:-1])
     theta = _fit_strengths(wins, prior_games, None if start is None else start / ELO_SCALE)
-    return (theta - theta.mean()) * ELO_SCALE
+    return (theta - theta.mean(axis=-1, keepdims=True)) * ELO_SCALE
 
 
 @dataclass
@@ -712,8 +713,7 @@ def rate(
             weights = games.units.pattern_weights(weights, len(games.pattern_counts))
         resampled[k] = games.wins(weights)
     # All refits at once, each warm-started from the full fit (a couple of Newton steps).
-    theta = _fit_strengths(resampled, prior_games, ratings / ELO_SCALE)
-    draws = (theta - theta.mean(axis=1, keepdims=True)) * ELO_SCALE
+    draws = fit_bradley_terry(resampled, prior_games, start=ratings)
     draws = _centre_groups(draws, groups)
     # The normal bootstrap interval, corrected for few units: ±t·√(n/(n−1)) standard
     # deviations of the refitted ratings, n the bot's own units (1.96 for many, at level
