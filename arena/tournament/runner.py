@@ -116,6 +116,8 @@ def parse_delays(text: str) -> tuple[float, ...]:
     if not delays or not all(0 <= d < 3600 for d in delays):
         raise ValueError(f"{RESTART_DELAYS_ENV} must be seconds separated by commas, e.g. 0.5,1,2 (got {text!r})")
     return delays
+
+
 CONNECT_TIMEOUT = 30.0   # seconds a started bot has to say Hello
 
 
@@ -268,7 +270,6 @@ class LocalArena:
         delay), up to RESTARTS times. While it is down its new seats start absent."""
         assert self.bots is not None and self.server.absent is not None
         name, absent = entry.name, self.server.absent
-        delays = self.restart_delays
         reason = await self._ended(name)
         for restart in range(RESTARTS + 1):
             again = restart < RESTARTS
@@ -278,7 +279,7 @@ class LocalArena:
             await self._stop(name)
             if not again:
                 return
-            await asyncio.sleep(delays[min(restart, len(delays) - 1)])
+            await asyncio.sleep(self.restart_delays[min(restart, len(self.restart_delays) - 1)])
             try:
                 await self._start(entry, name)
             except BotStartError as error:
