@@ -30,6 +30,7 @@ from factories import ROOT, played
 
 from arena.records import MatchRecord
 from arena.store import Store
+from arena.tournament.lineup import node_ready
 from arena.web.viewer import steps
 from engine import GameConfig, new_game
 
@@ -241,6 +242,9 @@ def _matches_in_file_alone(path: Path, folder: Path) -> int:
 
 
 def test_too_few_bots_for_the_tables_names_the_ways_to_more(tmp_path: Path) -> None:
+    # Counting the sample bots installs the Node bot's packages on a machine's first run,
+    # with a note of its own before the refusal: have that done first.
+    node_ready(lambda _: None)
     line = one_error_line(arena("tournament", "--players", "6", "--db", "t.db", cwd=tmp_path))
     found = re.fullmatch(r"arena: error: 6-player tables need at least 6 bots \(the lineup has (\d)\): (.*)", line)
     assert found, line
