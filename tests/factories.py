@@ -27,6 +27,7 @@ Import-light like conftest.py: nothing from the store, SQLAlchemy or grpc at imp
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import json
 import queue
 import random
@@ -34,6 +35,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.error
@@ -220,13 +222,19 @@ def node_available() -> str | None:
     with ``npm ci`` first if they are missing)."""
     if shutil.which("node") is None:
         return "node is not installed"
-    if not (NODE_BOT / "node_modules" / "@grpc" / "grpc-js").is_dir():
+    installed = NODE_BOT / "node_modules" / "@grpc" / "grpc-js"
+    if not installed.is_dir():
         if shutil.which("npm") is None:
             return "npm is not installed, so the Node bot's packages cannot be installed"
-        done = subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=NODE_BOT,
-                              capture_output=True, text=True, timeout=180)
-        if done.returncode != 0:
-            pytest.fail(f"npm ci failed in {NODE_BOT}:\n{done.stderr[-2000:]}")
+        # The test processes (pytest-xdist) may all get here at once on a fresh checkout:
+        # one installs, the others wait for it (npm ci first empties node_modules).
+        with open(Path(tempfile.gettempdir()) / "wizard-arena-tests-npm.lock", "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if not installed.is_dir():
+                done = subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=NODE_BOT,
+                                      capture_output=True, text=True, timeout=180)
+                if done.returncode != 0:
+                    pytest.fail(f"npm ci failed in {NODE_BOT}:\n{done.stderr[-2000:]}")
     return None
 
 
