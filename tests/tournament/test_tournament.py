@@ -154,10 +154,16 @@ def test_an_interrupted_tournament_resumes_exactly(tmp_path: Path, how: str) -> 
     assert_complete(db, tid, games)
 
 
+# The two tests below need the tournament still running after its first game is stored:
+# 400 games take about 40 s here, the 40 games they once had about 4 s, which a second
+# `arena` process starting under the load of a parallel test run did not always beat.
+LONG_RUN = ["--rounds", "6", "--games", "400"]
+
+
 @pytest.mark.slow
 def test_a_tournament_runs_in_one_process_at_a_time(tmp_path: Path) -> None:
     db = tmp_path / "t.db"
-    proc = start_arena("tournament", "--rounds", "6", "--games", "40", "--db", str(db), *LINEUP, cwd=tmp_path)
+    proc = start_arena("tournament", *LONG_RUN, "--db", str(db), *LINEUP, cwd=tmp_path)
     try:
         wait_for_stored(db, 1, proc)
         second = arena("tournament", "--resume", tournament_id(db), "--db", str(db), cwd=tmp_path)
@@ -172,7 +178,7 @@ def test_a_tournament_runs_in_one_process_at_a_time(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_orphaned_bots_exit_when_the_arena_is_killed(tmp_path: Path) -> None:
     db = tmp_path / "t.db"
-    proc = start_arena("tournament", "--rounds", "6", "--games", "40", "--db", str(db), *LINEUP, cwd=tmp_path)
+    proc = start_arena("tournament", *LONG_RUN, "--db", str(db), *LINEUP, cwd=tmp_path)
     wait_for_stored(db, 1, proc)
     children = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True).stdout.split()
     assert len(children) == 4
