@@ -61,6 +61,7 @@ from dataclasses import dataclass, field, replace
 from queue import Empty
 from typing import Any
 
+from arena.bench.machine import busy_share, children_cpu, cpu_busy
 from arena.bench.postgres import Database, throwaway_postgres
 from arena.records import MatchRecord
 from arena.store import Store
@@ -257,29 +258,6 @@ def database(plan: ClaimsPlan) -> Iterator[Database]:
         yield Database(plan.db)
 
 
-def process_tree_cpu(pid: int | None) -> float | None:
-    """CPU seconds (user + system) used so far by the process ``pid``'s children (the
-    server's backends); None when unknown (no server of our own, or no /proc)."""
-    if pid is None:
-        return None
-    ticks, total = os.sysconf("SC_CLK_TCK"), 0
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return None
-    for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as stat:
-                fields = stat.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue            # gone meanwhile
-        if int(fields[1]) == pid or int(entry) == pid:      # fields[1]: the parent's pid
-            total += int(fields[11]) + int(fields[12])      # utime, stime
-    return total / ticks
-
-
 # --------------------------------------------------------------------------- a worker process
 
 
@@ -430,17 +408,6 @@ class WaitSampler:
         return ", ".join(f"{event} {n / self.samples:.2f}" for event, n in self.events.most_common(count))
 
 
-def cpu_busy() -> tuple[int, int] | None:
-    """The machine's busy and total CPU time so far, in clock ticks (None without /proc/stat)."""
-    try:
-        with open("/proc/stat") as stat:
-            fields = [int(value) for value in stat.readline().split()[1:]]
-    except (OSError, ValueError):
-        return None
-    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)       # idle + iowait
-    return sum(fields) - idle, sum(fields)
-
-
 # --------------------------------------------------------------------------- one worker count
 
 
@@ -475,11 +442,11 @@ def run_count(store: Store, pool: Workers, workers: int, games: int, seed: int,
     pool.expect("ready", workers)
     sampler = WaitSampler(store)
     sampler.start()
-    cpu_before, server_before = cpu_busy(), process_tree_cpu(server_pid)
+    cpu_before, server_before = cpu_busy(), None if server_pid is None else children_cpu(server_pid)
     for queue in pool.commands[:workers]:
         queue.put("go")
     tallies: list[WorkerTally] = pool.expect("done", workers)
-    cpu_after, server_after = cpu_busy(), process_tree_cpu(server_pid)
+    cpu_after, server_after = cpu_busy(), None if server_pid is None else children_cpu(server_pid)
     sampler.stop()
     store.set_tournament_status(tournament_id, "finished")   # no real worker should claim it
 
@@ -490,9 +457,7 @@ def run_count(store: Store, pool: Workers, workers: int, games: int, seed: int,
     saved = sum(t.saved for t in tallies)
     per_game = db_ms / max(saved, 1)
     waiting = sampler.lock / sampler.samples if sampler.samples else None
-    busy = None
-    if cpu_before and cpu_after and cpu_after[1] > cpu_before[1]:
-        busy = (cpu_after[0] - cpu_before[0]) / (cpu_after[1] - cpu_before[1])
+    busy = busy_share(cpu_before, cpu_after)
     figures = RunFigures(
         workers=workers, games=saved, seconds=round(seconds, 3), saves_per_s=round(saved / seconds, 1),
         claim_p50_ms=round(percentile(claims, 0.5), 3), claim_p99_ms=round(percentile(claims, 0.99), 3),

@@ -44,7 +44,13 @@ JSON dict of figures. In one invocation it measures:
    this machine, in this run), and as games (``game_ping_pong_*``: ``concurrent_matches``
    groups of 4 streams, one per echo process, each group asking its streams in turn, one
    round trip in flight per group as a match has one decision in flight: the floor of
-   this layout with the games' shape). With ``tls`` each layout is played a second time right
+   this layout with the games' shape). For the games of both kinds the CPU is split: the
+   server's (referee or echo) and its clients' (bots or echo clients) per round trip,
+   and how busy the machine's cores were (``*_machine_busy``). On a 2-core machine the
+   bots and the server share the cores, so the rates are the machine's;
+   ``ratio_concurrent_server_bound_to_game_ping_pong`` (the echo server's CPU per round
+   trip over the referee's per decision) is the ratio where the server's one core is the
+   limit, as on a machine with cores to spare for the bots. With ``tls`` each layout is played a second time right
    after, over TLS (``concurrent_tls_*``, ``shared_tls_*``): every bot connection makes its
    own handshake, so the first layout is also TLS's hardest case.
 
@@ -88,6 +94,7 @@ from typing import Any
 
 import grpc
 
+from arena.bench.machine import busy_share, cpu_busy, processes_cpu
 from arena.records import MatchSpec
 from arena.referee.auth import MAX_STREAMS_PER_BOT
 from arena.referee.loopback import LoopbackReferee
@@ -186,6 +193,44 @@ async def _echo_server(ping: Any, unix_socket: Path | None = None,
     tls_port = server.add_secure_port("127.0.0.1:0", tls.server.credentials()) if tls is not None else 0
     await server.start()
     return server, port, tls_port
+
+
+class _CpuSplit:
+    """Where the CPU of a measured stretch went: this process (the server), the
+    processes it started for it (bots or echo clients, every thread of each) and the
+    machine as a whole. On a machine with few cores the server and its clients share
+    them: when they are all busy (``machine_busy`` near 1) a rate is the machine's, and
+    the CPU per round trip on each side says what a machine with a core for each would
+    give (the server's own core is then the limit)."""
+
+    def __init__(self, processes: Sequence[asyncio.subprocess.Process]) -> None:
+        self.pids = [process.pid for process in processes]
+        self.elapsed = self.cpu = 0.0
+        self.clients_cpu: float | None = None
+        self.busy: float | None = None
+
+    def __enter__(self) -> _CpuSplit:
+        self._started, self._cpu = time.perf_counter(), time.process_time()
+        self._clients, self._machine = processes_cpu(self.pids), cpu_busy()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.elapsed = time.perf_counter() - self._started
+        self.cpu = time.process_time() - self._cpu
+        clients, self.busy = processes_cpu(self.pids), busy_share(self._machine, cpu_busy())
+        if clients is not None and self._clients is not None:
+            self.clients_cpu = clients - self._clients
+
+    def figures(self, prefix: str, server: str, clients: str, per: str, count: int) -> dict[str, float]:
+        """``PREFIX_SERVER_cpu_us_per_PER`` and the clients' the same way, and
+        ``PREFIX_machine_busy``, over ``count`` round trips (those unknown without /proc
+        are left out)."""
+        figures = {f"{prefix}_{server}_cpu_us_per_{per}": self.cpu / count * 1e6}
+        if self.clients_cpu is not None:
+            figures[f"{prefix}_{clients}_cpu_us_per_{per}"] = self.clients_cpu / count * 1e6
+        if self.busy is not None:
+            figures[f"{prefix}_machine_busy"] = self.busy
+        return figures
 
 
 # ---------------------------------------------------------------------- (1) ping-pong
@@ -352,14 +397,13 @@ async def game_ping_pongs(games: int = 64, seats: int = 4, round_trips: int = 20
                for seat in range(seats)]
     try:
         await asyncio.gather(*(group.warm_up(2 * seats) for group in groups))
-        started, cpu = time.perf_counter(), time.process_time()
-        await asyncio.gather(*(group.burst(round_trips) for group in groups))
-        elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
+        with _CpuSplit(clients) as split:
+            await asyncio.gather(*(group.burst(round_trips) for group in groups))
     finally:
         await _reap(clients)
         await server.stop(0)
-    return {"game_ping_pong_round_trips_per_s": games * round_trips / elapsed,
-            "game_ping_pong_server_cpu_us_per_round_trip": cpu / (games * round_trips) * 1e6}
+    return {"game_ping_pong_round_trips_per_s": games * round_trips / split.elapsed,
+            **split.figures("game_ping_pong", "server", "clients", "round_trip", games * round_trips)}
 
 
 async def ping_pong_throughput(streams: int = 64, processes: int = 4, round_trips: int = 200,
@@ -581,11 +625,10 @@ async def concurrent_matches(matches: int, channels: int | None = None, prefix: 
                                               tls=tls, events_only=events_only)
     names = "bench" if tls is None else TLS_PREFIX
     try:
-        started, cpu = time.perf_counter(), time.process_time()
         groups = _groups(matches)
-        records = await asyncio.gather(*(arena.run_match(_spec(100 + i, i % groups, groups, names))
-                                         for i in range(matches)))
-        elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
+        with _CpuSplit(processes) as split:
+            records = await asyncio.gather(*(arena.run_match(_spec(100 + i, i % groups, groups, names))
+                                             for i in range(matches)))
         memory = rss_mb()
     finally:
         await arena.stop(0)
@@ -598,12 +641,12 @@ async def concurrent_matches(matches: int, channels: int | None = None, prefix: 
             f"{p}_decisions": decisions,
             f"{p}_timeouts": sum(1 for f in faults if f.kind == "timeout"),
             f"{p}_faults": len(faults),
-            f"{p}_decisions_per_s": decisions / elapsed,
-            f"{p}_seconds": elapsed,
+            f"{p}_decisions_per_s": decisions / split.elapsed,
+            f"{p}_seconds": split.elapsed,
             f"{p}_round_trip_median_ms": statistics.median(latencies),
             f"{p}_round_trip_p99_ms": statistics.quantiles(latencies, n=100)[98],
             f"{p}_round_trip_max_ms": latencies[-1],
-            f"{p}_referee_cpu_us_per_decision": cpu / decisions * 1e6,
+            **split.figures(p, "referee", "bots", "decision", decisions),
             "referee_rss_mb" if p == "concurrent" else f"{p}_referee_rss_mb": memory}
 
 
@@ -711,6 +754,10 @@ async def _bench_referee(games: int, matches: int, round_trips: int, shared_chan
         figures["concurrent_decisions_per_s"] / figures["ping_pong_round_trips_per_s"])
     figures["ratio_concurrent_decisions_to_game_ping_pong"] = (
         figures["concurrent_decisions_per_s"] / figures["game_ping_pong_round_trips_per_s"])
+    # Where the server's one core is the limit (bots on cores of their own), the rates
+    # would be in the inverse ratio of the servers' CPU per round trip.
+    figures["ratio_concurrent_server_bound_to_game_ping_pong"] = (
+        figures["game_ping_pong_server_cpu_us_per_round_trip"] / figures["concurrent_referee_cpu_us_per_decision"])
     if tls is not None:
         figures.update(await concurrent_matches(matches, prefix="concurrent_tls", tls=tls, events_only=events_only))
         figures["ratio_tls_to_tcp_concurrent_decisions_per_s"] = (figures["concurrent_tls_decisions_per_s"]

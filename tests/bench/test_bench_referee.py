@@ -18,6 +18,12 @@ def test_the_referee_benchmark_runs_end_to_end_with_events_only_bots() -> None:
     assert figures["concurrent_faults"] == figures["shared_faults"] == 0
     for ratio in ("ratio_referee_to_ping_pong", "ratio_referee_to_4_seat_ping_pong",
                   "ratio_concurrent_decisions_to_ping_pong_throughput",
-                  "ratio_shared_decisions_to_ping_pong_throughput"):
+                  "ratio_shared_decisions_to_ping_pong_throughput",
+                  "ratio_concurrent_server_bound_to_game_ping_pong"):
         assert figures[ratio] > 0
+    # Where the CPU went with the matches at once and the bare games: server and clients.
+    for figure in ("concurrent_referee_cpu_us_per_decision", "concurrent_bots_cpu_us_per_decision",
+                   "game_ping_pong_server_cpu_us_per_round_trip", "game_ping_pong_clients_cpu_us_per_round_trip"):
+        assert figures[figure] >= 0
+    assert 0 <= figures["concurrent_machine_busy"] <= 1
     assert figures["ping_pong_median_us"] > 0 and figures["ping_pong_4_seats_median_us"] > 0
