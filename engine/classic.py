@@ -254,7 +254,7 @@ class ClassicGame(Game):
         self._follow = 0  # the lead suit's mask, 0 when there is no lead suit
         self._trick: list[int] = []  # cards in play order, the first one played by _leader
         self._last_trick: tuple[int, tuple[int, ...], int] | None = None  # leader, cards, winner
-        self._round_log_start = 0  # where this round's events begin in the log
+        self._played: list[str] = []  # this round's cards in play order, as codes (observe's "played")
         self._tricks_done = 0
         self._start_round()
 
@@ -351,6 +351,7 @@ class ClassicGame(Game):
             self._hands[seat] ^= _BIT[card]
             trick = self._trick
             trick.append(card)
+            self._played.append(CODES[card])
             self._log.append((PUBLIC, "play", seat, card))
             self.actions.append([seat, action])
             if not self._follow:  # no lead suit yet: this card may decide it
@@ -411,7 +412,7 @@ class ClassicGame(Game):
                 "cards": self._trick_json(*self._last_trick[:2]),
                 "winner": self._last_trick[2],
             },
-            "played": [CODES[e[3]] for e in self._log[self._round_log_start:] if e[1] == "play"],
+            "played": list(self._played),
             "scores": list(self._totals),
             "round_history": [
                 {"round": i + 1, "bids": list(b), "tricks": list(t), "scores": list(pts)}
@@ -492,8 +493,8 @@ class ClassicGame(Game):
         self._last_trick = None
         self._tricks_done = 0
 
+        self._played = []
         log = self._log
-        self._round_log_start = len(log)
         log.append((PUBLIC, "round_start", r + 1, dealer, h))
         for seat in range(p):
             log.append((seat, "hand", hands[seat]))
