@@ -378,9 +378,10 @@ class ClassicGame(Game):
             self._choose_trump(seat, action)
         self.actions.append([seat, action])
 
-    def observe(self, seat: int | None) -> dict[str, Any]:
+    def observe(self, seat: int | None, *, round_history: bool = True) -> dict[str, Any]:
         """What ``seat`` may know now (``None``: a spectator), as a JSON-serialisable dict.
-        Every field is described in ``docs/engine.md``."""
+        Every field is described in ``docs/engine.md``; ``round_history=False`` leaves
+        that field ``None`` (see :meth:`engine.game.Game.observe`)."""
         check_viewer(seat, self.players)
         phase = self._phase
         bids = list(self._bids) if self._bids_public else [
@@ -417,7 +418,7 @@ class ClassicGame(Game):
             "round_history": [
                 {"round": i + 1, "bids": list(b), "tricks": list(t), "scores": list(pts)}
                 for i, (b, t, pts) in enumerate(self._history)
-            ],
+            ] if round_history else None,
         }
 
     def events_for(self, seat: int | None, start: int = 0) -> tuple[list[dict[str, Any]], int]:

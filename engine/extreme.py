@@ -644,10 +644,11 @@ class ExtremeGame(Game):
 
     # -- observation and events ------------------------------------------------------
 
-    def observe(self, seat: int | None) -> dict[str, Any]:
+    def observe(self, seat: int | None, *, round_history: bool = True) -> dict[str, Any]:
         """Everything ``seat`` may know now, as plain JSON data (``None``: a spectator).
 
-        Fields are documented in ``docs/engine-extreme.md``.
+        Fields are documented in ``docs/engine-extreme.md``; ``round_history=False``
+        leaves that field ``None`` (see :meth:`engine.game.Game.observe`).
 
         >>> game = ExtremeGame(GameConfig(variant="extreme", players=3, seed=1))
         >>> obs = game.observe(1)
@@ -697,7 +698,7 @@ class ExtremeGame(Game):
                     "tokens": [dict(line.tokens or {}) for line in rnd],
                 }
                 for i, rnd in enumerate(self._history)
-            ],
+            ] if round_history else None,
             "tokens": [_tokens_json(t) for t in self._tokens],
             "supply": _tokens_json(self._supply),
             "destroyer": self._destroyer,

@@ -67,8 +67,14 @@ class Game(Protocol):
         :class:`~engine.core.IllegalAction` and changes nothing."""
         ...
 
-    def observe(self, seat: int | None) -> dict[str, Any]:
-        """What ``seat`` may know now, as a JSON-serialisable dict; ``None``: a spectator."""
+    def observe(self, seat: int | None, *, round_history: bool = True) -> dict[str, Any]:
+        """What ``seat`` may know now, as a JSON-serialisable dict; ``None``: a spectator.
+
+        ``round_history=False`` leaves the field ``round_history`` ``None``, in its
+        place. The finished rounds are the same for every viewer and change only as a
+        round ends (at every decision the list holds ``round - 1`` of them), so a caller
+        that encodes an observation for every decision, as the referee does, builds and
+        encodes them once a round instead: in a late round they are the largest part."""
         ...
 
     def events_for(self, seat: int | None, start: int = 0) -> tuple[list[dict[str, Any]], int]:

@@ -182,6 +182,10 @@ class Referee:
         self._public_json: list[str] = []
         self._public_cursor = 0
         self._public_before: dict[int, int] = {0: 0}
+        # The finished rounds of every observation, encoded once a round (the round they
+        # were encoded for: 0, none yet).
+        self._history_round = 0
+        self._history_json = jsonc.fragment([])
 
     # ------------------------------------------------------------------ running
 
@@ -348,10 +352,22 @@ class Referee:
         # part of a request.
         return protocol.decision_request(
             match_id=self.match_id, seat=s.seat, request_id=request_id, decision=decision,
-            observation=None if events_only else self.game.observe(s.seat),
+            observation=None if events_only else self._observation_json(s.seat),
             encoded_events=self._new_events_json(s),
             deadline_ms=int(self.limits.move_time * 1000), time_bank_ms=int(s.bank * 1000),
         )
+
+    def _observation_json(self, seat: int) -> str:
+        """The seat's observation in its wire form, the same text as encoding
+        ``game.observe(seat)``. Its finished rounds, the same for every seat and a third
+        of the engine's work for a late observation, are built and encoded once a round
+        for all seats (at a decision they are the rounds before ``round``)."""
+        observation = self.game.observe(seat, round_history=False)
+        if observation["round"] != self._history_round:
+            self._history_round = observation["round"]
+            self._history_json = jsonc.fragment(self.game.observe(None)["round_history"])
+        observation["round_history"] = self._history_json   # in the place observe() gave it
+        return jsonc.dumps(observation)
 
     def _new_events_json(self, s: SeatState) -> list[str]:
         """The events the seat has not been sent yet, as wire JSON; moves its cursor.

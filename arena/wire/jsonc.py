@@ -28,7 +28,7 @@ from typing import Any
 
 import orjson
 
-__all__ = ["dumps", "dumps_bytes", "loads", "loads_fast"]
+__all__ = ["dumps", "dumps_bytes", "fragment", "loads", "loads_fast"]
 
 
 _OPTIONS = orjson.OPT_NON_STR_KEYS   # int keys written as strings, as json writes them
@@ -61,6 +61,22 @@ def dumps_bytes(value: Any) -> bytes:
         return orjson.dumps(value, option=_OPTIONS)
     except TypeError:
         return _stdlib_dumps(value).encode()
+
+
+def fragment(value: Any) -> orjson.Fragment:
+    """``value`` encoded now, to be written as it is wherever a later :func:`dumps` meets
+    it: a part that many documents share is encoded once (the referee's finished
+    rounds, the same in every seat's observation for a whole round).
+
+    Only orjson writes a fragment: a document that holds one and also an integer beyond
+    64 bits (which only the standard library writes) is refused with a TypeError. The
+    referee's observations hold no such integer.
+
+    >>> part = fragment([{"round": 1, "scores": [20, -10]}])
+    >>> dumps({"round": 2, "round_history": part})
+    '{"round":2,"round_history":[{"round":1,"scores":[20,-10]}]}'
+    """
+    return orjson.Fragment(dumps_bytes(value))
 
 
 def _stdlib_dumps(value: Any) -> str:

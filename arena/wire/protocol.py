@@ -218,14 +218,15 @@ def events_from_wire(request: pb.DecisionRequest) -> list[dict[str, Any]]:
 
 
 def decision_request(*, match_id: str, seat: int, request_id: int, decision: Decision,
-                     observation: Mapping[str, Any] | None, events: Sequence[Any] = (), deadline_ms: int,
+                     observation: Mapping[str, Any] | str | None, events: Sequence[Any] = (), deadline_ms: int,
                      time_bank_ms: int, encoded_events: Sequence[str] | None = None) -> pb.ArenaMessage:
     """One ``DecisionRequest`` (the engine's decision, observation and new events), wrapped in its ``ArenaMessage``.
 
     ``observation`` None leaves ``observation_json`` empty (a stream whose Hello asked
-    for events only). ``encoded_events``, when given, are the new events already in
-    their wire form (see :func:`events_json`), encoded once for every seat that sees
-    them; ``events`` is then ignored.
+    for events only); a ``str`` is the observation already in its wire form.
+    ``encoded_events``, when given, are the new events already in their wire form (see
+    :func:`events_json`), encoded once for every seat that sees them; ``events`` is
+    then ignored.
     """
     # Filled in place: half the cost of building a DecisionRequest and copying it into
     # its ArenaMessage (the referee builds one for every decision).
@@ -238,7 +239,7 @@ def decision_request(*, match_id: str, seat: int, request_id: int, decision: Dec
     if decision.options is not None:
         request.options.extend([str(option) for option in decision.options])
     if observation is not None:
-        request.observation_json = jsonc.dumps(observation)
+        request.observation_json = observation if isinstance(observation, str) else jsonc.dumps(observation)
     request.events_json.extend(events_json(events) if encoded_events is None else encoded_events)
     request.deadline_ms = deadline_ms
     request.time_bank_ms = time_bank_ms

@@ -160,8 +160,16 @@ def check_observations(game: Game, sizes: dict[int, int]) -> None:
     assert sizes.setdefault(spectator["round"], len(cards)) == len(cards), "no card appears or vanishes in a round"
     for viewer in [None, *range(game.players)]:
         hidden = set().union(*(hand for seat, hand in enumerate(hands) if seat != viewer))
-        shown = strings(game.observe(viewer))
+        observation = game.observe(viewer)
+        shown = strings(observation)
         assert not shown & hidden, f"seat {viewer} sees another seat's cards {sorted(shown & hidden)}"
+        # The finished rounds: the same for every viewer, the rounds before this one, and
+        # left out (None, in their place) on request.
+        assert observation["round_history"] == spectator["round_history"]
+        assert len(observation["round_history"]) == observation["round"] - 1
+        without = game.observe(viewer, round_history=False)
+        assert list(without) == list(observation) and without["round_history"] is None
+        assert without == {**observation, "round_history": None}
 
 
 def check_refused(game: Game, seat: int) -> None:

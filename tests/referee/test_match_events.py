@@ -70,8 +70,9 @@ class CheckingLink:
 @pytest.mark.parametrize("config", [
     GameConfig(variant="classic", players=4, seed=3, rounds=4),
     GameConfig(variant="classic", players=3, seed=8, rounds=3, bidding="hidden"),
+    GameConfig(variant="classic", players=5, seed=4, rounds=5, bidding="secret"),
     GameConfig(variant="extreme", players=3, seed=2, rounds=2),
-], ids=["classic", "classic-hidden", "extreme"])
+], ids=["classic", "classic-hidden", "classic-secret", "extreme"])
 def test_each_request_carries_exactly_the_seats_new_events(config: GameConfig) -> None:
     rng = random.Random(config.seed)
     bots = [f"b{i}" for i in range(config.players)]
