@@ -126,6 +126,8 @@ class SeatState:
     forfeited: bool = False
     event_cursor: int = 0                    # engine events already sent to this seat
     pending: OpenRequest | None = None
+    deadline: float = 0.0                    # of the pending request, on the loop's (monotonic) clock
+    timer: asyncio.TimerHandle | None = None   # due by the deadline (Referee._arm)
     wake: asyncio.Event = field(default_factory=asyncio.Event)   # relinked or forfeited
     grace_timer: asyncio.TimerHandle | None = None
     told_the_end: bool = False               # MatchEnded went out to this seat's bot
@@ -224,6 +226,9 @@ class Referee:
             for s in self.seats:
                 if s.grace_timer is not None:
                     s.grace_timer.cancel()
+                if s.timer is not None:
+                    s.timer.cancel()
+                    s.timer = None
         self.record = self._make_record(started_at, status)
         self._end(reason)
         return self.record
@@ -323,13 +328,11 @@ class Referee:
             sent_at = time.monotonic()
             link.send(message)
             limit = limits.move_time + s.bank
-            # One timer per request, due at the deadline on the loop's clock (monotonic,
-            # as sent_at): cheaper than asyncio.wait_for on this hot path.
-            timer = loop.call_at(sent_at + limit, request.expire)
+            s.deadline = sent_at + limit
+            self._arm(s)
             try:
                 answer, received_at = await request.answer
             finally:
-                timer.cancel()
                 link.close_request(request)
                 s.pending = None
             if answer is TIMED_OUT:
@@ -344,6 +347,33 @@ class Referee:
                 continue
             action = self._check_answer(s, answer, decision, request_id)
             return action, round(elapsed * 1000, 3), request_id
+
+    def _arm(self, s: SeatState) -> None:
+        """Have the seat's timer fire by its deadline.
+
+        One loop timer per seat, moved only when it would fire after the deadline, not
+        one per request: a seat's deadlines never move back (the next request goes out
+        after the answer, and its bank shrinks by no more than that answer's time past
+        the limit), so with a 1 s limit the timer is made about once a second instead of
+        at every decision. Each one is a Python ``TimerHandle`` pushed on and later
+        popped off the loop's heap, every comparison a Python call."""
+        timer = s.timer
+        if timer is None or timer.when() > s.deadline:
+            if timer is not None:
+                timer.cancel()
+            s.timer = asyncio.get_running_loop().call_at(s.deadline, self._deadline_reached, s)
+
+    def _deadline_reached(self, s: SeatState) -> None:
+        """The seat's timer fired: its pending request, if the time is up, expires;
+        a request sent since then has a later deadline, which the timer moves to."""
+        s.timer = None
+        request = s.pending
+        if request is None:
+            return
+        if time.monotonic() >= s.deadline:
+            request.expire()
+        else:
+            self._arm(s)
 
     def _request_message(self, s: SeatState, decision: Decision, request_id: int,
                          events_only: bool) -> pb.ArenaMessage:
