@@ -75,6 +75,18 @@ def bench_referee(
     print_figures(figures if as_json else shown, as_json)
 
 
+def bench_referee_work(
+    matches: int = typer.Option(64, min=1, help="4-player classic matches at once."),
+    repeats: int = typer.Option(3, min=1, help="Times the same matches are played; the minimum counts."),
+    events_only: bool = typer.Option(False, "--events-only", help="Requests without the observation."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+) -> None:
+    """The referee's own work per decision: matches in this process with bots that answer at once, no gRPC."""
+    from arena.bench.referee_work import bench_referee_work as run
+
+    print_figures(run(matches=matches, repeats=repeats, events_only=events_only), as_json)
+
+
 def bench_deals(
     variant: str = typer.Option("classic", help="classic or extreme"),
     games: int = typer.Option(640, help="Games in each format (rounded up to whole rotations)."),
