@@ -304,6 +304,14 @@ async def play_script(bot: type[sdk.Bot] | sdk.Bot, script: Script, *, stop_afte
         await server.stop(None)
 
 
+async def until(condition: Callable[[], bool], timeout: float = 15.0) -> None:
+    """Wait, on the scripted arena's side with the stream still open, until ``condition()`` holds."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "the bot did not get there in time"
+        await asyncio.sleep(0.01)
+
+
 class Calls:
     """What the bots were asked, by match: ("start"|"end"|request number, began, ended, thread)."""
 
@@ -371,6 +379,9 @@ def test_one_matchs_hooks_and_decisions_stay_in_order_while_another_match_runs_b
         answered.extend(await s.answers(10))
         await s.end("m1")
         await s.end("m2")
+        # The stream stays open until both end hooks ran: once it closes, the bot gives
+        # its queued hooks only LANE_GRACE (1 s), which a loaded machine can miss.
+        await until(lambda: all(calls.by_match.get(m, [("",)])[-1][0] == "end" for m in ("m1", "m2")))
 
     code, _ = asyncio.run(play_script(bot, script))
     assert code == 0
