@@ -179,9 +179,11 @@ async def main(bot: type[Bot] | Bot, args: argparse.Namespace) -> int:
                        max_matches=args.max_matches, seed=args.seed,
                        give_up_after=getattr(args, "retry_for", RETRY_FOR), tls=getattr(args, "tls", None))
     loop = asyncio.get_running_loop()
+    handled = []
     for sig in (signal.SIGTERM, signal.SIGINT):
         try:
             loop.add_signal_handler(sig, client.stop)
+            handled.append(sig)
         except (NotImplementedError, RuntimeError):  # not the main thread / not POSIX
             pass
     watch = asyncio.create_task(_stop_when_orphaned(client)) if getattr(args, "process", None) else None
@@ -190,6 +192,13 @@ async def main(bot: type[Bot] | Bot, args: argparse.Namespace) -> int:
     finally:
         if watch is not None:
             watch.cancel()
+        # The bot is ending: a signal from now on is ignored. Left to asyncio, one that
+        # came while the loop closed (its wake-up pipe closed, its handlers not yet
+        # removed) printed "Exception ignored ... Bad file descriptor" with a traceback,
+        # as when the arena ends the session and SIGTERM follows (a shell's kill).
+        for sig in handled:
+            loop.remove_signal_handler(sig)
+            signal.signal(sig, signal.SIG_IGN)
 
 
 async def _stop_when_orphaned(client: BotClient) -> None:
