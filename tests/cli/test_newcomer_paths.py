@@ -17,6 +17,7 @@ Servers bind 127.0.0.1; databases are SQLite files in the test's folder.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
@@ -90,7 +91,9 @@ def as_test_script(loop: str, port: int, helper: Path) -> str:
         if line.startswith("# once the server has logged"):
             line = f"python {helper} 127.0.0.1:{port} {' '.join(SAMPLE_BOTS)}"
         lines.append(line)
-    return "set -e\n" + "\n".join(lines) + "\nwait\n"
+    # A failing step ends the script and, through the trap, the server and bots it
+    # started, whose open pipes would otherwise hold the test's read until its timeout.
+    return "set -e\ntrap 'jobs -p | xargs -r kill 2>/dev/null' EXIT\n" + "\n".join(lines) + "\nwait\n"
 
 
 @pytest.mark.slow
@@ -110,9 +113,9 @@ def test_the_practice_loop_works_in_an_empty_folder_and_again(tmp_path: Path) ->
         try:
             out, err = process.communicate(timeout=180)
         finally:
-            if process.poll() is None:        # whatever it left behind, it goes with it
+            with contextlib.suppress(ProcessLookupError):   # whatever it left behind goes with it
                 os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
+            process.wait()
         assert process.returncode == 0, f"run {run}:\n{out[-3000:]}\n{err[-3000:]}"
         assert "Traceback" not in err and "already registered" not in err, f"run {run}:\n{err[-3000:]}"
         assert "8 games played" in out and all(bot in out for bot in SAMPLE_BOTS), out[-3000:]
