@@ -104,9 +104,11 @@ class Tokens:
             except Exception:   # a database hiccup must not stop the watch
                 log.exception("checking bot tokens failed")
                 continue
-            # A stream stays if its token is a local one, or still its bot's in the store.
-            registry.revoke(lambda conn, owners=owners: conn.token in self.local  # type: ignore[misc]
-                            or owners.get(conn.token) == conn.name)
+            # A stream stays if its token is a local one, or still its bot's in the store,
+            # or was not asked about: a bot that connected while the store was being read
+            # is checked the next time round (judged by this answer it lost its stream).
+            registry.revoke(lambda conn, owners=owners, asked=tokens: conn.token in self.local  # type: ignore[misc]
+                            or conn.token not in asked or owners.get(conn.token) == conn.name)
 
 
 async def _refuse_stream(request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
