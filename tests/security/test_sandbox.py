@@ -468,7 +468,10 @@ def test_equal_cpu_shares(confinement: Confinement, cgroups: CgroupTree, bot_dir
 
     used_many, used_one = asyncio.run(scenario())
     assert used_one > 0.1, (used_many, used_one)
-    assert used_many <= 1.5 * used_one, (used_many, used_one)
+    # Without the shares 8 spinners take about 8 times the one's CPU. With them it is
+    # about even on an idle machine; under a parallel test run's load the one spinner's
+    # core is also shared with other processes (0.97 against 0.60 s seen in CI).
+    assert used_many <= 2.5 * used_one, (used_many, used_one)
 
 
 # -- nothing outlives the bot or the arena ------------------------------------------------
