@@ -442,11 +442,11 @@ def run_count(store: Store, pool: Workers, workers: int, games: int, seed: int,
     pool.expect("ready", workers)
     sampler = WaitSampler(store)
     sampler.start()
-    cpu_before, server_before = cpu_busy(), None if server_pid is None else children_cpu(server_pid)
+    cpu_before, server_before = cpu_busy(), children_cpu(server_pid)
     for queue in pool.commands[:workers]:
         queue.put("go")
     tallies: list[WorkerTally] = pool.expect("done", workers)
-    cpu_after, server_after = cpu_busy(), None if server_pid is None else children_cpu(server_pid)
+    cpu_after, server_after = cpu_busy(), children_cpu(server_pid)
     sampler.stop()
     store.set_tournament_status(tournament_id, "finished")   # no real worker should claim it
 

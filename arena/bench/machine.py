@@ -11,47 +11,47 @@ import os
 from collections.abc import Iterable
 
 
+def _stat(pid: int | str) -> list[str] | None:
+    """The fields of ``/proc/PID/stat`` after the command name (state first), or None
+    when the process is gone or there is no ``/proc``."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+
+
+def _ticks(fields: list[str]) -> int:
+    return int(fields[11]) + int(fields[12])      # utime, stime: every thread's
+
+
 def processes_cpu(pids: Iterable[int]) -> float | None:
-    """CPU seconds (user + system, every thread's) used so far by these processes, from
-    ``/proc/PID/stat`` in clock ticks (1/100 s on Linux); None without ``/proc``. A
-    process that is gone counts nothing.
+    """CPU seconds (user + system, every thread's) used so far by these processes;
+    None without ``/proc``. A process that is gone counts nothing.
 
     >>> processes_cpu([os.getpid()]) is None or processes_cpu([os.getpid()]) >= 0
     True
     """
     if not os.path.isdir("/proc"):
         return None
-    ticks = os.sysconf("SC_CLK_TCK")
-    total = 0
-    for pid in pids:
-        try:
-            with open(f"/proc/{pid}/stat") as stat:
-                fields = stat.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        total += int(fields[11]) + int(fields[12])      # utime, stime
-    return total / ticks
+    return sum(_ticks(fields) for pid in pids if (fields := _stat(pid)) is not None) / os.sysconf("SC_CLK_TCK")
 
 
-def children_cpu(parent: int) -> float | None:
-    """CPU seconds used so far by the processes whose parent is ``parent``, and by
-    ``parent`` itself (a database server and its backends); None without ``/proc``."""
+def children_cpu(parent: int | None) -> float | None:
+    """CPU seconds used so far by ``parent`` and the processes whose parent it is (a
+    database server and its backends); None when unknown (no parent given, no ``/proc``)."""
+    if parent is None:
+        return None
     try:
-        entries = os.listdir("/proc")
+        entries = [entry for entry in os.listdir("/proc") if entry.isdigit()]
     except OSError:
         return None
-    ticks, total = os.sysconf("SC_CLK_TCK"), 0
+    total = 0
     for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as stat:
-                fields = stat.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue            # gone meanwhile
-        if int(fields[1]) == parent or int(entry) == parent:      # fields[1]: the parent's pid
-            total += int(fields[11]) + int(fields[12])
-    return total / ticks
+        fields = _stat(entry)
+        if fields is not None and (int(entry) == parent or int(fields[1]) == parent):   # fields[1]: the parent
+            total += _ticks(fields)
+    return total / os.sysconf("SC_CLK_TCK")
 
 
 def cpu_busy() -> tuple[int, int] | None:

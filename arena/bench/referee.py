@@ -50,8 +50,8 @@ JSON dict of figures. In one invocation it measures:
    bots and the server share the cores, so the rates are the machine's;
    ``ratio_concurrent_server_bound_to_game_ping_pong`` (the echo server's CPU per round
    trip over the referee's per decision) is the ratio where the server's one core is the
-   limit, as on a machine with cores to spare for the bots. With ``tls`` each layout is played a second time right
-   after, over TLS (``concurrent_tls_*``, ``shared_tls_*``): every bot connection makes its
+   limit, as on a machine with cores to spare for the bots. With ``tls`` each layout is
+   played a second time right after, over TLS (``concurrent_tls_*``, ``shared_tls_*``): every bot connection makes its
    own handshake, so the first layout is also TLS's hardest case.
 
 4. **tournament**: the default tournament, as ``arena tournament --variant classic`` plays it
