@@ -217,3 +217,10 @@ def test_bench_deals_prints_both_formats_and_their_ratio(tmp_path: Path) -> None
         assert figures[f"place difference, {deals}: standard error"] >= 0
     assert "place: independent games per duplicate game" in figures
     assert list(tmp_path.iterdir()) == []
+
+
+def test_version_is_the_installed_distributions(tmp_path: Path) -> None:
+    from importlib import metadata
+
+    done = arena("--version", cwd=tmp_path)
+    assert done.returncode == 0 and done.stdout.strip() == f"arena {metadata.version('wizard-arena')}"
