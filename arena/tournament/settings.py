@@ -21,10 +21,9 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.referee.limits import MAX_FAULTS, MAX_SECONDS, MOVE_TIME, TIME_BANK
-from arena.stats.sprt import SprtSettings
 from arena.tls import ClientTls, read_pem
 from arena.tournament.bot_limits import BotLimits
 from arena.tournament.lineup import LINEUPS, BotEntry, LineupError, parse_bot_option, sample_lineup
@@ -40,6 +39,9 @@ from arena.tournament.schedule import (
     round_games,
 )
 from engine import VARIANT_RECORDS, ConfigError, GameConfig
+
+if TYPE_CHECKING:   # numpy, which the test's statistics need, costs every command 0.1 s to import
+    from arena.stats.sprt import SprtSettings
 
 # Where the arena keeps its database unless --db (or ARENA_DB) says otherwise.
 DEFAULT_DB = "arena.db"

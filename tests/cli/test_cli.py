@@ -224,3 +224,19 @@ def test_version_is_the_installed_distributions(tmp_path: Path) -> None:
 
     done = arena("--version", cwd=tmp_path)
     assert done.returncode == 0 and done.stdout.strip() == f"arena {metadata.version('wizard-arena')}"
+
+
+def loaded_after(module: str, candidates: tuple[str, ...]) -> list[str]:
+    """Which of ``candidates`` a fresh interpreter has loaded after importing ``module``."""
+    code = f"import sys, {module}; print(' '.join(m for m in {candidates!r} if m in sys.modules))"
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                          check=True).stdout.split()
+
+
+def test_the_command_line_and_the_sdk_start_without_the_heavy_libraries() -> None:
+    """Every command pays for what the command line imports before it runs (a bad
+    argument's one line too), and every bot for what the SDK imports: numpy, the
+    database and grpc come only with the commands that use them, and the version is a
+    literal, not a package-metadata lookup (40-65 ms)."""
+    assert loaded_after("arena.cli.app", ("numpy", "sqlalchemy", "grpc", "importlib.metadata")) == []
+    assert loaded_after("arena.sdk", ("numpy", "sqlalchemy", "importlib.metadata")) == []
