@@ -29,6 +29,10 @@ Every game, whatever its variant, satisfies the protocol :class:`engine.game.Gam
                                (``seat=None``: what a spectator may know)
 ``events_for(seat, start)``    ``(events, next_start)``: the events that seat may see
                                from position ``start`` of the event log
+``logged_events(start)``       ``(events, next_start)``: every event from there, private
+                               ones too, as the log keeps them (tuples); ``event_dict(e)``
+                               gives one's dict (the referee's side: it sends each seat
+                               its own part)
 ``result()``                   the :class:`GameResult` (only once the game is over)
 ``snapshot()``                 the full state (hidden parts too), for equality checks
 
@@ -84,6 +88,7 @@ from engine.core import (
     options_of,
     places_from_totals,
 )
+from engine.events import PUBLIC, Event
 from engine.extreme import ExtremeGame
 from engine.game import Game
 from engine.variants import VARIANT_RECORDS, VARIANTS, Variant, variant
@@ -94,7 +99,7 @@ __all__ = [
     "VARIANT_RECORDS", "Variant", "variant",
     "Action", "ConfigError", "Decision", "EngineError", "GameConfig", "GameResult",
     "IllegalAction", "Prediction", "SeatRound", "action_to_json", "options_of", "places_from_totals",
-    "ClassicGame", "ExtremeGame", "Game", "new_game", "replay", "replay_record",
+    "ClassicGame", "ExtremeGame", "Game", "new_game", "replay", "replay_record", "PUBLIC", "Event",
     "Deal", "sample_deal", "sample_world", "void_suits",
 ]
 

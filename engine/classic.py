@@ -427,6 +427,15 @@ class ClassicGame(Game):
         check_viewer(seat, self.players)
         return self._log.visible_to(seat, start, self._event_dict)
 
+    def logged_events(self, start: int = 0) -> tuple[list[Event], int]:
+        """Every event logged from position ``start`` on, private ones too, as stored
+        (see :meth:`engine.game.Game.logged_events`), and the position to ask from next time."""
+        return self._log.since(start)
+
+    def event_dict(self, event: Event) -> dict[str, Any]:
+        """The dict form of one of :meth:`logged_events` (as :meth:`events_for` gives it)."""
+        return self._event_dict(event)
+
     def result(self) -> GameResult:
         """The final result; :class:`EngineError` while the game is still running."""
         if self._phase != OVER:

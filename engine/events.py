@@ -44,6 +44,18 @@ class EventLog(list[Event]):
         viewer = PUBLIC if seat is None else seat
         return [as_dict(e) for e in self[start:] if e[0] == PUBLIC or e[0] == viewer], len(self)
 
+    def since(self, start: int) -> tuple[list[Event], int]:
+        """Every event from position ``start`` on, private ones too, as stored, and the
+        position to ask from next time. ``ValueError`` for a position outside the log.
+
+        >>> log = EventLog([(PUBLIC, "bid", 1, 2), (0, "hand", 0b101)])
+        >>> log.since(1)
+        ([(0, 'hand', 5)], 2)
+        """
+        if isinstance(start, bool) or not isinstance(start, int) or not 0 <= start <= len(self):
+            raise ValueError(f"start must be a log position 0..{len(self)} (got {start!r})")
+        return self[start:], len(self)
+
     def snapshot(self) -> list[list[Any]]:
         """Every event, private ones too, as lists: part of a game's ``snapshot()``."""
         return [list(e) for e in self]

@@ -722,6 +722,15 @@ class ExtremeGame(Game):
         check_viewer(seat, self.players)
         return self._log.visible_to(seat, start, _event_dict)
 
+    def logged_events(self, start: int = 0) -> tuple[list[Event], int]:
+        """Every event logged from position ``start`` on, private ones too, as stored
+        (see :meth:`engine.game.Game.logged_events`), and the position to ask from next time."""
+        return self._log.since(start)
+
+    def event_dict(self, event: Event) -> dict[str, Any]:
+        """The dict form of one of :meth:`logged_events` (as :meth:`events_for` gives it)."""
+        return _event_dict(event)
+
     def snapshot(self) -> dict[str, Any]:
         """The full state, hidden hands included; equal snapshots mean equal games."""
         return {

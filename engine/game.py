@@ -25,6 +25,7 @@ import random
 from typing import Any, Protocol, runtime_checkable
 
 from engine.core import Action, Decision, GameConfig, GameResult
+from engine.events import Event
 
 
 @runtime_checkable
@@ -79,6 +80,19 @@ class Game(Protocol):
 
     def events_for(self, seat: int | None, start: int = 0) -> tuple[list[dict[str, Any]], int]:
         """``(events, next_start)``: the events ``seat`` may see from log position ``start`` on."""
+        ...
+
+    def logged_events(self, start: int = 0) -> tuple[list[Event], int]:
+        """``(events, next_start)``: every event from log position ``start`` on, private
+        ones too, as the log keeps them: tuples ``(visible_to, type, *payload)`` of ints,
+        strings and tuples, ``visible_to`` :data:`~engine.events.PUBLIC` or the one seat
+        that may see it. For a caller that hands each viewer its own part and encodes
+        each event once for all of them (the referee, whose events to a seat are the same
+        as :meth:`events_for`'s); never for a bot."""
+        ...
+
+    def event_dict(self, event: Event) -> dict[str, Any]:
+        """One of :meth:`logged_events`' events in the form :meth:`events_for` gives it."""
         ...
 
     def winning_seat(self) -> int | None:

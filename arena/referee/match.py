@@ -41,10 +41,18 @@ from arena.records import FaultRecord, MatchRecord, MatchSpec, final_places, utc
 from arena.referee.limits import Limits
 from arena.wire import jsonc, protocol
 from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
-from engine import Action, Decision, IllegalAction, new_game
+from engine import PUBLIC, Action, Decision, Event, IllegalAction, new_game
 
 log = logging.getLogger(__name__)
 BOT_ERROR_CHARS = 200   # of Action.bot_error kept in the fault
+
+# The wire JSON of public events, kept for the whole process by (variant, players) and
+# the event as the engine logs it: the same card played by the same seat, the same bid,
+# is the same text in every match, so most events are encoded once, not once a match.
+# Each table takes no new events past EVENT_MEMO_SIZE (tricks seldom repeat). A seat's
+# private events (its hand, its hidden bid) are encoded for its match alone.
+EVENT_MEMO_SIZE = 4096
+_event_memo: dict[tuple[str, int], dict[Event, str]] = {}
 
 
 def bot_error_text(reason: str) -> str:
@@ -178,12 +186,13 @@ class Referee:
         self.record: MatchRecord | None = None
         self._changed: asyncio.Event | None = None   # created only while a spectator waits
         self.spectators = 0
-        # The public events, encoded once for every seat and spectator: their JSON, the
-        # engine's log position they reach, and how many of them come before each log
-        # position the cache was brought up to (the positions the seats' cursors take).
+        # Every logged event in its wire JSON, encoded once for every seat and spectator,
+        # with the one seat that may see it (PUBLIC: everyone); the public ones again by
+        # themselves, the spectators' log.
+        self._event_memo = _event_memo.setdefault((self.config.variant, self.config.players), {})
+        self._log_cursor = 0
+        self._log_json: list[tuple[int, str]] = []
         self._public_json: list[str] = []
-        self._public_cursor = 0
-        self._public_before: dict[int, int] = {0: 0}
         # The finished rounds of every observation, encoded once a round (the round they
         # were encoded for: 0, none yet).
         self._history_round = 0
@@ -400,26 +409,27 @@ class Referee:
         return jsonc.dumps(observation)
 
     def _new_events_json(self, s: SeatState) -> list[str]:
-        """The events the seat has not been sent yet, as wire JSON; moves its cursor.
+        """The events the seat has not been sent yet, as wire JSON; moves its cursor:
+        the public ones and its own private ones (its hand, its hidden bid)."""
+        self._sync_events()
+        start, seat = s.event_cursor, s.seat
+        s.event_cursor = len(self._log_json)
+        return [text for viewer, text in self._log_json[start:] if viewer == PUBLIC or viewer == seat]
 
-        When every event since the seat's cursor is public (all but a round's deal, and
-        hidden bids), they are the public cache's, encoded once for all four seats and
-        the spectators. Otherwise the seat's own view is asked of the engine."""
-        self._sync_public()
-        start, end = s.event_cursor, self._public_cursor
-        s.event_cursor = end
-        first = self._public_before.get(start)
-        if first is not None and end - start == len(self._public_json) - first:
-            return self._public_json[first:]
-        events, _ = self.game.events_for(s.seat, start)
-        return protocol.events_json(events)
-
-    def _sync_public(self) -> None:
-        """Bring the public events' cache up to the end of the engine's log."""
-        new, self._public_cursor = self.game.events_for(None, self._public_cursor)
-        if new:
-            self._public_json.extend(protocol.events_json(new))
-        self._public_before[self._public_cursor] = len(self._public_json)
+    def _sync_events(self) -> None:
+        """Encode the events the engine logged since the last call, each once."""
+        events, self._log_cursor = self.game.logged_events(self._log_cursor)
+        memo = self._event_memo
+        for event in events:   # tuples of ints, strings and tuples (engine.events): keys
+            public = event[0] == PUBLIC
+            text = memo.get(event) if public else None
+            if text is None:
+                text = jsonc.dumps(self.game.event_dict(event))
+                if public and len(memo) < EVENT_MEMO_SIZE:
+                    memo[event] = text
+            self._log_json.append((event[0], text))
+            if public:
+                self._public_json.append(text)
 
     def _check_answer(self, s: SeatState, message: pb.BotMessage, decision: Decision,
                       request_id: int) -> Action | None:
@@ -552,7 +562,7 @@ class Referee:
     def public_json(self, start: int) -> tuple[list[str], int]:
         """Public events (JSON) from position ``start`` of the public log, and the next
         position: what a spectator may see. Each event is encoded once for all."""
-        self._sync_public()
+        self._sync_events()
         return self._public_json[start:], len(self._public_json)
 
     async def wait_for_change(self) -> None:
