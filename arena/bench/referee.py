@@ -50,9 +50,18 @@ JSON dict of figures. In one invocation it measures:
    bots and the server share the cores, so the rates are the machine's;
    ``ratio_concurrent_server_bound_to_game_ping_pong`` (the echo server's CPU per round
    trip over the referee's per decision) is the ratio where the server's one core is the
-   limit, as on a machine with cores to spare for the bots. With ``tls`` each layout is
-   played a second time right after, over TLS (``concurrent_tls_*``, ``shared_tls_*``): every bot connection makes its
-   own handshake, so the first layout is also TLS's hardest case.
+   limit, as on a machine with cores to spare for the bots. With ``tls`` the referee's
+   matches are played a second time right after, over TLS (``concurrent_tls_*``,
+   ``shared_tls_*``): every bot connection makes its own handshake, so the first layout
+   is also TLS's hardest case.
+
+   The echoes and the referee take turns (``turns``, 3 by default): in each layout, a
+   burst of each echo, then the referee's matches, and again. Every echo burst makes as
+   many round trips as the matches make decisions (each game-shaped group a whole game's
+   worth). A ratio is taken turn by turn and the figure is the median of the turns
+   (``*_by_turn`` lists them): this machine's speed moves by 20-40% from one minute to
+   the next, at times 2-3x within an hour, and a single echo run followed by a single
+   referee run put such a swing into its ratio whole.
 
 4. **tournament**: the default tournament, as ``arena tournament --variant classic`` plays it
    (its default lineup of sample bots, the Node.js one included), with ``tournament_games``
@@ -95,7 +104,7 @@ from typing import Any
 import grpc
 
 from arena.bench.machine import busy_share, cpu_busy, processes_cpu
-from arena.records import MatchSpec
+from arena.records import MatchRecord, MatchSpec
 from arena.referee.auth import MAX_STREAMS_PER_BOT
 from arena.referee.loopback import LoopbackReferee
 from arena.referee.server import ArenaServer, tune_gc
@@ -220,6 +229,19 @@ class _CpuSplit:
         clients, self.busy = processes_cpu(self.pids), busy_share(self._machine, cpu_busy())
         if clients is not None and self._clients is not None:
             self.clients_cpu = clients - self._clients
+
+    @classmethod
+    def total(cls, splits: Sequence[_CpuSplit]) -> _CpuSplit:
+        """Several measured stretches as one: their times added up, the machine's busy
+        share weighted by their lengths (unknown where any is)."""
+        whole = cls([])
+        whole.elapsed = sum(split.elapsed for split in splits)
+        whole.cpu = sum(split.cpu for split in splits)
+        clients = [split.clients_cpu for split in splits]
+        whole.clients_cpu = None if None in clients else sum(c for c in clients if c is not None)
+        if whole.elapsed and all(split.busy is not None for split in splits):
+            whole.busy = sum((split.busy or 0.0) * split.elapsed for split in splits) / whole.elapsed
+        return whole
 
     def figures(self, prefix: str, server: str, clients: str, per: str, count: int) -> dict[str, float]:
         """``PREFIX_SERVER_cpu_us_per_PER`` and the clients' the same way, and
@@ -370,76 +392,6 @@ def seat_figures(turns: _Turns) -> dict[str, float]:
 SEAT_HEADER = "bench-seat"
 
 
-async def game_ping_pongs(games: int = 64, seats: int = 4, round_trips: int = 200, out_bytes: int = 1800,
-                          back_bytes: int = 24, channels: int | None = None) -> dict[str, float]:
-    """Round trips per second of ``games`` bare games at once in this one server process:
-    each game a group of ``seats`` echo streams, one from each of ``seats`` echo
-    processes, asked in turn one round trip at a time (:class:`_Turns`), as a match asks
-    its seats; ``round_trips`` per game, after a few to warm up. The layout of (3) with a
-    game's shape and without the referee: its floor on this machine, in this run. (The
-    bare echo of :func:`ping_pong_throughput` keeps every stream in flight at once, four
-    times what 4-seat games have.) ``channels`` per process (default: one per stream)."""
-    def seat_of(context: grpc.aio.ServicerContext) -> str:
-        return str(dict(context.invocation_metadata() or ()).get(SEAT_HEADER, ""))
-
-    groups = [_Turns([str(seat) for seat in range(seats)], out_bytes, seat_of) for _ in range(games)]
-    joined: dict[str, int] = {}    # seat -> its streams so far: the n-th joins game n
-
-    async def ping(request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
-        seat = seat_of(context)
-        game = joined.get(seat, 0)
-        joined[seat] = game + 1
-        await groups[game].ping(request_iterator, context)
-
-    server, port, _ = await _echo_server(ping)
-    clients = [await _spawn("--echo-client", f"127.0.0.1:{port}", "--back-bytes", str(back_bytes),
-                            "--connections", str(games), "--channels", str(channels or games), "--seat", str(seat))
-               for seat in range(seats)]
-    try:
-        await asyncio.gather(*(group.warm_up(2 * seats) for group in groups))
-        with _CpuSplit(clients) as split:
-            await asyncio.gather(*(group.burst(round_trips) for group in groups))
-    finally:
-        await _reap(clients)
-        await server.stop(0)
-    return {"game_ping_pong_round_trips_per_s": games * round_trips / split.elapsed,
-            **split.figures("game_ping_pong", "server", "clients", "round_trip", games * round_trips)}
-
-
-async def ping_pong_throughput(streams: int = 64, processes: int = 4, round_trips: int = 200,
-                               out_bytes: int = 1800, back_bytes: int = 24,
-                               channels: int | None = None) -> dict[str, float]:
-    """Round trips per second of ``processes`` × ``streams`` bare echo streams into this
-    one server process: the layout of (3) without the referee, for comparison.
-    ``channels`` per process (default: one per stream)."""
-    total = streams * processes
-    finished: list[int] = []
-    all_done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-    payload = b"x" * out_bytes
-
-    async def ping(request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
-        for _ in range(round_trips):
-            await context.write(payload)
-            if await context.read() is grpc.aio.EOF:
-                break
-        finished.append(1)
-        if len(finished) == total and not all_done.done():
-            all_done.set_result(None)
-
-    server, port, _ = await _echo_server(ping)
-    started = time.perf_counter()
-    clients = [await _spawn("--echo-client", f"127.0.0.1:{port}", "--back-bytes", str(back_bytes),
-                            "--connections", str(streams), "--channels", str(channels or streams))
-               for _ in range(processes)]
-    try:
-        await asyncio.wait_for(all_done, 300)
-        elapsed = time.perf_counter() - started   # includes client start-up: a conservative figure
-    finally:
-        await _reap(clients)
-        await server.stop(0)
-    return {"ping_pong_streams": total, "ping_pong_round_trips_per_s": total * round_trips / elapsed}
-
-
 async def _echo_client(address: str, back_bytes: int, streams: int = 1, channels: int = 1,
                        tls_ca: str | None = None, seat: str = "") -> None:
     """Echo every message of ``streams`` streams spread over ``channels`` channels (over
@@ -504,7 +456,7 @@ async def _bots(address: str, names: str, tokens: str, connections: int, channel
             await channel.close()
 
 
-# ---------------------------------------------------------------------- (2) and (3)
+# ---------------------------------------------------------------------- (2) sequential games
 
 
 def _groups(connections: int) -> int:
@@ -614,40 +566,249 @@ async def sequential_games(games: int, unix: bool = True, tls: BenchTls | None =
     return figures
 
 
-async def concurrent_matches(matches: int, channels: int | None = None, prefix: str = "concurrent",
-                             tls: BenchTls | None = None, events_only: bool = False) -> dict[str, float]:
-    """``matches`` full games at once in this process, 4 × ``matches`` bot connections
-    over ``channels`` HTTP/2 connections per bot process (default: one per stream, 256
-    real connections for 64 matches, the hardest case for the server), over TLS with
-    ``tls``. The figures' names start with ``prefix``; the memory figure is
-    ``referee_rss_mb`` with the default prefix, else ``<prefix>_referee_rss_mb``."""
+# ---------------------------------------------------------------------- (3) matches at once
+
+
+class _InFlight:
+    """Bare echo streams into this server, each making ``round_trips`` round trips back
+    to back at every :meth:`burst`: every stream in flight at once, the ceiling grpc itself
+    puts on the layout of (3)."""
+
+    def __init__(self, streams: int, out_bytes: int) -> None:
+        loop = asyncio.get_running_loop()
+        self.streams, self.payload = streams, b"x" * out_bytes
+        self.arrived = 0
+        self.ready: asyncio.Future[None] = loop.create_future()     # every stream is here
+        self._starts: dict[int, asyncio.Future[int]] = {}            # burst number -> its round trips per stream
+        self._bursts = 0
+        self._finished = 0
+        self._done: asyncio.Future[None] | None = None
+
+    def _start(self, burst: int) -> asyncio.Future[int]:
+        if burst not in self._starts:
+            self._starts[burst] = asyncio.get_running_loop().create_future()
+        return self._starts[burst]
+
+    async def ping(self, request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
+        self.arrived += 1
+        if self.arrived == self.streams and not self.ready.done():
+            self.ready.set_result(None)
+        burst = 0
+        while True:
+            for _ in range(await self._start(burst)):
+                await context.write(self.payload)
+                if await context.read() is grpc.aio.EOF:
+                    if self._done is not None and not self._done.done():
+                        self._done.set_exception(RuntimeError("an echo client left"))
+                    return
+            burst += 1
+            self._finished += 1
+            if self._finished == self.streams and self._done is not None and not self._done.done():
+                self._done.set_result(None)
+
+    async def burst(self, round_trips: int) -> None:
+        """``round_trips`` on every stream at once; return after the last stream's last."""
+        await asyncio.wait_for(asyncio.shield(self.ready), 60)
+        self._finished = 0
+        self._done = asyncio.get_running_loop().create_future()
+        self._start(self._bursts).set_result(round_trips)
+        self._bursts += 1
+        await asyncio.wait_for(self._done, 300)
+
+
+class _Games:
+    """``games`` bare games at once in this server: each a group of ``seats`` echo streams,
+    one from each of ``seats`` echo processes, asked in turn one round trip at a time
+    (:class:`_Turns`), as a match asks its seats: the floor of (3) with the games' shape."""
+
+    def __init__(self, games: int, seats: int, out_bytes: int) -> None:
+        self.groups = [_Turns([str(seat) for seat in range(seats)], out_bytes, _seat_of) for _ in range(games)]
+        self._joined: dict[str, int] = {}    # seat -> its streams so far: the n-th joins game n
+
+    async def ping(self, request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
+        seat = _seat_of(context)
+        game = self._joined.get(seat, 0)
+        self._joined[seat] = game + 1
+        await self.groups[game].ping(request_iterator, context)
+
+    async def warm_up(self, round_trips: int) -> None:
+        await asyncio.gather(*(group.warm_up(round_trips) for group in self.groups))
+
+    async def burst(self, round_trips: int) -> None:
+        """``round_trips`` in every game, the seats of each taking turns."""
+        await asyncio.gather(*(group.burst(round_trips) for group in self.groups))
+
+
+def _seat_of(context: grpc.aio.ServicerContext) -> str:
+    return str(dict(context.invocation_metadata() or ()).get(SEAT_HEADER, ""))
+
+
+@dataclass
+class _Echo:
+    """A bare echo server of (3) (:class:`_InFlight` or :class:`_Games`) and its client processes."""
+
+    streams: _InFlight | _Games
+    clients: list[asyncio.subprocess.Process]
+
+
+@contextlib.asynccontextmanager
+async def echo_layout(kind: str, games: int, seats: int = 4, out_bytes: int = 1800, back_bytes: int = 24,
+                      channels: int | None = None) -> AsyncIterator[_Echo]:
+    """The layout of (3) without the referee: ``seats`` echo processes holding ``games``
+    streams each over ``channels`` HTTP/2 connections (default: one per stream), into a bare
+    server in this process whose streams are ``kind`` ``"in_flight"`` (:class:`_InFlight`)
+    or ``"games"`` (:class:`_Games`); all stop on leaving."""
+    streams: _InFlight | _Games = (_InFlight(games * seats, out_bytes) if kind == "in_flight"
+                                   else _Games(games, seats, out_bytes))
+    server, port, _ = await _echo_server(streams.ping)
+    clients = [await _spawn("--echo-client", f"127.0.0.1:{port}", "--back-bytes", str(back_bytes),
+                            "--connections", str(games), "--channels", str(channels or games), "--seat", str(seat))
+               for seat in range(seats)]
+    try:
+        if isinstance(streams, _Games):
+            await streams.warm_up(2 * seats)
+        else:
+            await streams.burst(2)
+        yield _Echo(streams, clients)
+    finally:
+        await _reap(clients)
+        await server.stop(0)
+
+
+@dataclass
+class _Matches:
+    """A referee in this process and its 4 bot processes, for (3): ``matches`` full
+    games at once at every :meth:`play`."""
+
+    arena: ArenaServer
+    processes: list[asyncio.subprocess.Process]
+    matches: int
+    names: str
+
+    async def play(self, turn: int) -> list[MatchRecord]:
+        """One turn's matches, all at once (other deals at every turn)."""
+        groups = _groups(self.matches)
+        seed = 100 + turn * self.matches
+        return list(await asyncio.gather(*(self.arena.run_match(_spec(seed + i, i % groups, groups, self.names))
+                                          for i in range(self.matches))))
+
+
+@contextlib.asynccontextmanager
+async def referee_layout(matches: int, channels: int | None = None, tls: BenchTls | None = None,
+                         events_only: bool = False) -> AsyncIterator[_Matches]:
+    """4 × ``matches`` bot connections over ``channels`` HTTP/2 connections per bot process
+    (default: one per stream, 256 real connections for 64 matches, the hardest case for
+    the server) into a referee in this process, over TLS with ``tls``; stopped on leaving."""
     arena, processes = await _arena_with_bots(connections=matches, move_time=1.0, channels=channels or matches,
                                               tls=tls, events_only=events_only)
-    names = "bench" if tls is None else TLS_PREFIX
     try:
-        groups = _groups(matches)
-        with _CpuSplit(processes) as split:
-            records = await asyncio.gather(*(arena.run_match(_spec(100 + i, i % groups, groups, names))
-                                             for i in range(matches)))
-        memory = rss_mb()
+        yield _Matches(arena, processes, matches, "bench" if tls is None else TLS_PREFIX)
     finally:
         await arena.stop(0)
         await _reap(processes)
-    decisions = sum(len(r.actions) for r in records)
+
+
+def _decisions_per_game() -> int:
+    """The decisions of one 4-player classic game (every one has as many: 60 bids, 480 cards)."""
+    game = new_game(GameConfig(variant="classic", players=4, seed=0))
+    while not game.is_over:
+        seat = game.to_act()[0]
+        game.apply(seat, game.decision(seat).default)
+    return len(game.actions)
+
+
+def _matches_figures(p: str, records: list[MatchRecord], splits: list[_CpuSplit]) -> dict[str, Any]:
+    """The figures of the referee's turns of one layout: ``p``, its prefix."""
+    decisions = [sum(len(r.actions) for r in turn) for turn in _chunks(records, len(records) // len(splits))]
     faults = [f for r in records for f in r.faults]
     latencies = sorted(ms for r in records for ms in r.latencies_ms if ms is not None)
-    p = prefix
-    return {f"{p}_matches": matches, f"{p}_channels_per_bot_process": channels or matches,
-            f"{p}_decisions": decisions,
+    rates = [n / split.elapsed for n, split in zip(decisions, splits)]
+    return {f"{p}_matches": len(records) // len(splits), f"{p}_decisions": sum(decisions),
             f"{p}_timeouts": sum(1 for f in faults if f.kind == "timeout"),
             f"{p}_faults": len(faults),
-            f"{p}_decisions_per_s": decisions / split.elapsed,
-            f"{p}_seconds": split.elapsed,
+            f"{p}_decisions_per_s": statistics.median(rates),
+            f"{p}_decisions_per_s_by_turn": [round(rate, 1) for rate in rates],
+            f"{p}_seconds": statistics.median(split.elapsed for split in splits),
             f"{p}_round_trip_median_ms": statistics.median(latencies),
             f"{p}_round_trip_p99_ms": statistics.quantiles(latencies, n=100)[98],
             f"{p}_round_trip_max_ms": latencies[-1],
-            **split.figures(p, "referee", "bots", "decision", decisions),
-            "referee_rss_mb" if p == "concurrent" else f"{p}_referee_rss_mb": memory}
+            **_CpuSplit.total(splits).figures(p, "referee", "bots", "decision", sum(decisions))}
+
+
+def _chunks(items: list[Any], size: int) -> list[list[Any]]:
+    return [items[i:i + size] for i in range(0, len(items), size)]
+
+
+async def matches_at_once(matches: int, turns: int = 3, channels: int | None = None, prefix: str = "concurrent",
+                          echo_tag: str = "", tls: BenchTls | None = None,
+                          events_only: bool = False) -> dict[str, Any]:
+    """(3) for one layout: ``matches`` full games at once through the referee, and the
+    same layout of bare echoes in both shapes, taking turns: ``turns`` times a burst of
+    each echo, then the referee's matches (then, with ``tls``, the same over TLS). Every
+    echo burst makes as many round trips as the matches make decisions (the games' shape:
+    a game's decisions in each group). Each ratio is taken turn by turn, as the machine's
+    speed drifts between turns, and the median of the turns is the figure (``*_by_turn``
+    lists them). The referee's figures start with ``prefix``, the echoes' names have
+    ``echo_tag`` after ``ping_pong``; the memory figure is ``referee_rss_mb`` with the
+    default prefix, else ``<prefix>_referee_rss_mb``."""
+    per_game = _decisions_per_game()
+    p, tag = prefix, echo_tag
+    flights, games, plain, secure = [], [], [], []
+    records: list[MatchRecord] = []
+    tls_records: list[MatchRecord] = []
+    async with contextlib.AsyncExitStack() as stack:
+        flight = await stack.enter_async_context(echo_layout("in_flight", matches, channels=channels))
+        game = await stack.enter_async_context(echo_layout("games", matches, channels=channels))
+        referee = await stack.enter_async_context(referee_layout(matches, channels, events_only=events_only))
+        tls_referee = (await stack.enter_async_context(referee_layout(matches, channels, tls, events_only))
+                       if tls is not None else None)
+        for turn in range(turns):
+            with _CpuSplit(flight.clients) as split:
+                await flight.streams.burst(max(1, per_game // 4))     # 4 streams a game, each in flight
+            flights.append(split)
+            with _CpuSplit(game.clients) as split:
+                await game.streams.burst(per_game)
+            games.append(split)
+            with _CpuSplit(referee.processes) as split:
+                records += await referee.play(turn)
+            plain.append(split)
+            if tls_referee is not None:
+                with _CpuSplit(tls_referee.processes) as split:
+                    tls_records += await tls_referee.play(turn)
+                secure.append(split)
+        memory = rss_mb()
+    round_trips = matches * per_game
+    flight_rates = [round_trips / split.elapsed for split in flights]
+    game_rates = [round_trips / split.elapsed for split in games]
+    figures: dict[str, Any] = {
+        f"ping_pong{tag}_streams": 4 * matches,
+        f"ping_pong{tag}_round_trips_per_s": statistics.median(flight_rates),
+        f"game_ping_pong{tag}_round_trips_per_s": statistics.median(game_rates),
+        **_CpuSplit.total(games).figures(f"game_ping_pong{tag}", "server", "clients", "round_trip",
+                                         round_trips * turns),
+        f"{p}_channels_per_bot_process": channels or matches,
+        **_matches_figures(p, records, plain),
+        "referee_rss_mb" if p == "concurrent" else f"{p}_referee_rss_mb": memory,
+    }
+    decisions = [sum(len(r.actions) for r in turn) for turn in _chunks(records, matches)]
+    rates = [n / split.elapsed for n, split in zip(decisions, plain)]
+    by_turn = {
+        f"ratio_{p}_decisions_to_ping_pong_throughput": [r / f for r, f in zip(rates, flight_rates)],
+        f"ratio_{p}_decisions_to_game_ping_pong": [r / g for r, g in zip(rates, game_rates)],
+        # Where the server's one core is the limit (bots on cores of their own), the rates
+        # would be in the inverse ratio of the servers' CPU per round trip.
+        f"ratio_{p}_server_bound_to_game_ping_pong": [
+            (echo.cpu / round_trips) / (mine.cpu / n) for echo, mine, n in zip(games, plain, decisions)],
+    }
+    if tls is not None:
+        figures.update(_matches_figures(f"{p}_tls", tls_records, secure))
+        tls_decisions = [sum(len(r.actions) for r in turn) for turn in _chunks(tls_records, matches)]
+        by_turn[f"ratio_tls_to_tcp_{p}_decisions_per_s"] = [
+            (n / split.elapsed) / rate for n, split, rate in zip(tls_decisions, secure, rates)]
+    for name, ratios in by_turn.items():
+        figures[name] = statistics.median(ratios)
+        figures[f"{name}_by_turn"] = [round(ratio, 3) for ratio in ratios]
+    return figures
 
 
 # ---------------------------------------------------------------------- (4) the tournament
@@ -698,23 +859,24 @@ def tournament(games: int = 20, seed: int = 1) -> dict[str, float]:
 
 def bench_referee(games: int = 20, concurrent_matches: int = 64, round_trips: int = 3000,
                   shared_channels: int = 1, unix: bool = True, tls: bool = False,
-                  tournament_games: int = 20, events_only: bool = False) -> dict[str, Any]:
+                  tournament_games: int = 20, events_only: bool = False, turns: int = 3) -> dict[str, Any]:
     """Run all four measurements; return every figure in one dict (times in µs).
     ``shared_channels``: HTTP/2 connections per bot process in the shared layout of (3);
+    ``turns``: how often the echoes and the referee take turns in each layout of (3);
     ``unix``: (1) and (2) over a Unix socket too; ``tls``: (1), (2) and both layouts of
     (3) over TLS too; ``tournament_games``: the games of (4), 0 to leave it out;
     ``events_only``: the bots of (2) and (3) ask for requests without the observation."""
     with contextlib.ExitStack() as stack:
         material = stack.enter_context(_throwaway_tls()) if tls else None
         figures = asyncio.run(_bench_referee(games, concurrent_matches, round_trips, shared_channels, unix, material,
-                                             events_only))
+                                             events_only, turns))
     if tournament_games:
         figures.update(tournament(tournament_games))
     return figures
 
 
 async def _bench_referee(games: int, matches: int, round_trips: int, shared_channels: int, unix: bool,
-                         tls: BenchTls | None, events_only: bool) -> dict[str, Any]:
+                         tls: BenchTls | None, events_only: bool, turns: int) -> dict[str, Any]:
     tune_gc()
     figures: dict[str, Any] = {"bots_events_only": int(events_only)}
     # The yardsticks of (1) take turns with the games of (2): a burst of round trips on
@@ -746,38 +908,11 @@ async def _bench_referee(games: int, matches: int, round_trips: int, shared_chan
                                                            / figures["referee_median_round_trip_us"])
         figures[f"ratio_{t}_to_tcp_sequential_decisions_per_s"] = (figures[f"sequential_{t}_decisions_per_s"]
                                                                    / figures["sequential_decisions_per_s"])
-    # One connection per stream: keys as before; over TLS right after.
-    figures.update(await ping_pong_throughput(streams=matches, processes=4))
-    figures.update(await game_ping_pongs(matches))
-    figures.update(await concurrent_matches(matches, events_only=events_only))
-    figures["ratio_concurrent_decisions_to_ping_pong_throughput"] = (
-        figures["concurrent_decisions_per_s"] / figures["ping_pong_round_trips_per_s"])
-    figures["ratio_concurrent_decisions_to_game_ping_pong"] = (
-        figures["concurrent_decisions_per_s"] / figures["game_ping_pong_round_trips_per_s"])
-    # Where the server's one core is the limit (bots on cores of their own), the rates
-    # would be in the inverse ratio of the servers' CPU per round trip.
-    figures["ratio_concurrent_server_bound_to_game_ping_pong"] = (
-        figures["game_ping_pong_server_cpu_us_per_round_trip"] / figures["concurrent_referee_cpu_us_per_decision"])
-    if tls is not None:
-        figures.update(await concurrent_matches(matches, prefix="concurrent_tls", tls=tls, events_only=events_only))
-        figures["ratio_tls_to_tcp_concurrent_decisions_per_s"] = (figures["concurrent_tls_decisions_per_s"]
-                                                                  / figures["concurrent_decisions_per_s"])
-    # Streams multiplexed over a few connections per bot process.
-    echo = await ping_pong_throughput(streams=matches, processes=4, channels=shared_channels)
-    figures["ping_pong_shared_round_trips_per_s"] = echo["ping_pong_round_trips_per_s"]
-    game_echo = await game_ping_pongs(matches, channels=shared_channels)
-    figures["game_ping_pong_shared_round_trips_per_s"] = game_echo["game_ping_pong_round_trips_per_s"]
-    figures.update(await concurrent_matches(matches, channels=shared_channels, prefix="shared",
-                                            events_only=events_only))
-    figures["ratio_shared_decisions_to_ping_pong_throughput"] = (
-        figures["shared_decisions_per_s"] / figures["ping_pong_shared_round_trips_per_s"])
-    figures["ratio_shared_decisions_to_game_ping_pong"] = (
-        figures["shared_decisions_per_s"] / figures["game_ping_pong_shared_round_trips_per_s"])
-    if tls is not None:
-        figures.update(await concurrent_matches(matches, channels=shared_channels, prefix="shared_tls", tls=tls,
-                                                events_only=events_only))
-        figures["ratio_tls_to_tcp_shared_decisions_per_s"] = (figures["shared_tls_decisions_per_s"]
-                                                              / figures["shared_decisions_per_s"])
+    # (3): one HTTP/2 connection per stream, then the streams multiplexed over a few
+    # connections per bot process; the echoes and the referee taking turns in each.
+    figures.update(await matches_at_once(matches, turns, tls=tls, events_only=events_only))
+    figures.update(await matches_at_once(matches, turns, channels=shared_channels, prefix="shared",
+                                         echo_tag="_shared", tls=tls, events_only=events_only))
     return figures
 
 
@@ -786,6 +921,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--games", type=int, default=20)
     parser.add_argument("--concurrent-matches", type=int, default=64)
     parser.add_argument("--round-trips", type=int, default=3000)
+    parser.add_argument("--turns", type=int, default=3,
+                        help="how often the echoes and the referee take turns with the matches at once")
     parser.add_argument("--shared-channels", type=int, default=1,
                         help="HTTP/2 connections per bot process in the shared layout")
     parser.add_argument("--no-unix", dest="unix", action="store_false",
@@ -817,7 +954,8 @@ def main(argv: list[str] | None = None) -> None:
             asyncio.run(helper)
         return
     print(json.dumps(bench_referee(args.games, args.concurrent_matches, args.round_trips, args.shared_channels,
-                                   args.unix, args.tls, args.tournament_games, args.events_only), indent=2))
+                                   args.unix, args.tls, args.tournament_games, args.events_only, args.turns),
+                     indent=2))
 
 if __name__ == "__main__":
     main()

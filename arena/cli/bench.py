@@ -51,6 +51,8 @@ def bench_engine(
 def bench_referee(
     games: int = typer.Option(20, help="Games for the round-trip measurement."),
     concurrent_matches: int = typer.Option(64, help="Matches at once for the load measurement."),
+    turns: int = typer.Option(3, min=1, help="Turns the bare echoes and the referee's matches at once take, "
+                              "one after the other, in each layout; each ratio is the median of its turns'."),
     unix: bool = typer.Option(True, "--unix/--tcp-only", help="Measure the round trips over a Unix socket "
                               "too (how a sandboxed bot connects), taking turns with TCP, and their ratio."),
     tls: bool = typer.Option(False, "--tls", help="Measure over TLS too (a throwaway certificate): the round "
@@ -69,9 +71,10 @@ def bench_referee(
     if games < 1 or concurrent_matches < 1:
         raise typer.BadParameter("must be at least 1", param_hint="--games/--concurrent-matches")
     figures = run(games=games, concurrent_matches=concurrent_matches, unix=unix, tls=tls,
-                  tournament_games=tournament_games, events_only=events_only)
-    # Ratios near 1 (the Unix socket or TLS against TCP) need more than one decimal.
-    shown = {k: f"{v:.3f}" if k.startswith("ratio_") else v for k, v in figures.items()}
+                  tournament_games=tournament_games, events_only=events_only, turns=turns)
+    # Ratios near 1 (the Unix socket or TLS against TCP) need more than one decimal; the
+    # lists of each turn's ratios are rounded already.
+    shown = {k: f"{v:.3f}" if k.startswith("ratio_") and isinstance(v, float) else v for k, v in figures.items()}
     print_figures(figures if as_json else shown, as_json)
 
 

@@ -1,5 +1,5 @@
-"""``arena bench referee`` (arena.bench.referee) with tiny numbers, as its entry point runs
-it: real referee, echo and bot processes; every ratio present and no fault. No timing
+"""``arena bench referee`` (arena.bench.referee) with tiny numbers, as the command runs it:
+real referee, echo and bot processes; every ratio present and no fault. No timing
 assertion (the machine is shared)."""
 
 from __future__ import annotations
@@ -10,8 +10,9 @@ import sys
 
 
 def test_the_referee_benchmark_runs_end_to_end_with_events_only_bots() -> None:
-    done = subprocess.run([sys.executable, "-m", "arena.bench.referee", "--games", "1", "--concurrent-matches", "2",
-                           "--round-trips", "100", "--tournament-games", "0", "--no-unix", "--events-only"],
+    done = subprocess.run([sys.executable, "-m", "arena.cli", "bench", "referee", "--games", "1",
+                           "--concurrent-matches", "2", "--tournament-games", "0", "--tcp-only", "--events-only",
+                           "--turns", "2", "--json"],
                           capture_output=True, text=True, timeout=120, check=True)
     figures = json.loads(done.stdout)
     assert figures["bots_events_only"] == 1
@@ -27,3 +28,10 @@ def test_the_referee_benchmark_runs_end_to_end_with_events_only_bots() -> None:
         assert figures[figure] >= 0
     assert 0 <= figures["concurrent_machine_busy"] <= 1
     assert figures["ping_pong_median_us"] > 0 and figures["ping_pong_4_seats_median_us"] > 0
+    # The echoes and the referee took turns: each ratio of the matches at once is the
+    # median of its turns'.
+    for layout in ("concurrent", "shared"):
+        turns = figures[f"ratio_{layout}_decisions_to_game_ping_pong_by_turn"]
+        ratio = figures[f"ratio_{layout}_decisions_to_game_ping_pong"]
+        assert len(turns) == 2 and min(turns) - 0.001 <= ratio <= max(turns) + 0.001   # by_turn is rounded
+        assert figures[f"{layout}_decisions"] == 2 * 2 * 540   # 2 matches, 2 turns

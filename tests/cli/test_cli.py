@@ -50,6 +50,7 @@ BAD = [
     (["tournament", "--resume", "t-x", "--deals", "independent"], "drop --deals"),
     (["bench", "deals", "--games", "4"], "at least 8"),
     (["bench", "referee-work", "--matches", "0"], "greater than or equal to 1"),
+    (["bench", "referee", "--turns", "0"], "greater than or equal to 1"),
     (["tournament", "--db", "no/such/dir/a.db"], "is not a writable directory"),
     (["tournament", "--bot", "x=python3 \"unterminated"], "No closing quotation"),
     (["serve", "--move-time", "inf"], "from 0 to 86400"),
