@@ -253,6 +253,7 @@ class Referee:
                 s.link.leave(self, s.seat)
         self.finished = True
         self.finished_at = time.monotonic()
+        self._log_json = []   # no seat asks for events any more; spectators read _public_json
         self._notify()
 
     def _match_ended(self, s: SeatState) -> pb.ArenaMessage:
