@@ -772,11 +772,14 @@ async def matches_at_once(matches: int, turns: int = 3, channels: int | None = N
             with _CpuSplit(referee.processes) as split:
                 records += await referee.play(turn)
             plain.append(split)
+            if turn == 0:
+                # After the first turn's matches: the server keeps the last 200 finished
+                # for its spectators, so every later turn would add its own to the figure.
+                memory = rss_mb()
             if tls_referee is not None:
                 with _CpuSplit(tls_referee.processes) as split:
                     tls_records += await tls_referee.play(turn)
                 secure.append(split)
-        memory = rss_mb()
     round_trips = matches * per_game
     flight_rates = [round_trips / split.elapsed for split in flights]
     game_rates = [round_trips / split.elapsed for split in games]
