@@ -185,6 +185,8 @@ class TournamentSettings:
         values = {k: v for k, v in data.items() if k in known}
         values["bots"] = [BotEntry.from_json(b) for b in values.get("bots") or []]
         if values.get("sprt") is not None:
+            from arena.stats.sprt import SprtSettings  # numpy: only where a test is read
+
             values["sprt"] = SprtSettings.from_json(values["sprt"])
         return cls(**values)
 
@@ -453,6 +455,8 @@ def _sprt_settings(req: TournamentRequest, settings: TournamentSettings,
         raise LineupError(f"two bots are named {duplicate!r}")
     settings.bots = [candidate, baseline, *opponents]
     settings.format, settings.deals = "sprt", "duplicate"
+    from arena.stats.sprt import SprtSettings  # numpy: only for an A/B test
+
     settings.sprt = SprtSettings(candidate.name, baseline.name, bounds.elo0, bounds.elo1, bounds.alpha, bounds.beta)
     return settings
 
