@@ -39,10 +39,9 @@ class EventLog(list[Event]):
         its own private ones; ``None``: public only), and the position to ask from next
         time. Positions count every event, private ones too, so one position serves every
         viewer. ``ValueError`` for a position outside the log."""
-        if isinstance(start, bool) or not isinstance(start, int) or not 0 <= start <= len(self):
-            raise ValueError(f"start must be a log position 0..{len(self)} (got {start!r})")
+        events, end = self.since(start)
         viewer = PUBLIC if seat is None else seat
-        return [as_dict(e) for e in self[start:] if e[0] == PUBLIC or e[0] == viewer], len(self)
+        return [as_dict(e) for e in events if e[0] == PUBLIC or e[0] == viewer], end
 
     def since(self, start: int) -> tuple[list[Event], int]:
         """Every event from position ``start`` on, private ones too, as stored, and the
