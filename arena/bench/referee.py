@@ -45,7 +45,8 @@ JSON dict of figures. In one invocation it measures:
    groups of 4 streams, one per echo process, each group asking its streams in turn, one
    round trip in flight per group as a match has one decision in flight: the floor of
    this layout with the games' shape). For the games of both kinds the CPU is split: the
-   server's (referee or echo) and its clients' (bots or echo clients) per round trip,
+   server's (referee or echo; its event loop's thread also apart, ``*_loop_cpu_*``) and
+   its clients' (bots or echo clients) per round trip,
    and how busy the machine's cores were (``*_machine_busy``). On a 2-core machine the
    bots and the server share the cores, so the rates are the machine's;
    ``ratio_concurrent_server_bound_to_game_ping_pong`` (the echo server's CPU per round
@@ -210,22 +211,26 @@ class _CpuSplit:
     machine as a whole. On a machine with few cores the server and its clients share
     them: when they are all busy (``machine_busy`` near 1) a rate is the machine's, and
     the CPU per round trip on each side says what a machine with a core for each would
-    give (the server's own core is then the limit)."""
+    give (the server's own core is then the limit). The server's CPU is split once
+    more: its event loop's thread (``loop_cpu``, where the referee's Python and
+    grpc.aio's Python side run) and the rest, mostly grpc's poller thread, which takes
+    gRPC's completions off the network and wakes the loop."""
 
     def __init__(self, processes: Sequence[asyncio.subprocess.Process]) -> None:
         self.pids = [process.pid for process in processes]
-        self.elapsed = self.cpu = 0.0
+        self.elapsed = self.cpu = self.loop_cpu = 0.0
         self.clients_cpu: float | None = None
         self.busy: float | None = None
 
     def __enter__(self) -> _CpuSplit:
-        self._started, self._cpu = time.perf_counter(), time.process_time()
+        self._started, self._cpu, self._loop_cpu = time.perf_counter(), time.process_time(), time.thread_time()
         self._clients, self._machine = processes_cpu(self.pids), cpu_busy()
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.elapsed = time.perf_counter() - self._started
         self.cpu = time.process_time() - self._cpu
+        self.loop_cpu = time.thread_time() - self._loop_cpu
         clients, self.busy = processes_cpu(self.pids), busy_share(self._machine, cpu_busy())
         if clients is not None and self._clients is not None:
             self.clients_cpu = clients - self._clients
@@ -237,6 +242,7 @@ class _CpuSplit:
         whole = cls([])
         whole.elapsed = sum(split.elapsed for split in splits)
         whole.cpu = sum(split.cpu for split in splits)
+        whole.loop_cpu = sum(split.loop_cpu for split in splits)
         clients = [split.clients_cpu for split in splits]
         whole.clients_cpu = None if None in clients else sum(c for c in clients if c is not None)
         if whole.elapsed and all(split.busy is not None for split in splits):
@@ -244,10 +250,11 @@ class _CpuSplit:
         return whole
 
     def figures(self, prefix: str, server: str, clients: str, per: str, count: int) -> dict[str, float]:
-        """``PREFIX_SERVER_cpu_us_per_PER`` and the clients' the same way, and
-        ``PREFIX_machine_busy``, over ``count`` round trips (those unknown without /proc
-        are left out)."""
-        figures = {f"{prefix}_{server}_cpu_us_per_{per}": self.cpu / count * 1e6}
+        """``PREFIX_SERVER_cpu_us_per_PER`` (and ``PREFIX_SERVER_loop_cpu_us_per_PER``,
+        its event loop's thread), the clients' the same way, and ``PREFIX_machine_busy``,
+        over ``count`` round trips (those unknown without /proc are left out)."""
+        figures = {f"{prefix}_{server}_cpu_us_per_{per}": self.cpu / count * 1e6,
+                   f"{prefix}_{server}_loop_cpu_us_per_{per}": self.loop_cpu / count * 1e6}
         if self.clients_cpu is not None:
             figures[f"{prefix}_{clients}_cpu_us_per_{per}"] = self.clients_cpu / count * 1e6
         if self.busy is not None:

@@ -27,6 +27,10 @@ def test_the_referee_benchmark_runs_end_to_end_with_events_only_bots() -> None:
                    "game_ping_pong_server_cpu_us_per_round_trip", "game_ping_pong_clients_cpu_us_per_round_trip"):
         assert figures[figure] >= 0
     assert 0 <= figures["concurrent_machine_busy"] <= 1
+    # The server's CPU split once more: its event loop's thread is part of the whole.
+    for server, per in (("concurrent_referee", "decision"), ("game_ping_pong_server", "round_trip")):
+        loop = figures[f"{server}_loop_cpu_us_per_{per}"]
+        assert 0 < loop <= figures[f"{server}_cpu_us_per_{per}"]
     assert figures["ping_pong_median_us"] > 0 and figures["ping_pong_4_seats_median_us"] > 0
     # The echoes and the referee took turns: each ratio of the matches at once is the
     # median of its turns'.
