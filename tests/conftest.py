@@ -45,7 +45,13 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import pytest
 
-from arena.bench.postgres import free_port, postgres_bin
+from arena.wire.grpc_io import use_measured_io
+
+# The I/O path the arena's command line and the SDK choose for gRPC: before any test
+# module imports grpc, so that the tests run on what users run.
+use_measured_io()
+
+from arena.bench.postgres import free_port, postgres_bin  # noqa: E402
 
 if TYPE_CHECKING:
     from bots.harness import ArenaThread

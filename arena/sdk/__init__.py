@@ -129,6 +129,10 @@ import os
 # imports (the file-wide noqa above: imports after code). Every module of the package is
 # imported through this one, so this runs before any of them imports grpc.
 os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
+# For the same reason before the imports: gRPC's I/O path (arena.wire.grpc_io says why).
+from arena.wire.grpc_io import use_measured_io
+
+use_measured_io()
 
 # The public names, from the modules that hold them. ``NAME as NAME``: importable from
 # ``arena.sdk`` (tests and bots use them) but not in ``__all__``, which lists the names a
