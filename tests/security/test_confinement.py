@@ -180,7 +180,7 @@ def test_a_hostile_bot_gets_nothing_and_the_tournament_is_unharmed(tmp_path: Pat
     assert environment["organiser_variable"] is None
     assert set(environment["names"]) <= {"ARENA_ADDRESS", "ARENA_TOKEN", "ARENA_BOT_NAME", "ARENA_MAX_MATCHES",
                                          "PYTHONUNBUFFERED", "PATH", "HOME", "LANG", "PWD",
-                                         "GRPC_VERBOSITY"}, environment   # the SDK sets that one itself
+                                         "GRPC_VERBOSITY", "GRPC_EXPERIMENTS"}, environment   # set by the SDK itself
     network = got["network"]
     assert isinstance(network, dict)
     assert network["tcp"] is None and listener.reached == 0
