@@ -1,6 +1,7 @@
 """gRPC's I/O path (``arena.wire.grpc_io``): chosen before ``import grpc`` in the arena's
 command line and the SDK, never over a setting the user made, never after gRPC has read
-it. Each case is a fresh interpreter, since gRPC reads ``GRPC_EXPERIMENTS`` once."""
+it. The cases that run gRPC start a fresh interpreter, since gRPC reads
+``GRPC_EXPERIMENTS`` once, at its import."""
 
 from __future__ import annotations
 
@@ -15,9 +16,9 @@ import pytest
 from arena.wire import grpc_io
 
 # A fresh process: import MODULE, then start a real aio server on 127.0.0.1 port 0 and
-# stop it; print what GRPC_EXPERIMENTS then is, and whether grpc was imported by then.
+# stop it; print what GRPC_EXPERIMENTS then is.
 PROBE = """
-import asyncio, json, os, sys
+import asyncio, json, os
 import {module}
 import grpc
 async def serve():
