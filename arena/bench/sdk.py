@@ -24,17 +24,19 @@ at once (``bare_two_processes_per_s``): the most a core, and two, can do here, s
 runs) measures instead what the SDK itself costs a bot: the CPU (user and system, of the
 bot's whole process, every thread) per decision answered, of a bot through the SDK against
 a bare client answering the same requests, in one run (:func:`bench_sdk_cpu`).
-Both are real processes of this module and stay connected to one referee throughout: the
-SDK bot (``--bot first``, a :class:`~arena.sdk.Bot` run by ``arena.sdk.run`` whose methods
-answer the first option) and the bare client (``--bot bare``, :func:`bare_client`: a
-``grpc.aio`` stream that says Hello and answers each request with its first option, and
-nothing else: no lanes, no threads, no observation parsed). They take turns seat 0 of the
-same matches (the same deals, the same two random opponents with the same seeds, so the
-same games and the same requests, which the run checks), in the order SDK, bare, bare,
-SDK, ... so that a busy moment of the machine hits both alike. Each process reports its
-own CPU time (``getrusage``) when asked between matches. The figures: both processes' CPU
+All three are real processes of this module and stay connected to one referee throughout:
+the SDK bot (``--bot first``, a :class:`~arena.sdk.Bot` run by ``arena.sdk.run`` whose
+plain methods answer the first option, each on its match's thread), the same bot with
+``async def`` methods (``--bot first-async``: they run on the SDK's event loop, no thread)
+and the bare client (``--bot bare``, :func:`bare_client`: a ``grpc.aio`` stream that says
+Hello and answers each request with its first option, and nothing else: no lanes, no
+threads, no observation parsed). They take turns seat 0 of the same matches (the same
+deals, the same two random opponents with the same seeds, so the same games and the same
+requests, which the run checks), in the order SDK, async SDK, bare, bare, async SDK,
+SDK, ... so that a busy moment of the machine hits all alike. Each process reports its
+own CPU time (``getrusage``) when asked between matches. The figures: each process's CPU
 µs per decision, the bare one being the yardstick that carries across machines, and
-``sdk_over_bare``, their ratio (the median of the runs' ratios).
+``sdk_over_bare`` and ``sdk_async_over_bare``, the ratios (the medians of the runs').
 
     >>> figures = bench_sdk(matches=2, rounds=3)      # doctest: +SKIP
     >>> figures = bench_sdk_cpu(matches=2, rounds=3)  # doctest: +SKIP
@@ -191,7 +193,8 @@ def bench_sdk(matches: int = MATCHES, work: int = WORK, rounds: int = ROUNDS, ru
 
 # ---------------------------------------------------------------- --cpu: the SDK against a bare client
 
-CPU_BOTS = ("sdk", "bare")   # the two measured bots' names at the referee
+CPU_BOTS = ("sdk", "sdk-async", "bare")   # the measured bots' names at the referee
+_CPU_KINDS = {"sdk": "first", "sdk-async": "first-async", "bare": "bare"}   # their --bot
 
 
 def cpu_seconds() -> float:
@@ -252,7 +255,7 @@ class _Measured:
 
 
 async def _start_measured(name: str, address: str, token: str) -> _Measured:
-    kind = "first" if name == "sdk" else "bare"
+    kind = _CPU_KINDS[name]
     process = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "arena.bench.sdk", "--bot", kind, "--report-cpu", "--arena", address,
         "--token", token, env={**os.environ, "GRPC_VERBOSITY": "ERROR"},
@@ -313,37 +316,42 @@ def bench_sdk_cpu(matches: int = MATCHES, rounds: int = CPU_ROUNDS, runs: int = 
     arena_log.setLevel(logging.WARNING)      # the referee's and the opponents' INFO lines
     tune_gc()
     per_decision: dict[str, list[float]] = {name: [] for name in CPU_BOTS}
-    ratios: list[float] = []
+    ratios: dict[str, list[float]] = {"sdk": [], "sdk-async": []}
     decisions = 0
     same = True
     try:
         for _ in range(runs):
-            sdk, bare = asyncio.run(_cpu_run(matches, rounds))
-            same = same and sdk.games == bare.games and sdk.decisions == bare.decisions
+            sdk, sdk_async, bare = asyncio.run(_cpu_run(matches, rounds))
+            same = (same and sdk.games == bare.games == sdk_async.games
+                    and sdk.decisions == bare.decisions == sdk_async.decisions)
             decisions += sdk.decisions
-            for bot in (sdk, bare):
+            for bot in (sdk, sdk_async, bare):
                 per_decision[bot.name].append(bot.cpu / bot.decisions * 1e6)
-            ratios.append(per_decision["sdk"][-1] / per_decision["bare"][-1])
+            for name, kept in ratios.items():
+                kept.append(per_decision[name][-1] / per_decision["bare"][-1])
     finally:
         arena_log.setLevel(saved)
     return {"runs": runs, "matches_per_run": matches, "rounds": rounds, "decisions_per_bot": decisions,
             "same_requests": same,
             "sdk_cpu_us_per_decision": round(statistics.median(per_decision["sdk"]), 1),
+            "sdk_async_cpu_us_per_decision": round(statistics.median(per_decision["sdk-async"]), 1),
             "bare_cpu_us_per_decision": round(statistics.median(per_decision["bare"]), 1),
-            "sdk_over_bare": round(statistics.median(ratios), 2),
-            "sdk_over_bare_by_run": [round(ratio, 2) for ratio in ratios]}
+            "sdk_over_bare": round(statistics.median(ratios["sdk"]), 2),
+            "sdk_over_bare_by_run": [round(ratio, 2) for ratio in ratios["sdk"]],
+            "sdk_async_over_bare": round(statistics.median(ratios["sdk-async"]), 2),
+            "sdk_async_over_bare_by_run": [round(ratio, 2) for ratio in ratios["sdk-async"]]}
 
 
 def main() -> None:
     """A bot of this benchmark (with the SDK's command line after this module's options):
-    ``--bot busy`` (``--work W`` per decision), ``--bot first`` (the SDK bot of ``--cpu``)
+    ``--bot busy`` (``--work W`` per decision), ``--bot first`` and ``--bot first-async`` (the SDK bots of ``--cpu``)
     or ``--bot bare`` (:func:`bare_client`, which reads ``--arena`` and ``--token`` only);
     ``--report-cpu`` answers the benchmark's questions (:func:`report_cpu_when_asked`).
     With ``--yardstick SECONDS``, the bare loop's rate over that long, printed."""
     parser = argparse.ArgumentParser(add_help=False)
     parser.add_argument("--work", type=int, default=WORK)
     parser.add_argument("--yardstick", type=float, default=None, metavar="SECONDS")
-    parser.add_argument("--bot", choices=("busy", "first", "bare"), default="busy")
+    parser.add_argument("--bot", choices=("busy", "first", "first-async", "bare"), default="busy")
     parser.add_argument("--report-cpu", action="store_true")
     args, rest = parser.parse_known_args()
     if args.yardstick is not None:
@@ -395,7 +403,27 @@ def main() -> None:
         def predict(self, obs: dict[str, Any]) -> None:
             return None
 
-    run(FirstBot if args.bot == "first" else BusyBot, rest)
+    class FirstAsyncBot(Bot):
+        """:class:`FirstBot` with ``async def`` methods: they run on the SDK's event loop,
+        so what is left is the SDK's cost without the hand-over to a match's thread."""
+
+        name = "first"
+        version = "1.0"
+
+        # The base class types its methods as plain ones; the SDK takes either.
+        async def bid(self, obs: dict[str, Any], options: list[int]) -> int:  # type: ignore[override]
+            return options[0]
+
+        async def play(self, obs: dict[str, Any], options: list[str]) -> str:  # type: ignore[override]
+            return options[0]
+
+        trump = pay = play  # type: ignore[assignment]
+
+        async def predict(self, obs: dict[str, Any]) -> None:  # type: ignore[override]
+            return None
+
+    bots: dict[str, type[Bot]] = {"first": FirstBot, "first-async": FirstAsyncBot}
+    run(bots.get(args.bot, BusyBot), rest)
 
 
 if __name__ == "__main__":

@@ -295,8 +295,9 @@ def bench_sdk(
     work: int = typer.Option(100_000, help="Rounds of the pure-Python loop the bot runs for every decision."),
     rounds: int | None = typer.Option(None, help="Rounds per match (3 players): 8, or 20 with --cpu."),
     runs: int = typer.Option(3, help="Runs of each (the yardstick, one process, two), in turn; medians."),
-    cpu: bool = typer.Option(False, "--cpu", help="Instead: the CPU per decision of a bot through the SDK against "
-                             "a bare grpc.aio client answering the same requests, taking turns, and their ratio."),
+    cpu: bool = typer.Option(False, "--cpu", help="Instead: the CPU per decision of a bot through the SDK (plain "
+                             "methods, and async def ones) against a bare grpc.aio client answering the same "
+                             "requests, taking turns, and the ratios."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
     """A CPU-bound SDK bot with --processes 1 and 2 on two matches at once: decisions/s, the ratio, a bare yardstick."""
@@ -310,7 +311,8 @@ def bench_sdk(
         raise typer.BadParameter("must be from 1 to 20 (3 players)", param_hint="--rounds")
     if cpu:
         figures = bench_sdk_cpu(matches=matches, rounds=rounds, runs=runs)
-        shown = {k: f"{v:.2f}" if k == "sdk_over_bare" else ("yes" if v else "no") if isinstance(v, bool) else v
+        shown = {k: f"{v:.2f}" if k in ("sdk_over_bare", "sdk_async_over_bare")
+                 else ("yes" if v else "no") if isinstance(v, bool) else v
                  for k, v in figures.items()}
         print_figures(figures if as_json else shown, as_json)
         return

@@ -185,16 +185,19 @@ def test_the_sdk_benchmark_measures_one_process_and_two_beside_its_yardstick() -
 
 
 def test_the_sdk_cpu_benchmark_answers_the_same_requests_through_the_sdk_and_the_bare_client() -> None:
-    """`arena bench sdk --cpu`, as small as it goes: both bots play the same match (the
-    same requests, checked), and each reports its CPU per decision."""
+    """`arena bench sdk --cpu`, as small as it goes: the three bots (the SDK with plain
+    methods, with async def ones, and the bare client) play the same match (the same
+    requests, checked), and each reports its CPU per decision."""
     from arena.bench.sdk import bench_sdk_cpu
 
     figures = bench_sdk_cpu(matches=1, rounds=1, runs=1)
     assert figures["same_requests"] is True
     assert figures["decisions_per_bot"] >= 1
-    assert figures["sdk_cpu_us_per_decision"] > 0 and figures["bare_cpu_us_per_decision"] > 0
-    assert figures["sdk_over_bare"] == pytest.approx(
-        figures["sdk_cpu_us_per_decision"] / figures["bare_cpu_us_per_decision"], rel=0.05)
+    bare = figures["bare_cpu_us_per_decision"]
+    assert bare > 0
+    for bot in ("sdk", "sdk_async"):
+        assert figures[f"{bot}_cpu_us_per_decision"] > 0
+        assert figures[f"{bot}_over_bare"] == pytest.approx(figures[f"{bot}_cpu_us_per_decision"] / bare, rel=0.05)
 
 
 # ---------------------------------------------------------------- the command line
