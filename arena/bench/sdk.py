@@ -316,7 +316,7 @@ def bench_sdk_cpu(matches: int = MATCHES, rounds: int = CPU_ROUNDS, runs: int = 
     arena_log.setLevel(logging.WARNING)      # the referee's and the opponents' INFO lines
     tune_gc()
     per_decision: dict[str, list[float]] = {name: [] for name in CPU_BOTS}
-    ratios: dict[str, list[float]] = {"sdk": [], "sdk-async": []}
+    ratios: dict[str, list[float]] = {name: [] for name in CPU_BOTS if name != "bare"}   # each SDK bot's
     decisions = 0
     same = True
     try:
