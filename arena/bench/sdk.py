@@ -193,8 +193,8 @@ def bench_sdk(matches: int = MATCHES, work: int = WORK, rounds: int = ROUNDS, ru
 
 # ---------------------------------------------------------------- --cpu: the SDK against a bare client
 
-CPU_BOTS = ("sdk", "sdk-async", "bare")   # the measured bots' names at the referee
-_CPU_KINDS = {"sdk": "first", "sdk-async": "first-async", "bare": "bare"}   # their --bot
+# The measured bots: their names at the referee, and the --bot each process runs.
+CPU_BOTS = {"sdk": "first", "sdk-async": "first-async", "bare": "bare"}
 
 
 def cpu_seconds() -> float:
@@ -255,7 +255,7 @@ class _Measured:
 
 
 async def _start_measured(name: str, address: str, token: str) -> _Measured:
-    kind = _CPU_KINDS[name]
+    kind = CPU_BOTS[name]
     process = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "arena.bench.sdk", "--bot", kind, "--report-cpu", "--arena", address,
         "--token", token, env={**os.environ, "GRPC_VERBOSITY": "ERROR"},
@@ -264,7 +264,7 @@ async def _start_measured(name: str, address: str, token: str) -> _Measured:
 
 
 async def _cpu_run(matches: int, rounds: int) -> list[_Measured]:
-    """One run of :func:`bench_sdk_cpu`: both bots connected to one referee, taking turns."""
+    """One run of :func:`bench_sdk_cpu`: the measured bots connected to one referee, taking turns."""
     from arena.records import MatchSpec
     from arena.referee.loopback import LoopbackReferee
     from arena.sdk import BotClient
@@ -285,7 +285,7 @@ async def _cpu_run(matches: int, rounds: int) -> list[_Measured]:
             bot.last_cpu = await bot.read_cpu()
         for i in range(matches):
             config = GameConfig(variant="classic", players=3, seed=2000 + i, rounds=rounds)
-            for name in CPU_BOTS if i % 2 == 0 else CPU_BOTS[::-1]:
+            for name in list(CPU_BOTS) if i % 2 == 0 else list(CPU_BOTS)[::-1]:
                 # Fixed bot seeds: the opponents' answers, hence the requests, repeat.
                 spec = MatchSpec(config=config, bots=[name, "random-1", "random-2"], bot_seeds=[0, i, i + 1],
                                  match_id=f"bench-sdk-cpu-{name}-{i}")
@@ -321,25 +321,25 @@ def bench_sdk_cpu(matches: int = MATCHES, rounds: int = CPU_ROUNDS, runs: int = 
     same = True
     try:
         for _ in range(runs):
-            sdk, sdk_async, bare = asyncio.run(_cpu_run(matches, rounds))
-            same = (same and sdk.games == bare.games == sdk_async.games
-                    and sdk.decisions == bare.decisions == sdk_async.decisions)
-            decisions += sdk.decisions
-            for bot in (sdk, sdk_async, bare):
+            bots = asyncio.run(_cpu_run(matches, rounds))
+            same = same and all(bot.games == bots[0].games and bot.decisions == bots[0].decisions for bot in bots)
+            decisions += bots[0].decisions
+            for bot in bots:
                 per_decision[bot.name].append(bot.cpu / bot.decisions * 1e6)
             for name, kept in ratios.items():
                 kept.append(per_decision[name][-1] / per_decision["bare"][-1])
     finally:
         arena_log.setLevel(saved)
-    return {"runs": runs, "matches_per_run": matches, "rounds": rounds, "decisions_per_bot": decisions,
-            "same_requests": same,
-            "sdk_cpu_us_per_decision": round(statistics.median(per_decision["sdk"]), 1),
-            "sdk_async_cpu_us_per_decision": round(statistics.median(per_decision["sdk-async"]), 1),
-            "bare_cpu_us_per_decision": round(statistics.median(per_decision["bare"]), 1),
-            "sdk_over_bare": round(statistics.median(ratios["sdk"]), 2),
-            "sdk_over_bare_by_run": [round(ratio, 2) for ratio in ratios["sdk"]],
-            "sdk_async_over_bare": round(statistics.median(ratios["sdk-async"]), 2),
-            "sdk_async_over_bare_by_run": [round(ratio, 2) for ratio in ratios["sdk-async"]]}
+    key = {name: name.replace("-", "_") for name in CPU_BOTS}   # a bot's name in its figures
+    figures: dict[str, Any] = {
+        "runs": runs, "matches_per_run": matches, "rounds": rounds, "decisions_per_bot": decisions,
+        "same_requests": same,
+        **{f"{key[name]}_cpu_us_per_decision": round(statistics.median(kept), 1)
+           for name, kept in per_decision.items()}}
+    for name, kept in ratios.items():
+        figures[f"{key[name]}_over_bare"] = round(statistics.median(kept), 2)
+        figures[f"{key[name]}_over_bare_by_run"] = [round(ratio, 2) for ratio in kept]
+    return figures
 
 
 def main() -> None:

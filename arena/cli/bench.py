@@ -311,7 +311,7 @@ def bench_sdk(
         raise typer.BadParameter("must be from 1 to 20 (3 players)", param_hint="--rounds")
     if cpu:
         figures = bench_sdk_cpu(matches=matches, rounds=rounds, runs=runs)
-        shown = {k: f"{v:.2f}" if k in ("sdk_over_bare", "sdk_async_over_bare")
+        shown = {k: f"{v:.2f}" if k.endswith("_over_bare")
                  else ("yes" if v else "no") if isinstance(v, bool) else v
                  for k, v in figures.items()}
         print_figures(figures if as_json else shown, as_json)
