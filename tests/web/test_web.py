@@ -123,6 +123,12 @@ def test_index_and_tournament_pages(web_client: TestClient, web_db: tuple[Path, 
     assert f"/leaderboard/classic?tournament={tournament}" in page
 
 
+def test_a_tab_names_the_page_and_the_site_once(web_client: TestClient, web_db: tuple[Path, str]) -> None:
+    assert "<title>Wizard Arena</title>" in web_client.get("/").text
+    page = web_client.get(f"/tournaments/{web_db[1]}").text
+    assert f"<title>Tournament {web_db[1]} · Wizard Arena</title>" in page
+
+
 def test_crosstable(web_client: TestClient) -> None:
     data = web_client.get("/api/crosstable/classic").json()
     assert set(data["bots"]) == set(WEB_BOTS) and data["variant"] == "classic"
