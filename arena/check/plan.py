@@ -18,7 +18,7 @@ from arena.records import MatchSpec
 from arena.referee.limits import MAX_SECONDS
 from arena.tournament.lineup import BotEntry, LineupError, check_name, parse_bot_option
 from arena.tournament.sandbox import SandboxMode
-from arena.tournament.settings import DEFAULTS, MIN_MOVE_TIME
+from arena.tournament.settings import DEFAULTS, MIN_MOVE_TIME, parse_bot_env
 from engine import TRUMP, VARIANTS, GameConfig, new_game, variant
 
 # Matches played at once on the bot's connection (fewer if its Hello asks for fewer).
@@ -81,6 +81,7 @@ class CheckSettings:
     seed: int = 0
     connect_timeout: float = CONNECT_TIMEOUT
     sandbox: str = DEFAULTS.sandbox      # as in a tournament: confined where bubblewrap works
+    bot_env: dict[str, str] = field(default_factory=dict)   # --bot-env, as in a tournament
 
     @property
     def name(self) -> str:
@@ -135,7 +136,7 @@ def default_name(argv: list[str]) -> str:
 def settings_from_args(command: str, *, name: str | None = None, variant: str | None = None,
                        move_time: float = DEFAULTS.move_time, time_bank: float = DEFAULTS.time_bank,
                        seed: int | None = None, connect_timeout: float = CONNECT_TIMEOUT,
-                       sandbox: str = DEFAULTS.sandbox) -> CheckSettings:
+                       sandbox: str = DEFAULTS.sandbox, bot_env: list[str] | None = None) -> CheckSettings:
     """Check the arguments of ``arena bot check`` (a LineupError says what is wrong, in
     one line) and return the settings. Nothing is started or written."""
     if not command.strip():
@@ -158,11 +159,12 @@ def settings_from_args(command: str, *, name: str | None = None, variant: str | 
     modes = [mode.value for mode in SandboxMode]
     if sandbox not in modes:
         raise LineupError(f"--sandbox must be {', '.join(modes[:-1])} or {modes[-1]} (got {sandbox!r})")
+    env = parse_bot_env(bot_env or [])
     entry = parse_bot_option(f"{name}={command}")    # exactly as --bot reads it
     return CheckSettings(entry=entry, command=command, variants=(variant,) if variant else VARIANTS,
                          move_time=move_time, time_bank=time_bank,
                          seed=secrets.randbits(63) if seed is None else seed, connect_timeout=connect_timeout,
-                         sandbox=sandbox)
+                         sandbox=sandbox, bot_env=env)
 
 
 # ---------------------------------------------------------------------- the matches

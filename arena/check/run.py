@@ -124,7 +124,7 @@ class _Check:
         self.confinement = confinement.describe()
         socket_dir = socket_folder()
         socket = socket_dir / "referee.sock"
-        self.processes = BotProcesses(self.report.log_dir, confinement, socket)
+        self.processes = BotProcesses(self.report.log_dir, confinement, socket, bot_env=self.settings.bot_env)
         with _arena_logs(self.report.log_dir) as refusals:
             address = await self.referee.start(unix_socket=socket)
             opponents: list[tuple[Any, asyncio.Task[int]]] = []

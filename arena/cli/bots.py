@@ -73,12 +73,17 @@ def bot_check(
     connect_timeout: float = typer.Option(CONNECT_TIMEOUT, help="Seconds the bot has to start and say Hello."),
     sandbox: str = typer.Option("auto", help="auto: confined with bubblewrap where it works, as in a tournament; "
                                 "bwrap: confined or refuse; none: unconfined"),
+    bot_env: list[str] = typer.Option([], "--bot-env", metavar="NAME=VALUE", help="A variable the bot gets "
+                                      "(repeatable), as `arena tournament --bot-env` gives it; a confined "
+                                      "bot's environment is otherwise only the ARENA_ variables, PATH, HOME "
+                                      "and LANG", show_default=False),
 ) -> None:
     """Validate a bot before a tournament: start it, play short matches against the sample
     bots in every variant it plays, and report its faults and time per decision. Exit
     code 1 on any fault; nothing is stored."""
     settings = settings_from_args(command, name=name, variant=variant, move_time=move_time, time_bank=time_bank,
-                                  seed=seed, connect_timeout=connect_timeout, sandbox=sandbox)
+                                  seed=seed, connect_timeout=connect_timeout, sandbox=sandbox,
+                                  bot_env=bot_env)
     report = check_bot(settings, out=lambda line: print(line, flush=True))  # print: fault texts may hold [brackets]
     if not report.passed:
         raise typer.Exit(1)

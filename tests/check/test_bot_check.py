@@ -229,6 +229,20 @@ def test_a_bot_that_dies_mid_match_is_reported(tmp_path: Path) -> None:
     assert "4 matches not played: the check could not go on" in done.stdout
 
 
+def test_a_bot_gets_its_bot_env_variables_as_in_a_tournament(tmp_path: Path) -> None:
+    (tmp_path / "keyed.py").write_text(
+        "import os, runpy\n"
+        "if os.environ.get('WIZ_KEY') != 'k1':\n"
+        "    raise SystemExit(f\"WIZ_KEY is {os.environ.get('WIZ_KEY')!r}\")\n"
+        "runpy.run_module('sample_bots.random_bot', run_name='__main__')\n")
+    without = arena("bot", "check", f"{sys.executable} keyed.py", "--variant", "extreme", cwd=tmp_path)
+    assert without.returncode == 1 and "WIZ_KEY is None" in without.stdout
+    done = arena("bot", "check", f"{sys.executable} keyed.py", "--variant", "extreme", "--bot-env", "WIZ_KEY=k1",
+                 "--seed", "2", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.rstrip().splitlines()[-1].startswith("PASSED: 3 matches (extreme) in ")
+
+
 def test_a_variant_the_bot_does_not_play_has_nothing_to_check(tmp_path: Path) -> None:
     command = f"{sys.executable} {BOTS / 'random_bot.py'} --name random_bot --variants extreme"
     done = arena("bot", "check", command, "--variant", "classic", cwd=tmp_path)
@@ -246,6 +260,8 @@ def test_a_variant_the_bot_does_not_play_has_nothing_to_check(tmp_path: Path) ->
     (["true", "--name", "no spaces please"], "bad bot name"),
     (["true", "--seed", "-1"], "--seed must be between 0 and 2**63 - 1"),
     (["true", "--nonsense"], "No such option"),
+    (["true", "--bot-env", "ARENA_TOKEN=x"], "--bot-env ARENA_TOKEN: the ARENA_ variables are the arena's own"),
+    (["true", "--bot-env", "NO VALUE"], "--bot-env takes NAME=VALUE"),
 ])
 def test_bad_arguments_are_one_line_exit_2_and_nothing_written(tmp_path: Path, args: list[str],
                                                                message: str) -> None:
