@@ -86,6 +86,10 @@ EXEC_ARGV = ("import os, sys\n"
              "except OSError as error:\n    sys.exit(f'cannot start {os.fsdecode(argv[0])}: {error.strerror}')\n")
 SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
 INSTALL_HINT = "apt-get install bubblewrap (Debian/Ubuntu), dnf install bubblewrap (Fedora)"
+# Said of a confined bot that never connected: what it lacks that a bot that runs on its
+# author's machine may have counted on (a toolchain under HOME, files elsewhere, TCP).
+NEVER_CONNECTED_HINT = ("confined, it sees only the system, its own folder and an empty HOME (/tmp), and reaches "
+                        "the arena only at its --arena unix: address: --sandbox none tells whether that is why")
 # Top-level links of a merged-usr system (a real folder on others): a link stays a link.
 USR_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 # What programs need from /etc, and nothing else: /etc holds root-only files.

@@ -201,7 +201,7 @@ def test_a_bot_whose_code_raises_fails_with_the_reason_and_its_tracebacks(tmp_pa
 
 def test_a_bot_that_exits_at_start_is_one_line_with_its_last_output(tmp_path: Path) -> None:
     (tmp_path / "quitter.py").write_text('print("loading")\nraise SystemExit("cannot load weights.bin")\n')
-    done = arena("bot", "check", "quitter.py", cwd=tmp_path)
+    done = arena("bot", "check", "quitter.py", "--sandbox", "none", cwd=tmp_path)
     assert done.returncode == 1, done.stdout + done.stderr
     (line,) = done.stdout.strip().splitlines()
     (kept,) = left_behind(tmp_path)

@@ -348,3 +348,26 @@ def test_the_sample_bots_play_confined_with_no_fault(tmp_path: Path) -> None:
     matches = store.tournament_matches(tournament.id, range(games))
     assert games == tournament.settings["games"] and all(m.faults == 0 for m in matches)
     assert store.crashes(tournament_id=tournament.id) == {}
+
+
+@needs_bwrap
+def test_a_confined_bot_that_never_connects_is_told_what_the_sandbox_lacks(tmp_path: Path) -> None:
+    """A bot that runs on its author's machine and looks for something there (a file
+    under HOME, a toolchain, TCP) dies in the sandbox: the one line says what the sandbox
+    holds and how to tell whether that is why."""
+    from arena.tournament.sandbox import NEVER_CONNECTED_HINT
+
+    (tmp_path / "homebot.py").write_text(
+        "import os, pathlib\nprint(pathlib.Path(os.environ['HOME'], '.homebot.toml').read_text())\n")
+    checked = arena("bot", "check", f"{PY} homebot.py", "--sandbox", "bwrap", cwd=tmp_path)
+    assert checked.returncode == 1, checked.stdout + checked.stderr
+    assert "never connected: it exited with code 1 before it connected" in checked.stdout
+    assert f"FileNotFoundError: [Errno 2] No such file or directory: '/tmp/.homebot.toml'; {NEVER_CONNECTED_HINT} " \
+        in checked.stdout
+    played = arena("tournament", "--players", "3", "--rounds", "1", "--games", "3", "--sandbox", "bwrap",
+                   "--bot", "home=homebot.py", "--bot", f"r1={RANDOM}", "--bot", f"r2={RANDOM}", "--no-samples",
+                   cwd=tmp_path)
+    assert played.returncode == 2 and "Traceback" not in played.stderr, played.stderr
+    assert f"bot 'home' exited with code 1 before connecting; {NEVER_CONNECTED_HINT} (its output: " in played.stderr
+    unconfined = arena("bot", "check", f"{PY} homebot.py", "--sandbox", "none", cwd=tmp_path)
+    assert unconfined.returncode == 1 and NEVER_CONNECTED_HINT not in unconfined.stdout
