@@ -149,7 +149,9 @@ class Confinement:
 @dataclass
 class LaunchSpec:
     """One bot process to start. ``argv`` is its full command (with the arena's arguments),
-    ``env`` what it gets besides ``PATH``, ``HOME`` and ``LANG``, ``cwd`` where the command
+    ``env`` what it gets besides ``PATH``, ``HOME`` and ``LANG`` when confined, and its whole
+    environment when not (the lineup then passes the organiser's, less every ``ARENA_``
+    variable but the arena's own for the bot), ``cwd`` where the command
     was given (relative paths in ``argv`` are relative to it). ``readable``: more folders it
     may read; ``hidden``: paths it never sees, even inside a readable folder (the
     database and its ``-wal``/``-shm``/``-journal``, the logs, other bots' files);
@@ -576,7 +578,7 @@ async def launch(conf: Confinement, spec: LaunchSpec, stdout: int, stderr: int) 
         env, cwd = {"PATH": SYSTEM_PATH, "LANG": "C.UTF-8"}, Path("/")   # the sandbox sets the bot's own
     else:
         command += spec.argv
-        env, cwd = {**os.environ, **spec.env}, spec.cwd
+        env, cwd = dict(spec.env), spec.cwd
     try:
         process = await asyncio.create_subprocess_exec(
             *command, stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr, env=env, cwd=cwd,

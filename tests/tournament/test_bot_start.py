@@ -6,6 +6,7 @@ Every test runs the real `arena tournament` command with real bot processes.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -136,3 +137,22 @@ def test_an_optional_sample_bot_that_fails_to_start_is_left_out_and_the_tourname
         (stored,) = store.list_tournaments()
         assert [b["name"] for b in stored.settings["bots"]] == ["random", "heuristic", "greedy", "cautious"]
         assert stored.status == "finished" and stored.matches == stored.settings["games"] == 4
+
+
+def test_an_unconfined_bot_gets_the_organisers_environment_but_not_the_organisers_arena_variables(
+        tmp_path: Path) -> None:
+    # An organiser with a CA for --server tournaments and an admin token in the environment
+    # runs a local tournament of bots they trust: the bots inherit the rest of it.
+    (tmp_path / "env_bot.py").write_text(
+        "import json, os, pathlib, sys\n"
+        "pathlib.Path('env.json').write_text(json.dumps(dict(os.environ)))\n"
+        "sys.exit(3)\n")
+    done = arena("tournament", *QUICK, "--sandbox", "none", "--bot", "e=env_bot.py", "--bot", f"r1={RANDOM}",
+                 "--bot", f"r2={RANDOM}", cwd=tmp_path,
+                 env={"ARENA_TLS_CA": "/nonexistent/ca.pem", "ARENA_ADMIN_TOKEN": "organiser-secret",
+                      "ORGANISERS_OWN": "kept"})
+    assert "bot 'e' exited with code 3 before connecting" in done.stderr
+    env = json.loads((tmp_path / "env.json").read_text())
+    assert env["ORGANISERS_OWN"] == "kept" and env["ARENA_BOT_NAME"] == "e"
+    assert sorted(k for k in env if k.startswith("ARENA_")) == [
+        "ARENA_ADDRESS", "ARENA_BOT_NAME", "ARENA_MAX_MATCHES", "ARENA_PARENT_PID", "ARENA_TOKEN"]
