@@ -30,7 +30,7 @@ from factories import TEST_BOTS
 from arena.store import Store
 
 PY = sys.executable
-ORGANISER_SECRET = "ARENA_TEST_ORGANISER_SECRET"
+ORGANISER_SECRET = "WIZARD_TEST_ORGANISER_SECRET"   # not ARENA_: those never reach a bot
 ENV = {**os.environ, "COLUMNS": "200", ORGANISER_SECRET: "the organiser's own"}
 RANDOM = f"{PY} -m sample_bots.random_bot"
 

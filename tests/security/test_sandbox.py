@@ -591,13 +591,15 @@ def test_node_runs(limiter: Confinement, bot_dir: Path) -> None:
     assert asyncio.run(scenario()) == ("42\n", 0)
 
 
-def test_unconfined_bots_see_the_environment(bot_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """--sandbox none: the command runs as it is, with the organiser's environment."""
-    monkeypatch.setenv("ARENA_TEST_ORGANISER_SECRET", "seen")
+def test_unconfined_bots_get_the_environment_they_are_given(bot_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """--sandbox none: the command runs as it is, with the environment of its spec and
+    nothing more (the lineup gives it the organiser's, less the organiser's ARENA_
+    variables: tests/tournament/test_bot_start.py)."""
+    monkeypatch.setenv("ARENA_TEST_ORGANISER_SECRET", "not passed")
     conf = find_confinement(SandboxMode.NONE, BotLimits(), print)
     assert (conf.mode, conf.limiter) == (SandboxMode.NONE, "none")
-    spec = LaunchSpec("plain", [sys.executable, "-c", "import os; print(os.environ['ARENA_TEST_ORGANISER_SECRET'])"],
-                      {}, bot_dir)
+    spec = LaunchSpec("plain", [sys.executable, "-c", "import os; print(os.environ.get('ARENA_TEST_ORGANISER_SECRET'), "
+                                "os.environ['GIVEN'])"], {"GIVEN": "seen"}, bot_dir)
 
     async def scenario() -> str:
         bot = await _start(conf, spec)
@@ -606,7 +608,7 @@ def test_unconfined_bots_see_the_environment(bot_dir: Path, monkeypatch: pytest.
         await _finish(bot)
         return output
 
-    assert asyncio.run(scenario()) == "seen\n"
+    assert asyncio.run(scenario()) == "None seen\n"
 
 
 def test_missing_bubblewrap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
