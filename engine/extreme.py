@@ -69,6 +69,11 @@ from engine.masks import pick
 HAND_SIZE = 15  # every player gets 15 cards, so every round has 15 tricks
 # Default length: one round per player, doubled for three players.
 DEFAULT_ROUNDS = {3: 6, 4: 4, 5: 5}
+# The rules let the game choose any number of rounds and any destroyer penalty; the arena
+# caps both (docs/rules.md, "Choices where the rules are silent"): a mistyped number must
+# not make a match that never ends, nor totals beyond the record's 64-bit fields.
+MAX_ROUNDS = 100
+MAX_DESTROYER_PENALTY = 1000
 
 OVER = "over"
 HIGHER_IS_BETTER = False  # totals are penalty points: the fewest win

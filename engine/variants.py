@@ -229,9 +229,12 @@ class Extreme(Variant):
             raise ConfigError("bidding options are classic options; extreme predicts with tokens")
         if config.rounds is not None and config.rounds < 1:
             raise ConfigError(f"extreme needs at least 1 round (got {config.rounds})")
+        if config.rounds is not None and config.rounds > extreme.MAX_ROUNDS:
+            raise ConfigError(f"extreme allows at most {extreme.MAX_ROUNDS} rounds (got {config.rounds})")
         if isinstance(config.destroyer_penalty, bool) or not isinstance(config.destroyer_penalty, int) \
-                or config.destroyer_penalty < 0:
-            raise ConfigError(f"destroyer penalty must be a whole number >= 0 (got {config.destroyer_penalty!r})")
+                or not 0 <= config.destroyer_penalty <= extreme.MAX_DESTROYER_PENALTY:
+            raise ConfigError(f"destroyer penalty must be a whole number from 0 to {extreme.MAX_DESTROYER_PENALTY} "
+                              f"(got {config.destroyer_penalty!r})")
 
     def new_game(self, config: GameConfig) -> Game:
         return ExtremeGame(config)

@@ -180,6 +180,10 @@ def test_supply_starts_with_27_tokens() -> None:
     ({"bidding": "hidden"}, "classic options"),
     ({"plus_minus_one": True}, "classic options"),
     ({"destroyer_penalty": -1}, "destroyer penalty"),
+    ({"rounds": 101}, "at most 100 rounds"),
+    ({"rounds": 2**64}, "at most 100 rounds"),
+    ({"destroyer_penalty": 1001}, "from 0 to 1000"),
+    ({"destroyer_penalty": 2**64}, "from 0 to 1000"),
 ])
 def test_bad_config_is_refused(options: dict, match: str) -> None:
     with pytest.raises(ConfigError, match=match):
