@@ -256,8 +256,10 @@ def new_run(req: TournamentRequest, notice: Callable[[str], None]) -> Run:
     if not settings.server:
         run.requested_games = req.games
         # The default sample bots are optional: one that cannot start is left out. A bot
-        # the user named is not, and neither is any bot of a resumed (fixed) lineup.
-        run.optional = frozenset(settings.bot_names()) - {t.partition('=')[0].strip() for t in req.bots}
+        # the user named (--bot, an SPRT's candidate and baseline) is not, and neither is
+        # any bot of a resumed (fixed) lineup.
+        named = [*req.bots, *(t for t in (req.candidate, req.baseline) if t is not None)]
+        run.optional = frozenset(settings.bot_names()) - {t.partition('=')[0].strip() for t in named}
     return run
 
 

@@ -51,6 +51,12 @@ LEASE_SECONDS = 30.0
 # The shortest decision limit: the wire counts milliseconds, and 0 there means "the
 # server's default".
 MIN_MOVE_TIME = 0.001
+# Upper bounds that keep a mistyped number from a run that never ends or a count past the
+# wire's 32-bit fields: a million games is weeks of play; 256 matches at once is four
+# times the 64 one bot's stream may hold; a fault limit is a small number.
+MAX_GAMES = 1_000_000
+MAX_CONCURRENCY = 256
+MAX_FAULT_LIMIT = 1000
 
 
 def default_game() -> dict[str, Any]:
@@ -266,13 +272,18 @@ def check_numbers(req: TournamentRequest) -> None:
     ...
     engine.core.ConfigError: --games must be at least 1 (got 0)
     """
+    games = "--max-games" if req.candidate is not None or req.baseline is not None else "--games"   # arena sprt's
     checks = [
-        ("--games", req.games, 1), ("--concurrency", req.concurrency, 1), ("--max-faults", req.max_faults, 1),
+        (games, req.games, 1), ("--concurrency", req.concurrency, 1), ("--max-faults", req.max_faults, 1),
         ("--move-time", req.move_time, MIN_MOVE_TIME), ("--time-bank", req.time_bank, 0.0),
     ]
     for option, value, minimum in checks:
         if value is not None and value < minimum:
             raise ConfigError(f"{option} must be at least {minimum} (got {value})")
+    for option, value, maximum in ((games, req.games, MAX_GAMES), ("--concurrency", req.concurrency, MAX_CONCURRENCY),
+                                   ("--max-faults", req.max_faults, MAX_FAULT_LIMIT)):
+        if value is not None and value > maximum:
+            raise ConfigError(f"{option} must be at most {maximum:,} (got {value})")
     for option, seconds in (("--move-time", req.move_time), ("--time-bank", req.time_bank)):
         if seconds is not None and not seconds <= MAX_SECONDS:     # also catches nan
             raise ConfigError(f"{option} must be a number of seconds up to {MAX_SECONDS:g} (got {seconds})")

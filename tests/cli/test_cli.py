@@ -58,6 +58,13 @@ BAD = [
     (["leaderboard", "--db", "mysql://u@127.0.0.1/arena"], "unsupported database 'mysql'"),
     (["bot", "list", "--db", "postgresql+nodriver://u@127.0.0.1/arena"], "not a usable database URL"),
     (["frobnicate"], "No such command"),
+    (["tournament", "--variant", "extreme", "--rounds", "99999999999999999999"], "extreme allows at most 100 rounds"),
+    (["tournament", "--variant", "extreme", "--destroyer-penalty", "2000"], "whole number from 0 to 1000"),
+    (["tournament", "--games", "99999999999999999999"], "--games must be at most 1,000,000"),
+    (["tournament", "--concurrency", "1000"], "--concurrency must be at most 256"),
+    (["tournament", "--max-faults", "5000"], "--max-faults must be at most 1,000"),
+    (["sprt", "--candidate", "a=/bin/true", "--baseline", "b=/bin/false", "--max-games", "0"],
+     "--max-games must be at least 1"),
 ]
 
 

@@ -118,3 +118,14 @@ def test_bad_input_is_one_line_exit_2_and_writes_nothing(tmp_path: Path, args: l
     lines = [x for x in done.stderr.splitlines() if x.strip()]
     assert len(lines) == 1 and message in lines[0] and "Traceback" not in done.stderr, done.stderr
     assert not (tmp_path / "x.db").exists() and not (tmp_path / "arena-logs").exists()
+
+
+def test_a_candidate_that_cannot_start_ends_the_test_in_one_line(tmp_path: Path) -> None:
+    # Named bots are never left out as an optional sample bot may be: the test cannot run.
+    (tmp_path / "broken.py").write_text("raise SystemExit('broken on purpose')\n")
+    done = arena("sprt", "--candidate", "new=broken.py", "--baseline", f"old={RANDOM}", "--sandbox", "none",
+                 *QUICK, "--db", str(tmp_path / "s.db"), cwd=tmp_path)
+    assert done.returncode == 2, done.stdout + done.stderr
+    lines = [x for x in done.stderr.splitlines() if x.strip()]
+    assert len(lines) == 1 and "bot 'new' exited with code 1 before connecting" in lines[0], done.stderr
+    assert "left out" not in done.stderr and "Traceback" not in done.stderr
