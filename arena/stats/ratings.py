@@ -408,7 +408,7 @@ def _log_likelihood(wins: np.ndarray, theta: np.ndarray, prior_games: float) -> 
     """The log-likelihood of strengths ``theta`` (B×n) for the wins (B×n×n), one per row,
     with the prior: every bot drew ``prior_games`` virtual games against a fixed average bot."""
     diff = theta[:, :, None] - theta[:, None, :]
-    value = (wins * _log_sigmoid(diff)).reshape(len(theta), -1).sum(axis=1)
+    value = (wins * _log_sigmoid(diff)).sum(axis=(1, 2))      # also for no rows at all
     return value + 0.5 * prior_games * (_log_sigmoid(theta) + _log_sigmoid(-theta)).sum(axis=1)
 
 

@@ -11,6 +11,7 @@ from arena.stats.elo import elo_deltas, elo_update, k_factor, pair_score
 from arena.stats.ratings import (
     ELO_SCALE,
     _fit_strengths,
+    _log_likelihood,
     fit_bradley_terry,
     pairwise_from_outcomes,
     pairwise_games,
@@ -208,3 +209,11 @@ def test_many_bots_use_the_iterative_solver_and_still_converge() -> None:
     gradient = (wins - games * p).sum(axis=1) + 1.0 * (0.5 - 1 / (1 + np.exp(-theta)))
     assert np.abs(gradient).max() < 1e-6
     assert np.corrcoef(theta, strength)[0, 1] > 0.8
+
+
+def test_the_likelihood_of_no_fits_is_empty() -> None:
+    # The step-halving loop asks for it once every fit it was halving has given up (scale
+    # under 1e-6): a leaderboard of 20,000 matches did, and the reshape it used raised.
+    assert _log_likelihood(np.zeros((0, 4, 4)), np.zeros((0, 4)), 1.0).shape == (0,)
+    wins = np.array([[[0.0, 3.0], [1.0, 0.0]]])
+    assert _log_likelihood(wins, np.zeros((1, 2)), 0.0) == pytest.approx([4 * np.log(0.5)])
