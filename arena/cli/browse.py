@@ -52,6 +52,7 @@ VariantOption = typer.Option(None, help="classic or extreme [default: the tourna
                              "completed matches, one board each]", show_default=False)
 # The formats that hold several boards one after the other; json, csv and html are one document of one board.
 SEVERAL_BOARDS = ("table", "md")
+MAX_LISTED = 10_000_000    # arena matches --limit: more than any database holds, within SQLite's integers
 
 
 def shown_variants(store: Store, variant: str | None, tournament: str | None, fmt: str) -> list[str]:
@@ -250,8 +251,8 @@ def matches(
 
     check_choice(variant, VARIANTS, "--variant")
     check_choice(format, browse.LIST_FORMATS, "--format")
-    if limit < 1:
-        raise typer.BadParameter("must be at least 1", param_hint="--limit")
+    if not 1 <= limit <= MAX_LISTED:      # the database's integers are 64-bit
+        raise typer.BadParameter(f"must be from 1 to {MAX_LISTED:,}", param_hint="--limit")
     store = open_store(db, must_exist=True)
     if tournament is not None:
         store.get_tournament(tournament)

@@ -63,6 +63,7 @@ BAD = [
     (["tournament", "--games", "99999999999999999999"], "--games must be at most 1,000,000"),
     (["tournament", "--concurrency", "1000"], "--concurrency must be at most 256"),
     (["tournament", "--max-faults", "5000"], "--max-faults must be at most 1,000"),
+    (["matches", "--limit", "99999999999999999999"], "must be from 1 to 10,000,000"),
     (["sprt", "--candidate", "a=/bin/true", "--baseline", "b=/bin/false", "--max-games", "0"],
      "--max-games must be at least 1"),
 ]
