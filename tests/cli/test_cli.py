@@ -80,6 +80,17 @@ def test_bad_input_is_one_line_exit_2_and_writes_nothing(tmp_path: Path, args: l
     assert list(tmp_path.iterdir()) == [], "nothing may be written on bad input"
 
 
+@pytest.mark.parametrize("command", [["tournaments"], ["leaderboard"], ["matches"], ["show", "m1"], ["bot", "list"]])
+def test_an_empty_file_is_no_database_to_read_and_stays_empty(tmp_path: Path, command: list[str]) -> None:
+    empty = tmp_path / "arena.db"
+    empty.touch()
+    done = arena(*command, cwd=tmp_path)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.strip() == "arena: error: arena.db is an empty file, not an arena database (run a " \
+        "tournament first, or pass --db)"
+    assert empty.stat().st_size == 0 and sorted(p.name for p in tmp_path.iterdir()) == ["arena.db"]
+
+
 def test_foreign_database_is_refused_in_one_line(tmp_path: Path) -> None:
     garbage = tmp_path / "arena.db"
     garbage.write_bytes(b"this is not a database at all" * 100)
