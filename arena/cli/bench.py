@@ -9,7 +9,16 @@ from typing import Any
 import typer
 
 from arena.cli.common import check_choice, console
-from engine import VARIANTS
+from engine import VARIANTS, GameConfig
+
+MAX_SEED = 2**63 - 1     # seeds are stored as SQLite's signed 64-bit integers
+
+
+def check_rounds(variant: str, players: int, rounds: int | None) -> None:
+    """Refuse, before anything starts, the --rounds that the tournament a benchmark runs
+    would refuse (a ConfigError, one line)."""
+    if rounds is not None:
+        GameConfig(variant=variant, players=players, rounds=rounds).validate()
 
 
 def print_figures(figures: dict[str, Any], as_json: bool) -> None:
@@ -26,7 +35,7 @@ def bench_engine(
     variant: str = typer.Option("classic", help="classic or extreme"),
     players: int = typer.Option(4, help="Table size."),
     games: int = typer.Option(1000, help="Full games to play."),
-    seed: int = typer.Option(0, help="Seed of the first game."),
+    seed: int = typer.Option(0, min=0, max=MAX_SEED, help="Seed of the first game."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
     bare: bool = typer.Option(False, "--bare", help="Classic only: also time a bare-bones playout of the same "
                               "games in this process (no interface, checks or log), and the ratio."),
@@ -93,7 +102,8 @@ def bench_referee_work(
 def bench_deals(
     variant: str = typer.Option("classic", help="classic or extreme"),
     games: int = typer.Option(640, help="Games in each format (rounded up to whole rotations)."),
-    seed: int = typer.Option(1, help="Master seed of both schedules (with --coverage: of the simulation)."),
+    seed: int = typer.Option(1, min=0, max=MAX_SEED,
+                             help="Master seed of both schedules (with --coverage: of the simulation)."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
     coverage: bool = typer.Option(False, "--coverage", help="Instead: how often the leaderboard's 95% interval "
                                   "covers the truth in simulated duplicate tournaments of 3, 5, 10 and 50 deals, "
@@ -113,8 +123,6 @@ def bench_deals(
     check_choice(variant, VARIANTS, "--variant")
     if games < 8:
         raise typer.BadParameter("must be at least 8 (two sets of rotations)", param_hint="--games")
-    if not 0 <= seed < 2**63:
-        raise typer.BadParameter("must be between 0 and 2**63 - 1", param_hint="--seed")
     figures = run(variant=variant, games=games, seed=seed)
     # Standard errors of a place difference are a few hundredths: three digits, not one decimal.
     shown = {k: f"{v:.3g}" if isinstance(v, float) else "n/a" if v is None else v for k, v in figures.items()}
@@ -166,7 +174,8 @@ def bench_web(
 
 def bench_fuzz(
     seconds: float = typer.Option(60.0, help="Seconds of fuzzing (matches still running then are finished)."),
-    seed: int = typer.Option(0, help="Seed of every random choice; a failing run repeats with it."),
+    seed: int = typer.Option(0, min=0, max=MAX_SEED,
+                             help="Seed of every random choice; a failing run repeats with it."),
     workdir: Path | None = typer.Option(None, help="Keep the database, logs and message trace here "
                                         "[default: a temporary directory, removed]", show_default=False),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object (the whole report)."),
@@ -191,7 +200,7 @@ def bench_fuzz(
 
 def bench_sprt(
     tests: int = typer.Option(1000, help="Simulated SPRTs per hypothesis and deal format."),
-    seed: int = typer.Option(1, help="Seed of the simulation."),
+    seed: int = typer.Option(1, min=0, max=MAX_SEED, help="Seed of the simulation."),
     players: int = typer.Option(4, help="Table size (3..6)."),
     elo0: float = typer.Option(0.0, help="H0's Elo difference (the leaderboard's Elo)."),
     elo1: float = typer.Option(20.0, help="H1's Elo difference."),
@@ -237,7 +246,7 @@ def bench_workers(
     games: int = typer.Option(40, help="Games of the default tournament each run plays."),
     workers: int = typer.Option(2, help="The local workers (--workers N) compared with one."),
     runs: int = typer.Option(3, help="Runs with each, in turn."),
-    seed: int = typer.Option(7, help="Master seed of every run's tournament."),
+    seed: int = typer.Option(7, min=0, max=MAX_SEED, help="Master seed of every run's tournament."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
     """The default tournament with --workers 1 and --workers N in turn (real processes): wall time, games/s, the
@@ -263,6 +272,7 @@ def bench_sandbox(
 
     if games < 1 or runs < 1:
         raise typer.BadParameter("must be at least 1", param_hint="--games/--runs")
+    check_rounds("classic", 4, rounds)
     figures = run(games=games, rounds=rounds, runs=runs)
     print_figures(figures if as_json else {k: f"{v:.3f}" if k.endswith("_ratio") else v
                                            for k, v in figures.items()}, as_json)
@@ -275,15 +285,16 @@ def bench_ladder(
                                       show_default=False),
     budget_ms: float = typer.Option(100.0, help="The search bot's time per decision, in ms."),
     concurrency: int = typer.Option(1, help="Matches at once (the search bot uses a core each)."),
-    seed: int = typer.Option(1, help="Master seed of the tournament."),
+    seed: int = typer.Option(1, min=0, max=MAX_SEED, help="Master seed of the tournament."),
     db: Path | None = typer.Option(None, help="Keep the tournament in this database [default: a temporary one]"),
 ) -> None:
     """The search bot against the sample bots (a duplicate tournament): ratings, exact bids and its targets."""
     from arena.bench.ladder import bench_ladder as run
 
     check_choice(variant, VARIANTS, "--variant")
-    if games < 1 or budget_ms <= 0 or concurrency < 1:
+    if games < 1 or not budget_ms > 0 or concurrency < 1:     # not > 0: also nan
         raise typer.BadParameter("must be positive", param_hint="--games/--budget-ms/--concurrency")
+    check_rounds(variant, 4, rounds)
     ladder = run(variant, games=games, rounds=rounds, budget_ms=budget_ms, concurrency=concurrency, seed=seed,
                  db=str(db) if db else None)
     console.print(ladder.table(), highlight=False)

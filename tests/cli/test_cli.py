@@ -64,6 +64,10 @@ BAD = [
     (["tournament", "--concurrency", "1000"], "--concurrency must be at most 256"),
     (["tournament", "--max-faults", "5000"], "--max-faults must be at most 1,000"),
     (["matches", "--limit", "99999999999999999999"], "must be from 1 to 10,000,000"),
+    (["bench", "sprt", "--seed", "-1"], "--seed"),
+    (["bench", "sandbox", "--rounds", "100"], "classic with 4 players allows at most 15 rounds"),
+    (["bench", "ladder", "--rounds", "0"], "rounds must be between 1 and 15"),
+    (["bench", "ladder", "--budget-ms", "nan"], "must be positive"),
     (["sprt", "--candidate", "a=/bin/true", "--baseline", "b=/bin/false", "--max-games", "0"],
      "--max-games must be at least 1"),
 ]
