@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 WORKERS_ENV = "ARENA_WORKERS"     # --workers when not given
+MAX_WORKERS = 256                 # local worker processes: a referee and its bots each
 MAX_DEFAULT_WORKERS = 8
 
 
@@ -77,8 +78,8 @@ def workers_for(given: int | None, server: bool, environ: Mapping[str, str] = os
     (3, 0, 1)
     """
     if given is not None:
-        if given < 0:
-            raise ConfigError(f"--workers must be 0 or more (got {given})")
+        if not 0 <= given <= MAX_WORKERS:
+            raise ConfigError(f"--workers must be from 0 to {MAX_WORKERS} (got {given})")
         if server and given >= 2:
             raise ConfigError("--workers N starts N local referees with their bots; a tournament on --server is "
                               "played by that server (drop --workers)")
@@ -88,8 +89,8 @@ def workers_for(given: int | None, server: bool, environ: Mapping[str, str] = os
     text = environ.get(WORKERS_ENV, "").strip()
     if not text:
         return default_workers(machine_cores())
-    if not text.isdigit():
-        raise ConfigError(f"{WORKERS_ENV} must be a whole number, 0 or more (got {text!r})")
+    if not text.isdigit() or int(text) > MAX_WORKERS:
+        raise ConfigError(f"{WORKERS_ENV} must be a whole number from 0 to {MAX_WORKERS} (got {text!r})")
     return int(text)
 
 

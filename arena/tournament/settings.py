@@ -309,13 +309,15 @@ def check_numbers(req: TournamentRequest) -> None:
     modes = [mode.value for mode in SandboxMode]
     if req.sandbox is not None and req.sandbox not in modes:
         raise ConfigError(f"--sandbox must be {', '.join(modes[:-1])} or {modes[-1]} (got {req.sandbox!r})")
-    limits = [("--memory-limit", req.memory_limit, 32), ("--process-limit", req.process_limit, 8),
-              ("--file-size-limit", req.file_size_limit, 1), ("--open-files-limit", req.open_files_limit, 32)]
-    for option, value, minimum in limits:
-        if value is not None and value < minimum:
-            raise ConfigError(f"{option} must be at least {minimum} (got {value})")
+    # The largest values are what the kernel takes: 1 TiB, its default pid_max, nr_open.
+    limits = [("--memory-limit", req.memory_limit, 32, 1 << 20), ("--process-limit", req.process_limit, 8, 1 << 22),
+              ("--file-size-limit", req.file_size_limit, 1, 1 << 20),
+              ("--open-files-limit", req.open_files_limit, 32, 1 << 20)]
+    for option, value, minimum, maximum in limits:
+        if value is not None and not minimum <= value <= maximum:
+            raise ConfigError(f"{option} must be from {minimum} to {maximum:,} (got {value})")
     if req.server is not None and (req.sandbox or req.fresh_per_match or req.bot_env
-                                   or any(value is not None for _, value, _ in limits)):
+                                   or any(value is not None for _, value, _, _ in limits)):
         raise ConfigError("with --server the bots run wherever their authors started them; drop the sandbox, "
                           "limit and --bot-env options")
     parse_bot_env(req.bot_env or [])
