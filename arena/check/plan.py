@@ -153,7 +153,7 @@ def settings_from_args(command: str, *, name: str | None = None, variant: str | 
         if not least <= value <= MAX_SECONDS:      # also refuses nan and inf
             raise LineupError(f"{option} must be a number of seconds from {least:g} to {MAX_SECONDS:g}")
     if not 0 < connect_timeout <= MAX_SECONDS:
-        raise LineupError(f"--connect-timeout must be a number of seconds from 0 to {MAX_SECONDS:g}")
+        raise LineupError(f"--connect-timeout must be a number of seconds above 0, at most {MAX_SECONDS:g}")
     if seed is not None and not 0 <= seed < 2**63:
         raise LineupError("--seed must be between 0 and 2**63 - 1")
     modes = [mode.value for mode in SandboxMode]

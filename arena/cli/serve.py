@@ -21,6 +21,7 @@ import typer
 from arena.cli.common import DbOption, check_choice, db_location, err_console, fail, open_store
 from arena.referee.limits import GRACE, MAX_FAULTS, MAX_SECONDS, MOVE_TIME, TIME_BANK
 from arena.tls import DEFAULT_DAYS, MAX_DAYS, ServerTls, is_loopback, load_server_tls, make_certificates
+from arena.tournament.settings import MAX_FAULT_LIMIT, MIN_MOVE_TIME
 from engine import VARIANTS
 
 DEFAULT_PORT = 50051
@@ -63,9 +64,12 @@ def serve(
     auto_match = auto_match_variant(auto_match, ladder)
     if not 0 <= port <= 65535:
         raise typer.BadParameter("must be between 0 and 65535", param_hint="--port")
-    for name, value in (("--move-time", move_time), ("--time-bank", time_bank), ("--grace", grace)):
-        if not 0 <= value <= MAX_SECONDS:     # also refuses nan and inf
-            raise typer.BadParameter(f"must be a number of seconds from 0 to {MAX_SECONDS:g}", param_hint=name)
+    for name, value, least in (("--move-time", move_time, MIN_MOVE_TIME), ("--time-bank", time_bank, 0.0),
+                               ("--grace", grace, 0.0)):
+        if not least <= value <= MAX_SECONDS:     # also refuses nan and inf
+            raise typer.BadParameter(f"must be a number of seconds from {least:g} to {MAX_SECONDS:g}", param_hint=name)
+    if not 1 <= max_faults <= MAX_FAULT_LIMIT:    # as arena tournament takes it
+        raise typer.BadParameter(f"must be from 1 to {MAX_FAULT_LIMIT:,}", param_hint="--max-faults")
     check_port_free(host, port)
     open_store(db, must_exist=False)  # refuse a foreign database before binding the port
     try:
