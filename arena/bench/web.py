@@ -33,6 +33,7 @@ from typing import Any
 
 from arena.bench.store import fill_leaderboard, played_match
 from arena.store import Store
+from engine import ConfigError
 
 MATCHES = 100_000
 REPEAT = 5
@@ -68,7 +69,8 @@ def _viewed_match(store: Store) -> str:
     except Exception:
         newest = store.list_matches(variant="classic", limit=1)
         if not newest:
-            raise ValueError("the database holds no classic match to show") from None
+            raise ConfigError("--db: the database holds no classic match to show (leave --db out, or name a "
+                              "file that does not exist yet, to have one filled)") from None
         return newest[0].match_id
 
 

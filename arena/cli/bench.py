@@ -185,6 +185,12 @@ def bench_fuzz(
 
     if not 0 < seconds <= 86_400:
         raise typer.BadParameter("must be more than 0 and at most 86400", param_hint="--seconds")
+    if workdir is not None:      # made here, as the run would make it, to say in one line why it cannot be
+        try:
+            workdir.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise typer.BadParameter(f"cannot make the folder {workdir}: {error.strerror}",
+                                     param_hint="--workdir") from None
     report = run_fuzz(seconds=seconds, seed=seed, workdir=workdir)
     if as_json:
         print_figures(report.to_json(), True)
