@@ -228,6 +228,9 @@ def bench_sprt(
 
     if tests < 1:
         raise typer.BadParameter("must be at least 1", param_hint="--tests")
+    for option, spread in (("--luck", luck), ("--noise", noise)):
+        if not 0 <= spread < float("inf"):     # also nan
+            raise typer.BadParameter("must be a number, 0 or more", param_hint=option)
     if cases:
         try:
             SimModel(players=players)
@@ -261,8 +264,10 @@ def bench_workers(
 
     if games < 1 or runs < 1:
         raise typer.BadParameter("must be at least 1", param_hint="--games/--runs")
-    if workers < 2:
-        raise typer.BadParameter("must be at least 2 (compared with one)", param_hint="--workers")
+    from arena.tournament.command import MAX_WORKERS
+
+    if not 2 <= workers <= MAX_WORKERS:
+        raise typer.BadParameter(f"must be from 2 (compared with one) to {MAX_WORKERS}", param_hint="--workers")
     print_figures(run(games=games, workers=workers, runs=runs, seed=seed), as_json)
 
 

@@ -75,6 +75,9 @@ BAD = [
     (["bench", "sandbox", "--rounds", "100"], "classic with 4 players allows at most 15 rounds"),
     (["bench", "ladder", "--rounds", "0"], "rounds must be between 1 and 15"),
     (["bench", "ladder", "--budget-ms", "nan"], "must be positive"),
+    (["bench", "sprt", "--luck", "nan"], "Invalid value for --luck: must be a number, 0 or more"),
+    (["bench", "sprt", "--noise", "inf"], "Invalid value for --noise: must be a number, 0 or more"),
+    (["bench", "workers", "--workers", "100000"], "must be from 2 (compared with one) to 256"),
     (["sprt", "--candidate", "a=/bin/true", "--baseline", "b=/bin/false", "--max-games", "0"],
      "--max-games must be at least 1"),
 ]
