@@ -140,6 +140,17 @@ def load_server_tls(cert: Path, key: Path, client_ca: Path | None = None) -> Ser
     chain = read_pem(cert, "--tls-cert", "certificate")
     private_key = read_pem(key, "--tls-key", "key")
     _parse_certificates(chain, "--tls-cert", cert)
+    check_key_pair(cert, key)
+    ca = None
+    if client_ca is not None:
+        ca = read_pem(client_ca, "--tls-client-ca", "certificate")
+        _parse_certificates(ca, "--tls-client-ca", client_ca)
+    return ServerTls(chain, private_key, ca)
+
+
+def check_key_pair(cert: Path, key: Path) -> None:
+    """A one-line TlsError unless ``key`` is a usable private key of the certificate
+    ``cert`` (a server's, or a client's for a server that asks for one)."""
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     try:
         # Parses the key and checks it is the certificate's (OpenSSL's own test).
@@ -151,11 +162,6 @@ def load_server_tls(cert: Path, key: Path, client_ca: Path | None = None) -> Ser
         raise TlsError(f"--tls-key {key}: not a usable private key ({_ssl_reason(error)})") from None
     except OSError as error:   # changed between our read and OpenSSL's
         raise TlsError(f"cannot read --tls-cert {cert} or --tls-key {key} ({error.strerror or error})") from None
-    ca = None
-    if client_ca is not None:
-        ca = read_pem(client_ca, "--tls-client-ca", "certificate")
-        _parse_certificates(ca, "--tls-client-ca", client_ca)
-    return ServerTls(chain, private_key, ca)
 
 
 def _parse_certificates(data: bytes, option: str, path: Path) -> None:

@@ -35,7 +35,7 @@ def web(
     """
     import uvicorn
 
-    from arena.tls import ClientTls, read_pem
+    from arena.tls import ClientTls, check_key_pair, read_pem
     from arena.web.app import create_app, listening_socket
     from arena.web.live import REFEREE_TLS
 
@@ -53,6 +53,7 @@ def web(
         if tls_cert is not None and tls_key is not None:
             read_pem(tls_cert, "--tls-cert", "certificate")
             read_pem(tls_key, "--tls-key", "key")
+            check_key_pair(tls_cert, tls_key)
         for address in referee:
             REFEREE_TLS[address] = ClientTls(tls_ca.resolve(), tls_cert.resolve() if tls_cert else None,
                                              tls_key.resolve() if tls_key else None)

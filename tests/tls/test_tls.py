@@ -507,6 +507,16 @@ def test_web_tls_ca_must_be_a_certificate(tmp_path: Path) -> None:
     assert line == f"arena: error: --tls-ca {tmp_path / 'no.pem'}: no such file"
 
 
+def test_web_client_key_must_be_its_certificates(tmp_path: Path, pki: Pki) -> None:
+    db = tmp_path / "arena.db"
+    Store(str(db)).close()
+    line = one_error_line(run_arena("web", "--referee", "127.0.0.1:1", "--tls-ca", str(pki.ca),
+                                    "--tls-cert", str(pki.client_cert), "--tls-key", str(pki.stranger_key),
+                                    "--port", "0", "--db", str(db)))
+    assert line == (f"arena: error: --tls-key {pki.stranger_key} is not the key of --tls-cert {pki.client_cert} "
+                    "(it does not match the certificate's public key)")
+
+
 def test_a_certificate_for_another_name_is_said_so(tmp_path: Path) -> None:
     from arena.tournament.runner import RemoteArena
 
