@@ -41,7 +41,7 @@ from arena.referee.limits import GRACE, MAX_FAULTS
 from arena.referee.loopback import LoopbackReferee
 from arena.tournament.bot_limits import BotLimits
 from arena.tournament.lineup import BotProcesses, LineupError, socket_folder
-from arena.tournament.sandbox import NEVER_CONNECTED_HINT, SandboxMode, find_confinement
+from arena.tournament.sandbox import SandboxMode, find_confinement
 from engine import VARIANTS
 
 if TYPE_CHECKING:
@@ -199,7 +199,7 @@ class _Check:
             why = f"no Hello within {settings.connect_timeout:g} s"
         if refusals.reasons:
             why += f"; the arena refused its stream: {refusals.reasons[-1]}"
-        hint = f"; {NEVER_CONNECTED_HINT}" if self.processes.confined and not refusals.reasons else ""
+        hint = "" if refusals.reasons else self.processes.never_connected_hint()
         self.report.failure = f"never connected: {why}"
         self.out(f"{name} ({settings.command}) never connected: {why}; {output_tail(self.log)}{hint} "
                  f"(its output and the arena's log: {self.report.log_dir})")

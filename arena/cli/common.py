@@ -50,9 +50,10 @@ def open_store(db: str | None, *, must_exist: bool) -> Store:
     location = db_location(db)
     path = location.removeprefix("sqlite:///") if location.startswith("sqlite:///") else location
     if must_exist and "://" not in path:
-        if not Path(path).exists():
+        file = Path(path)
+        if not file.exists():
             fail(f"no arena database at {path} (run a tournament first, or pass --db)")
-        if Path(path).is_file() and Path(path).stat().st_size == 0:   # SQLite would make it one
+        if file.is_file() and file.stat().st_size == 0:   # SQLite would make it one
             fail(f"{path} is an empty file, not an arena database (run a tournament first, or pass --db)")
     return Store(location)
 

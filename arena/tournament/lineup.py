@@ -29,6 +29,7 @@ from typing import Any
 
 import sample_bots
 from arena.tournament.sandbox import (
+    NEVER_CONNECTED_HINT,
     SOCKET_DIR,
     Confinement,
     Launched,
@@ -432,6 +433,11 @@ class BotProcesses:
     @property
     def confined(self) -> bool:
         return self.confinement.mode is SandboxMode.BWRAP
+
+    def never_connected_hint(self) -> str:
+        """What to add to the words on a bot that never connected: the sandbox's limits, if
+        the bots run in one."""
+        return f"; {NEVER_CONNECTED_HINT}" if self.confined else ""
 
     async def start(self, entry: BotEntry, address: str, token: str, max_matches: int, key: str | None = None,
                     hidden: list[Path] | None = None) -> None:

@@ -29,7 +29,7 @@ from arena.referee.seating import Absence
 from arena.tls import ClientTls, TlsError, tls_problem
 from arena.tournament.lineup import BotEntry, BotProcesses, BotStartError, program_files, socket_folder
 from arena.tournament.lock import forget_referee, note_referee
-from arena.tournament.sandbox import CANNOT_START, NEVER_CONNECTED_HINT, SandboxMode, find_confinement
+from arena.tournament.sandbox import CANNOT_START, SandboxMode, find_confinement
 from arena.tournament.schedule import ScheduledGame
 from arena.tournament.settings import TournamentSettings
 
@@ -233,6 +233,7 @@ class LocalArena:
 
     async def _wait_for_bots(self, timeout: float = CONNECT_TIMEOUT) -> None:
         assert self.bots is not None
+        hint = self.bots.never_connected_hint()
         deadline = time.monotonic() + timeout
         while True:
             names = [n for n in self.settings.bot_names() if n not in self.dropped]
@@ -248,11 +249,11 @@ class LocalArena:
                 except TimeoutError as exc:
                     late = [n for n in names if n not in self.server.registry.by_name]
                     if not late or not set(late) <= self.optional:
-                        raise BotStartError(late[0] if late else "", f"{exc}{self._confined_hint()} (bot output "
-                                            f"is in {self.log_dir})", self.log_dir) from None
+                        raise BotStartError(late[0] if late else "", f"{exc}{hint} (bot output is in {self.log_dir})",
+                                            self.log_dir) from None
                     for name in late:
                         await self._leave_out(BotStartError(name, f"bot {name!r} did not connect in {timeout:g} s"
-                                                            f"{self._confined_hint()}"))
+                                                            f"{hint}"))
                     continue
             waiting.cancel()
             for name in dead:
@@ -262,13 +263,8 @@ class LocalArena:
                     await self._leave_out(BotStartError(name, f"bot {name!r} {last}"))
                     continue
                 await self._leave_out(BotStartError(
-                    name, f"bot {name!r} {self.bots.end_reason(name)} before connecting{self._confined_hint()} "
-                    f"(its output: {log})", log))
-
-    def _confined_hint(self) -> str:
-        """What to add to the words on a bot that never connected: the sandbox's limits, if
-        it ran in one."""
-        return f"; {NEVER_CONNECTED_HINT}" if self.bots is not None and self.bots.confined else ""
+                    name, f"bot {name!r} {self.bots.end_reason(name)} before connecting{hint} (its output: {log})",
+                    log))
 
     # -- a bot that ends during the run
 

@@ -273,20 +273,20 @@ def check_numbers(req: TournamentRequest) -> None:
     engine.core.ConfigError: --games must be at least 1 (got 0)
     """
     games = "--max-games" if req.candidate is not None or req.baseline is not None else "--games"   # arena sprt's
-    checks = [
-        (games, req.games, 1), ("--concurrency", req.concurrency, 1), ("--max-faults", req.max_faults, 1),
-        ("--move-time", req.move_time, MIN_MOVE_TIME), ("--time-bank", req.time_bank, 0.0),
+    checks: list[tuple[str, float | None, float, float, bool]] = [   # option, value, least, most, in seconds
+        (games, req.games, 1, MAX_GAMES, False), ("--concurrency", req.concurrency, 1, MAX_CONCURRENCY, False),
+        ("--max-faults", req.max_faults, 1, MAX_FAULT_LIMIT, False),
+        ("--move-time", req.move_time, MIN_MOVE_TIME, MAX_SECONDS, True),
+        ("--time-bank", req.time_bank, 0.0, MAX_SECONDS, True),
     ]
-    for option, value, minimum in checks:
-        if value is not None and value < minimum:
-            raise ConfigError(f"{option} must be at least {minimum} (got {value})")
-    for option, value, maximum in ((games, req.games, MAX_GAMES), ("--concurrency", req.concurrency, MAX_CONCURRENCY),
-                                   ("--max-faults", req.max_faults, MAX_FAULT_LIMIT)):
-        if value is not None and value > maximum:
-            raise ConfigError(f"{option} must be at most {maximum:,} (got {value})")
-    for option, seconds in (("--move-time", req.move_time), ("--time-bank", req.time_bank)):
-        if seconds is not None and not seconds <= MAX_SECONDS:     # also catches nan
-            raise ConfigError(f"{option} must be a number of seconds up to {MAX_SECONDS:g} (got {seconds})")
+    for option, value, least, most, seconds in checks:
+        if value is None:
+            continue
+        if value < least:
+            raise ConfigError(f"{option} must be at least {least} (got {value})")
+        if not value <= most:     # also catches nan
+            raise ConfigError(f"{option} must be a number of seconds up to {most:g} (got {value})" if seconds
+                              else f"{option} must be at most {most:,} (got {value})")
     if req.seed is not None and not 0 <= req.seed < 2**63:     # checked before anything is written
         raise ConfigError(f"--seed must be between 0 and 2**63 - 1 (got {req.seed})")
     if req.lineup is not None and req.lineup not in LINEUPS:
