@@ -136,7 +136,10 @@ def run_tournament_command(req: TournamentRequest, console: Console, err_console
     line, then its leaderboard. Bad input raises a one-line error before anything is
     written; Ctrl-C or SIGTERM leaves it stored as interrupted and exits 130."""
 
+    noted: list[str] = []      # every note said: one that points at a bot's log keeps the log
+
     def notice(message: str) -> None:
+        noted.append(message)
         err_console.print(f"[yellow]note:[/] {message}", highlight=False, soft_wrap=True)  # one line, paths whole
 
     workers_for(req.workers, bool(req.server))      # a bad number is refused before anything is written
@@ -181,7 +184,9 @@ def run_tournament_command(req: TournamentRequest, console: Console, err_console
     except (BotStartError, ScheduleError, SandboxError) as exc:
         if req.resume is None and not store.finished_game_indexes(tournament_id):
             # It never got going and would fail the same way on --resume: leave nothing behind.
-            discard(run, req.db, keep_log=isinstance(exc, BotStartError) and exc.log is not None)
+            pointed = (isinstance(exc, BotStartError) and exc.log is not None
+                       or any(str(run.log_dir) in message for message in noted))
+            discard(run, req.db, keep_log=pointed)
         else:
             store.set_tournament_status(tournament_id, "interrupted")
         raise ConfigError(str(exc)) from None
@@ -289,7 +294,7 @@ def more_bots(settings: TournamentSettings, req: TournamentRequest) -> str:
 
 def discard(run: Run, db: str, keep_log: bool) -> None:
     """Remove a new tournament that never got going: its rows, its log folder (unless
-    ``keep_log``: an error message points at a bot's log) and the database file if
+    ``keep_log``: the error or a note points at a bot's log) and the database file if
     this command made it."""
     run.store.discard_tournament(run.tournament_id)
     if not keep_log:

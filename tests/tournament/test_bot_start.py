@@ -139,6 +139,24 @@ def test_an_optional_sample_bot_that_fails_to_start_is_left_out_and_the_tourname
         assert stored.status == "finished" and stored.matches == stored.settings["games"] == 4
 
 
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_a_left_out_sample_bots_log_stays_when_the_tournament_then_cannot_be_scheduled(tmp_path: Path) -> None:
+    # As above, the Node.js sample bot dies as it starts; with --players 5 the 4 bots left
+    # cannot fill a table, so the new tournament is discarded, but not the log its note names.
+    lock = (NODE_BOT_DIR / "package-lock.json").read_bytes()
+    fake = tmp_path / "cache" / "wizard-arena" / f"node-bot-{hashlib.sha256(lock).hexdigest()[:12]}"
+    (fake / "node_modules" / "@grpc" / "grpc-js").mkdir(parents=True)
+    done = arena("tournament", "--rounds", "1", "--players", "5", "--sandbox", "none", cwd=tmp_path,
+                 env={"XDG_CACHE_HOME": str(tmp_path / "cache"),
+                      "NODE_OPTIONS": f"--require={tmp_path / 'no-such-file.js'}"})
+    assert "5-player tables need at least 5 bots (the lineup has 4)" in done.stderr.splitlines()[-1]
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    (note,) = [line for line in done.stderr.splitlines() if "left out of the lineup" in line]
+    log = Path(note.split("its output: ")[1].split(")")[0])
+    assert "no-such-file.js" in log.read_text()
+    assert not (tmp_path / "arena.db").exists()
+
+
 def test_an_unconfined_bot_gets_the_organisers_environment_but_not_the_organisers_arena_variables(
         tmp_path: Path) -> None:
     # An organiser with a CA for --server tournaments and an admin token in the environment
