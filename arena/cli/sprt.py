@@ -103,6 +103,6 @@ def sprt(
         elo0=elo0, elo1=elo1, alpha=alpha, beta=beta, lineup=lineup, sandbox=sandbox,
         fresh_per_match=fresh_per_match, memory_limit=memory_limit, process_limit=process_limit,
         file_size_limit=file_size_limit, open_files_limit=open_files_limit, bot_env=bot_env or None,
-        workers=workers,
+        workers=workers, command="sprt",
     )
     run_tournament_command(request, console, err_console)

@@ -222,6 +222,10 @@ def resumed_run(req: TournamentRequest, notice: Callable[[str], None], console: 
         raise ConfigError(f"no arena database at {req.db} (pass the --db the tournament used)")
     store = Store(req.db)
     settings = TournamentSettings.from_dict(store.get_tournament(req.resume).settings)
+    if req.command == "sprt" and settings.sprt is None:
+        store.close()
+        raise ConfigError(f"{req.resume} is a tournament, not an SPRT test: "
+                          f"{resume_command(req.resume, req.db)}")
     if is_complete(store, settings, req.resume):
         # Nothing to play: no bot is started, no lock taken, the status is left alone.
         notice(f"tournament {req.resume} is already complete; showing its "

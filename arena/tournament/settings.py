@@ -246,6 +246,7 @@ class TournamentRequest:
     file_size_limit: int | None = None    # MiB
     open_files_limit: int | None = None
     bot_env: list[str] | None = None      # NAME=VALUE
+    command: str = "tournament"           # the command given: "tournament" or "sprt"
 
     def given_game_options(self) -> list[str]:
         """The options a ``--resume`` refuses (the stored tournament has its own).
@@ -253,7 +254,7 @@ class TournamentRequest:
         >>> TournamentRequest("arena.db", games=8, bots=["x=y"]).given_game_options()
         ['--games', '--bot']
         """
-        skip = {"db", "admin_token", "resume", "no_samples", "bots", "candidate", "baseline", "workers"}
+        skip = {"db", "admin_token", "resume", "no_samples", "bots", "candidate", "baseline", "workers", "command"}
         named = [f"--{f.name.replace('_', '-')}" for f in fields(self)
                  if f.name not in skip and getattr(self, f.name) is not None]
         if self.bots:

@@ -88,6 +88,21 @@ def test_heuristic_against_random_accepts_h1_and_is_stored_shown_and_reproducibl
     # A decided test has nothing left: resume shows its result without starting a bot.
     resumed = arena("tournament", "--resume", tid, "--db", str(tmp_path / "a.db"), cwd=tmp_path)
     assert resumed.returncode == 0 and "already complete" in resumed.stderr and line in resumed.stdout
+    resumed = arena("sprt", "--resume", tid, "--db", str(tmp_path / "a.db"), cwd=tmp_path)
+    assert resumed.returncode == 0 and "already complete" in resumed.stderr and line in resumed.stdout
+
+
+def test_sprt_resume_of_a_tournament_that_is_not_a_test_is_refused_in_one_line(tmp_path: Path) -> None:
+    from arena.store import Store
+
+    with Store(str(tmp_path / "a.db")) as store:
+        tid = store.create_tournament({"game": {"variant": "classic", "players": 3}}, 1, status="interrupted")
+    done = arena("sprt", "--resume", tid, "--db", str(tmp_path / "a.db"), cwd=tmp_path)
+    assert done.returncode == 2, done.stdout + done.stderr
+    lines = [x for x in done.stderr.splitlines() if x.strip()]
+    assert lines == [f"arena: error: {tid} is a tournament, not an SPRT test: "
+                     f"arena tournament --resume {tid} --db {tmp_path / 'a.db'}"], done.stderr
+    assert not (tmp_path / "arena-logs").exists()
 
 
 @pytest.mark.slow
