@@ -189,7 +189,8 @@ def run_tournament_command(req: TournamentRequest, console: Console, err_console
             discard(run, req.db, keep_log=pointed)
         else:
             store.set_tournament_status(tournament_id, "interrupted")
-        raise ConfigError(str(exc)) from None
+        # A schedule fails here only after a sample bot was left out: say how to fill the tables.
+        raise ConfigError(f"{exc}{more_bots(settings, req) if isinstance(exc, ScheduleError) else ''}") from None
     except RuntimeError as exc:
         store.set_tournament_status(tournament_id, "interrupted")
         raise ConfigError(str(exc)) from None
