@@ -139,8 +139,9 @@ def tournament(store: Store, db: str, tournament_id: str, with_matches: bool = T
     it (``shown_status``: stored as running with nobody holding its run lock is
     ``interrupted``), the resume command when it is unfinished, its board rows and its
     matches. ``db`` is the database as ``arena web --db`` was given it (the run lock
-    lives beside it). ``with_matches=False`` (what the page polls) leaves out the
-    matches and ``first_game_at``: a few rows to read however long the tournament."""
+    lives beside it; the resume command names it by ``disclosure.public_database``).
+    ``with_matches=False`` (what the page polls) leaves out the matches and
+    ``first_game_at``: a few rows to read however long the tournament."""
     with not_found_as_404():
         info = store.get_tournament(tournament_id)
     status = shown_status(info, db)
@@ -154,7 +155,7 @@ def tournament(store: Store, db: str, tournament_id: str, with_matches: bool = T
         "stored_status": info.status, "games_stored": info.matches, "games_scheduled": info.settings.get("games"),
         "first_game_at": finished[0] if finished and with_matches else None,
         "last_game_at": finished[-1] if finished else None,    # without matches: the last one stored
-        "resume_command": resume_command(info.id, db) if status == "interrupted" else None,
+        "resume_command": resume_command(info.id, disclosure.public_database(db)) if status == "interrupted" else None,
         "master_seed": master_seed(info), "settings": disclosure.public_settings(info),
         "bots": [bot.get("name") for bot in info.settings.get("bots", []) if isinstance(bot, dict)],
         "board": [{"rank": r.rank, "bot": r.bot, "rating": r.rating, "interval": r.interval, "games": r.games,

@@ -36,10 +36,15 @@ bots' commands, working folders and variables (``bots``), and the variables pass
 every bot (``bot_env``, perhaps keys). :func:`public_settings` keeps the settings it
 knows to be public, the names of ``bot_env``'s variables, and nothing else: a setting
 added later stays out until it is named in :data:`PUBLIC_SETTINGS`.
+
+Nor is the database's address public: a PostgreSQL URL holds a user, a password and a
+host, a SQLite path the organiser's folders. Where a page names the database (the
+command that resumes an interrupted tournament) it shows :func:`public_database`.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from typing import Any
 
@@ -98,6 +103,23 @@ def public_settings(info: TournamentInfo) -> dict[str, Any]:
         # The stored settings' seed is the master seed; the stored column is the one the run uses.
         shown["seed"] = info.master_seed if seeds_shown(info) else None
     return shown
+
+
+def public_database(db: str) -> str:
+    """The database ``db`` (as ``arena web --db`` was given it) as a spectator may read it:
+    a SQLite file by its name alone, a URL by its scheme and database name, with ``…`` for
+    its user, password, host and port.
+
+    >>> public_database("/srv/runs/arena.db"), public_database("arena.db")
+    ('arena.db', 'arena.db')
+    >>> public_database("postgresql://arena:s3cret@10.0.0.5:5432/arena?sslmode=require")
+    'postgresql://…/arena'
+    """
+    if "://" not in db:
+        return os.path.basename(db)
+    scheme, rest = db.split("://", 1)
+    name = rest.split("?", 1)[0].rsplit("/", 1)[-1] if "/" in rest else ""
+    return f"{scheme}://…/{name}"
 
 
 def public_record(record: dict[str, Any], shown: bool) -> dict[str, Any]:

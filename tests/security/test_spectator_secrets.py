@@ -317,6 +317,36 @@ def test_the_settings_say_the_seed_is_hidden_and_keep_the_organisers_things(aren
     assert client.get(f"/api/matches/{arena.a}-00003").status_code == 403
 
 
+def test_no_page_names_the_database_s_password_host_or_folder(tmp_path: Path, postgres_url: str,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """An interrupted tournament's resume command names the database without its
+    credentials or host (a PostgreSQL URL) or its folders (a SQLite path)."""
+    from factories import wipe_postgres
+
+    wipe_postgres(postgres_url)
+    monkeypatch.chdir(tmp_path)                  # a URL's run lock lives in the working folder
+    password_url = postgres_url.replace("://arena@", "://arena:s3cret-pw@")
+    sqlite_path = str(tmp_path / "organiser" / "runs.db")
+    (tmp_path / "organiser").mkdir()
+    try:
+        for db, shown in ((password_url, "'postgresql://…/arena_test'"), (sqlite_path, "runs.db")):
+            with Store(db) as store:
+                tournament = store.create_tournament({"game": {"variant": "classic"}, "games": 4}, master_seed=5)
+            log_dir_for(db, tournament).mkdir(parents=True)
+            (log_dir_for(db, tournament) / ".lock").write_text("")        # its run is gone
+            client = TestClient(create_app(db))
+            data = client.get(f"/api/tournaments/{tournament}").json()
+            assert data["status"] == "interrupted"
+            assert data["resume_command"] == f"arena tournament --resume {tournament} --db {shown}"
+            for path in ("/", "/tournaments", f"/tournaments/{tournament}", "/api/tournaments",
+                         f"/api/tournaments/{tournament}"):
+                text = client.get(path).text
+                for secret in ("s3cret-pw", "arena:", "127.0.0.1", str(tmp_path)):
+                    assert secret not in text, (db, path, secret)
+    finally:
+        wipe_postgres(postgres_url)
+
+
 def test_a_failing_request_does_not_echo_what_failed(arena: Arena) -> None:
     app = create_app(str(arena.db))
 

@@ -157,7 +157,7 @@ def test_tournament_page_and_api(web_client: TestClient, web_db: tuple[Path, str
 
 
 def test_a_running_tournament_nobody_runs_is_interrupted(tmp_path: Path) -> None:
-    path = tmp_path / "arena.db"
+    path = tmp_path / "runs.db"
     with Store(str(path)) as store:
         tournament = store.create_tournament({"game": {"variant": "classic", "players": 3}, "games": 10},
                                              master_seed=1, status="running")
@@ -171,8 +171,10 @@ def test_a_running_tournament_nobody_runs_is_interrupted(tmp_path: Path) -> None
     data = client.get(f"/api/tournaments/{tournament}").json()
     assert (data["status"], data["stored_status"]) == ("interrupted", "running")
     assert (data["games_stored"], data["games_scheduled"]) == (1, 10)
-    assert data["resume_command"] == f"arena tournament --resume {tournament} --db {path}"
+    # The file by its name: its folder is the organiser's, not the spectators'.
+    assert data["resume_command"] == f"arena tournament --resume {tournament} --db runs.db"
     page = client.get(f"/tournaments/{tournament}").text
+    assert str(tmp_path) not in page
     assert 'id="interrupted"' in page and f"arena tournament --resume {tournament}" in page
     assert 'id="progress">1 / 10<' in page
     assert [t["status"] for t in client.get("/api/tournaments").json()] == ["interrupted"]

@@ -338,7 +338,7 @@ def test_a_running_tournament_updates_itself_then_says_interrupted(tmp_path: Pat
         runner.wait(timeout=30)
     page.reload()
     expect(page.locator("#status")).to_have_text("interrupted")
-    expect(page.locator("#resume")).to_contain_text(f"arena tournament --resume {tournament} --db")
+    expect(page.locator("#resume")).to_have_text(f"arena tournament --resume {tournament} --db live.db")
     screenshot(page, "tournament-interrupted")
 
 
