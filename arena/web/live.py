@@ -144,8 +144,11 @@ def _rpc_problem(error: grpc.RpcError, address: str) -> str:
     tls = tls_problem(error, address, REFEREE_TLS.get(address))
     if tls is not None:
         return tls
-    code = error.code() if isinstance(error, grpc.Call) else None
-    details = error.details() if isinstance(error, grpc.Call) else str(error)
+    # A blocking call's error is a grpc.Call; grpc.aio's AioRpcError is not one, but has
+    # the same code() and details().
+    answered = isinstance(error, (grpc.Call, grpc.aio.AioRpcError))
+    code = error.code() if answered else None
+    details = error.details() if answered else str(error)
     return f"{code.name if code else 'error'} ({(details or '').splitlines()[0] if details else 'no details'})"
 
 

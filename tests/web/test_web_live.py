@@ -23,7 +23,7 @@ from starlette.testclient import TestClient
 
 from arena.store import Store
 from arena.web.app import create_app
-from arena.web.live import LiveSteps
+from arena.web.live import LiveMatch, LiveSteps, stream
 
 PY = sys.executable
 
@@ -133,6 +133,25 @@ def test_a_referee_that_does_not_answer_is_one_line_on_the_live_page(empty_clien
     listing = empty_client.get("/api/live").json()
     assert listing["referees"] == ["127.0.0.1:1"] and listing["matches"] == []
     assert "Playing now" in empty_client.get("/").text
+
+
+def test_a_referee_gone_from_a_live_stream_is_named_by_its_status(tmp_path: Path) -> None:
+    # grpc.aio's errors are not grpc.Call: the viewer once showed "error (<AioRpcError of RPC ...")
+    import asyncio
+    import socket
+
+    with socket.socket() as closed:           # a port this test opened, then closed: refused
+        closed.bind(("127.0.0.1", 0))
+        address = f"127.0.0.1:{closed.getsockname()[1]}"
+    match = LiveMatch("m-1", "classic", ["ann", "bob", "cy"], [0, 0, 0], None, {}, address)
+
+    async def messages() -> list[str]:
+        return [message async for message in stream(match, "/matches/m-1")]
+
+    [failure] = asyncio.run(messages())
+    assert failure.startswith("event: failure\n")
+    message = json.loads(failure.split("data: ", 1)[1])["message"]
+    assert message.startswith("the referee stopped the stream: UNAVAILABLE (") and "AioRpcError" not in message
 
 
 def test_a_live_link_to_a_finished_match_goes_to_its_replay(empty_client: TestClient) -> None:
