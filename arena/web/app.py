@@ -142,7 +142,8 @@ def running(request: Request) -> live.LiveMatch:
     """The running match ``match_id``; NotFound when no referee known plays it, Withheld
     when it is private (its cards are hands of games still to come)."""
     match_id = request.path_params["match_id"]
-    for found in live.running_matches(live_now(request)[0])[0]:
+    asked = live.referees(_store(request), _db(request), request.app.state.referees)
+    for found in live.running_matches(asked)[0]:
         if found.match_id == match_id:
             if found.private:
                 raise api.Withheld(disclosure.withheld_message(match_id, None))

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import AsyncIterator, Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -51,6 +52,10 @@ from engine.describe import describe_event
 # A referee that does not answer ListMatches in this time is reported and skipped: a page
 # must not hang on one.
 LIST_TIMEOUT = 2.0
+# ... and is then left unasked for this long, so it slows one page in this many seconds.
+QUIET_FOR = 30.0
+# Until when (time.monotonic()) each referee that let LIST_TIMEOUT pass is left unasked.
+SILENT: dict[str, float] = {}
 # The public events that are a seat's decision: each starts a step of the live viewer
 # (and so does a token_returned the winner chose: see ``is_decision``).
 DECISION_EVENTS = frozenset({"trump_chosen", "bid", "bid_made", "prediction", "destroyer", "play"})
@@ -105,10 +110,21 @@ def referees(store: Store, db: str, given: Sequence[str]) -> list[str]:
 
 def running_matches(addresses: Iterable[str]) -> tuple[list[LiveMatch], list[str]]:
     """The running matches of every referee at ``addresses``, and one line for each referee
-    that could not be asked (it is skipped, never waited for past :data:`LIST_TIMEOUT`)."""
+    that could not be asked.
+
+    The referees are asked at once, so a page waits at most :data:`LIST_TIMEOUT` however
+    many are silent; and one that let that time pass is not asked again for
+    :data:`QUIET_FOR` seconds, so the pages that follow do not wait for it at all.
+    """
     matches: list[LiveMatch] = []
     problems: list[str] = []
-    for address in addresses:
+    asked: list[tuple[str, grpc.Channel, grpc.Future]] = []
+    now = time.monotonic()
+    for address in dict.fromkeys(addresses):
+        if SILENT.get(address, 0.0) > now:
+            problems.append(f"the referee at {address} did not answer in {LIST_TIMEOUT:g} s; "
+                            f"it is asked again within {QUIET_FOR:g} s")
+            continue
         tls = REFEREE_TLS.get(address)
         try:
             channel = (grpc.secure_channel(address, tls.credentials()) if tls is not None
@@ -116,13 +132,19 @@ def running_matches(addresses: Iterable[str]) -> tuple[list[LiveMatch], list[str
         except TlsError as error:     # its CA file is gone or damaged
             problems.append(f"the referee at {address} was not asked: {error}")
             continue
+        call = arena_pb2_grpc.ArenaStub(channel).ListMatches.future(pb.ListMatchesRequest(limit=500),
+                                                                     timeout=LIST_TIMEOUT)
+        asked.append((address, channel, call))
+    for address, channel, call in asked:
         with channel:
             try:
-                reply = arena_pb2_grpc.ArenaStub(channel).ListMatches(pb.ListMatchesRequest(limit=500),
-                                                                      timeout=LIST_TIMEOUT)
+                reply = call.result()
             except grpc.RpcError as error:
+                if isinstance(error, grpc.Call) and error.code() == grpc.StatusCode.DEADLINE_EXCEEDED:
+                    SILENT[address] = time.monotonic() + QUIET_FOR
                 problems.append(f"the referee at {address} did not answer: {_rpc_problem(error, address)}")
                 continue
+        SILENT.pop(address, None)
         matches += [LiveMatch(match_id=m.match_id, variant=m.variant, bots=list(m.bot_names), totals=list(m.totals),
                               tournament_id=m.tournament_id or None, options=_options(m.options_json),
                               referee=address, private=m.private)

@@ -154,6 +154,32 @@ def test_a_referee_gone_from_a_live_stream_is_named_by_its_status(tmp_path: Path
     assert message.startswith("the referee stopped the stream: UNAVAILABLE (") and "AioRpcError" not in message
 
 
+def test_silent_referees_cost_a_page_one_wait_once(tmp_path: Path) -> None:
+    # Two referees that take the connection and never answer: asked at once, each page
+    # waits LIST_TIMEOUT (2 s) at most, and the next pages do not wait for them at all.
+    import socket
+    import time
+
+    path = tmp_path / "arena.db"
+    Store(str(path)).close()
+    with socket.socket() as one, socket.socket() as two:
+        for silent in (one, two):
+            silent.bind(("127.0.0.1", 0))
+            silent.listen()
+        addresses = [f"127.0.0.1:{s.getsockname()[1]}" for s in (one, two)]
+        client = TestClient(create_app(str(path), addresses))
+        started = time.monotonic()
+        first = client.get("/live").text
+        waited = time.monotonic() - started
+        assert all(f"the referee at {a} did not answer: DEADLINE_EXCEEDED" in first for a in addresses)
+        assert waited < 3.5, f"two silent referees held the page {waited:.1f} s"
+        started = time.monotonic()
+        for page in ("/", "/live", "/api/live"):
+            client.get(page)
+        assert time.monotonic() - started < 1.5
+        assert "it is asked again within 30 s" in client.get("/live").text
+
+
 def test_a_live_link_to_a_finished_match_goes_to_its_replay(empty_client: TestClient) -> None:
     answer = empty_client.get("/live/done-1")
     assert answer.status_code == 303 and answer.headers["location"] == "/matches/done-1"
