@@ -61,3 +61,11 @@ def open_store(db: str | None, *, must_exist: bool) -> Store:
 def check_choice(value: str | None, allowed: tuple[str, ...], option: str) -> None:
     if value is not None and value not in allowed:
         raise typer.BadParameter(f"{value!r} is not one of {', '.join(allowed)}", param_hint=option)
+
+
+def check_host(host: str) -> None:
+    """Refuse an empty ``--host``: the system would read it as every interface, which must
+    be asked for by name (0.0.0.0 or ::)."""
+    if not host.strip():
+        raise typer.BadParameter("takes the address to listen on: 127.0.0.1 (this machine only), "
+                                 "0.0.0.0 or :: (every interface), or a host name (got '')", param_hint="--host")

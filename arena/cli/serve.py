@@ -18,7 +18,7 @@ from pathlib import Path
 
 import typer
 
-from arena.cli.common import DbOption, check_choice, db_location, err_console, fail, open_store
+from arena.cli.common import DbOption, check_choice, check_host, db_location, err_console, fail, open_store
 from arena.referee.limits import GRACE, MAX_FAULTS, MAX_SECONDS, MOVE_TIME, TIME_BANK
 from arena.tls import DEFAULT_DAYS, MAX_DAYS, ServerTls, is_loopback, load_server_tls, make_certificates
 from arena.tournament.settings import MAX_FAULT_LIMIT, MIN_MOVE_TIME
@@ -60,6 +60,7 @@ def serve(
     """
     from arena.referee.server import serve as serve_forever  # imported here: it brings grpc
 
+    check_host(host)
     tls = server_tls(host, tls_cert, tls_key, tls_client_ca, insecure)
     auto_match = auto_match_variant(auto_match, ladder)
     if not 0 <= port <= 65535:

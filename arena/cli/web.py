@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from arena.cli.common import DbOption, db_location, fail, open_store
+from arena.cli.common import DbOption, check_host, db_location, fail, open_store
 
 
 def web(
@@ -39,6 +39,7 @@ def web(
     from arena.web.app import create_app, listening_socket
     from arena.web.live import REFEREE_TLS
 
+    check_host(host)
     if not 0 <= port <= 65535:
         raise typer.BadParameter("must be 0..65535", param_hint="--port")
     for address in referee:

@@ -57,6 +57,8 @@ BAD = [
     (["serve", "--move-time", "0"], "from 0.001 to 86400"),
     (["serve", "--grace", "-1"], "from 0 to 86400"),
     (["serve", "--max-faults", "0"], "must be from 1 to 1,000"),
+    (["serve", "--host", ""], "Invalid value for --host: takes the address to listen on"),
+    (["web", "--host", " "], "0.0.0.0 or :: (every interface)"),
     (["leaderboard", "--db", "sqlite:///missing.db"], "no arena database at missing.db"),
     (["leaderboard", "--db", "mysql://u@127.0.0.1/arena"], "unsupported database 'mysql'"),
     (["bot", "list", "--db", "postgresql+nodriver://u@127.0.0.1/arena"], "not a usable database URL"),
