@@ -49,7 +49,7 @@ def save_crash(session: Session, crash: BotCrash, bot_ids: BotIds, where: str) -
     if crash.tournament_id is not None:
         tournament = session.get(TournamentRow, crash.tournament_id)
         if tournament is None:
-            raise NotStored(f"no tournament {crash.tournament_id!r} in {where}")
+            raise NotStored(f"no tournament {crash.tournament_id!r}", where)
         if variant is None:
             variant = _variant_of(tournament.settings_json)
     conn = session.connection()

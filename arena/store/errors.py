@@ -21,7 +21,20 @@ class StoreError(Exception):
 
 
 class NotStored(StoreError):
-    """No tournament or match of that id in this database (the web answers it with a 404)."""
+    """No tournament or match of that id in this database (the web answers it with a 404).
+
+    ``what`` is the missing thing ("no match 'm-1'"), ``where`` the database as the user
+    gave it; the message joins them, and a page shows ``what`` alone (a file's path or a
+    server's address is not for visitors).
+
+    >>> str(NotStored("no match 'm-1'", "arena.db"))
+    "no match 'm-1' in arena.db"
+    """
+
+    def __init__(self, what: str, where: str) -> None:
+        super().__init__(f"{what} in {where}")
+        self.what = what
+        self.where = where
 
 
 class StoreUnavailable(StoreError):

@@ -82,7 +82,7 @@ def put_schedule(conn: Connection, tournament_id: str, games: Sequence[Scheduled
     already stored are left as they are, and a game stored with other values is refused
     (``StoreError``: two different schedules for one tournament)."""
     if conn.execute(sa.select(_TOURNAMENTS.c.id).where(_TOURNAMENTS.c.id == tournament_id)).first() is None:
-        raise NotStored(f"no tournament {tournament_id!r} in {where}")
+        raise NotStored(f"no tournament {tournament_id!r}", where)
     rows: list[dict[str, Any]] = []
     for game in games:
         check_seed(game.seed, f"game {game.index}: seed")

@@ -137,7 +137,7 @@ class BoardInputs:
 def load_match(session: Session, match_id: str, where: str) -> MatchRecord:
     row = session.exec(select(MatchRow).where(MatchRow.match_id == match_id)).first()
     if row is None:
-        raise NotStored(f"no match {match_id!r} in {where}")
+        raise NotStored(f"no match {match_id!r}", where)
     seats = session.exec(
         select(MatchSeatRow, BotRow.name).join(BotRow, col(BotRow.id) == col(MatchSeatRow.bot_id))
         .where(MatchSeatRow.match_pk == row.id).order_by(col(MatchSeatRow.seat))

@@ -179,7 +179,7 @@ def tournament_game_options(session: Session, tournament_ids: Sequence[str]) -> 
 def _tournament(session: Session, tournament_id: str, where: str) -> TournamentRow:
     row = session.get(TournamentRow, tournament_id)
     if row is None:
-        raise NotStored(f"no tournament {tournament_id!r} in {where}")
+        raise NotStored(f"no tournament {tournament_id!r}", where)
     return row
 
 

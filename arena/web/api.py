@@ -39,7 +39,7 @@ def not_found_as_404() -> Iterator[None]:
     try:
         yield
     except NotStored as error:
-        raise NotFound(str(error)) from None
+        raise NotFound(f"{error.what} in this database") from None
 
 def check_variant(variant: str) -> None:
     if variant not in VARIANTS:

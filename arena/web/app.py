@@ -11,6 +11,7 @@ other requests.
 
 from __future__ import annotations
 
+import logging
 import socket
 from collections.abc import Sequence
 from importlib import resources
@@ -27,6 +28,8 @@ from arena.store import Store, StoreError, StoreUnavailable
 from arena.web import api, disclosure, live
 from arena.web.bots import Boards
 from arena.web.pages import templates, url
+
+log = logging.getLogger(__name__)
 
 
 def listening_socket(host: str, port: int) -> socket.socket:
@@ -294,8 +297,13 @@ async def withheld(request: Request, exc: Exception) -> Response:
 
 
 async def database_unreadable(request: Request, exc: Exception) -> Response:
-    """A busy, locked or unreadable database: 503, the message says which."""
-    return error(request, 503, f"the database could not be read: {exc}")
+    """A busy, locked or unreadable database: 503. The page says which of busy or
+    unreadable, not the driver's words (a PostgreSQL server's host and port, a file's
+    path); those go to the server's log."""
+    log.warning("%s %s: the database could not be read: %s", request.method, request.url.path, exc)
+    busy = any(word in str(exc).lower() for word in ("locked", "busy"))
+    return error(request, 503, "the database is busy (locked by a writer); try again in a moment" if busy
+                 else "the database could not be reached or read just now; the server's log says why")
 
 
 async def server_error(request: Request, exc: Exception) -> Response:

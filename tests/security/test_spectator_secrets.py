@@ -484,3 +484,47 @@ def test_a_real_tournament_shows_no_secret_until_it_finishes(tmp_path: Path, web
     assert json.loads(fetch(f"/api/tournaments/{second}")[1])["master_seed"] == master
     assert f"<dt>Master seed</dt><dd>{master}</dd>" in seen[f"/tournaments/{second}"][1]
 
+
+
+def test_a_database_error_names_neither_its_server_nor_its_file(tmp_path: Path, postgres_url: str) -> None:
+    """A 503 (the PostgreSQL server refuses arena web's reconnection) and a 404 (no such
+    match in a SQLite file) say what went wrong without the server's address or the path."""
+    from factories import wipe_postgres
+    from sqlalchemy import create_engine, text
+
+    wipe_postgres(postgres_url)
+    Store(postgres_url).close()
+    admin = create_engine(postgres_url, isolation_level="AUTOCOMMIT")
+    reader_url = postgres_url.replace("://arena@", "://web_reader@")
+    with admin.connect() as conn:
+        conn.execute(text("DROP OWNED BY web_reader") if conn.execute(
+            text("SELECT 1 FROM pg_roles WHERE rolname = 'web_reader'")).first() else text("SELECT 1"))
+        conn.execute(text("DROP ROLE IF EXISTS web_reader"))
+        conn.execute(text("CREATE ROLE web_reader LOGIN"))
+        conn.execute(text("GRANT USAGE ON SCHEMA public TO web_reader"))
+        conn.execute(text("GRANT SELECT ON ALL TABLES IN SCHEMA public TO web_reader"))
+    try:
+        client = TestClient(create_app(reader_url))
+        assert client.get("/api/tournaments").status_code == 200
+        with admin.connect() as conn:        # its connections cut, and no new one allowed
+            conn.execute(text("ALTER ROLE web_reader NOLOGIN"))
+            conn.execute(text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'web_reader'"))
+        port = postgres_url.rsplit(":", 1)[1].split("/")[0]
+        for path in ("/", "/api/tournaments", "/", "/api/tournaments"):
+            answer = client.get(path)
+            assert answer.status_code == 503, (path, answer.text)
+            assert "127.0.0.1" not in answer.text and port not in answer.text and "web_reader" not in answer.text
+        client.app.state.store.close()
+    finally:
+        with admin.connect() as conn:
+            conn.execute(text("DROP OWNED BY web_reader"))
+            conn.execute(text("DROP ROLE web_reader"))
+        admin.dispose()
+        wipe_postgres(postgres_url)
+    sqlite_path = tmp_path / "organiser" / "runs.db"
+    sqlite_path.parent.mkdir()
+    Store(str(sqlite_path)).close()
+    client = TestClient(create_app(str(sqlite_path)))
+    for path in ("/matches/nope", "/api/matches/nope", "/tournaments/t-nope", "/api/tournaments/t-nope"):
+        answer = client.get(path)
+        assert answer.status_code == 404 and "in this database" in answer.text and str(tmp_path) not in answer.text

@@ -253,7 +253,7 @@ def test_a_locked_database_is_a_503_page(web_db: tuple[Path, str], monkeypatch: 
     client = TestClient(app)
     for path in ("/leaderboard/classic", "/matches/open-0"):
         answer = client.get(path)
-        assert answer.status_code == 503 and "database is locked" in answer.text and "Traceback" not in answer.text
+        assert answer.status_code == 503 and "the database is busy" in answer.text and "Traceback" not in answer.text
     assert client.get("/api/leaderboard/classic").status_code == 503
 
 
