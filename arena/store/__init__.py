@@ -174,6 +174,8 @@ class Store:
         except StoreError:
             self.engine.dispose()
             raise
+        if self.is_sqlite:
+            _use_wal(self.engine)
         self._closed = False
         # The file, however it was named (relative, absolute, a sqlite:/// URL).
         self._file = os.path.abspath(self.engine.url.database or "") if self.is_sqlite else None
@@ -612,8 +614,23 @@ def _close_open_stores() -> None:
         store.close()
 
 
+def _use_wal(engine: Engine) -> None:
+    """Switch the file to the WAL journal (readers never wait for the writer), which it
+    keeps for every later connection. Done after ``open_schema`` accepted the file, so a
+    file the store refuses (someone else's tables, another schema version) is left in its
+    own journal mode, with no ``-wal`` file beside it."""
+    raw = engine.raw_connection()     # the driver's own connection: no BEGIN around a PRAGMA
+    try:
+        cursor = raw.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.close()
+    finally:
+        raw.close()
+
+
 def _setup_sqlite(engine: Engine) -> None:
-    """WAL journal, NORMAL sync, foreign keys on, and real transactions (see below)."""
+    """NORMAL sync, foreign keys on, and real transactions (see below); the WAL journal
+    is switched on by :func:`_use_wal` once the file is known to be an arena database."""
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
@@ -622,7 +639,6 @@ def _setup_sqlite(engine: Engine) -> None:
         # documented recipe), which makes the schema creation and every read consistent.
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
-        cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.close()

@@ -88,9 +88,18 @@ def test_refuses_a_foreign_sqlite_database(tmp_path: Path) -> None:
     db.close()
     with pytest.raises(StoreError, match=r"other.db is not an arena database \(no schema version table\)"):
         Store(str(path))
-    # ...and leaves it alone.
+    # ...and leaves it alone: its tables, and its journal mode (not switched to WAL).
     db = sqlite3.connect(path)
     assert [r[0] for r in db.execute("select name from sqlite_master")] == ["recipes"]
+    assert db.execute("pragma journal_mode").fetchone()[0] == "delete"
+    db.close()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["other.db"]
+
+
+def test_an_arena_database_is_in_wal_mode(tmp_path: Path) -> None:
+    Store(str(tmp_path / "arena.db")).close()
+    db = sqlite3.connect(tmp_path / "arena.db")
+    assert db.execute("pragma journal_mode").fetchone()[0] == "wal"
     db.close()
 
 
