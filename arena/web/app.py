@@ -291,6 +291,16 @@ async def not_found(request: Request, exc: Exception) -> Response:
     return error(request, 404, str(exc) if isinstance(exc, api.NotFound) else f"nothing at {request.url.path}")
 
 
+async def method_not_allowed(request: Request, exc: Exception) -> Response:
+    """A POST, PUT... on a read-only path: 405, with the methods it takes (``Allow``)."""
+    given = (getattr(exc, "headers", None) or {}).get("Allow", "GET, HEAD")
+    allowed = ", ".join(sorted(given.split(", ")))     # Starlette's order is a set's
+    answer = error(request, 405, f"{request.method} is not allowed on {request.url.path}: this server only "
+                   f"reads ({allowed})")
+    answer.headers["Allow"] = allowed
+    return answer
+
+
 async def withheld(request: Request, exc: Exception) -> Response:
     """A private match whose cards may not be shown yet: 403."""
     return error(request, 403, str(exc))
@@ -312,6 +322,7 @@ async def server_error(request: Request, exc: Exception) -> Response:
 
 exception_handlers: dict[Any, Any] = {
     404: not_found,
+    405: method_not_allowed,
     api.NotFound: not_found,
     api.Withheld: withheld,
     StoreUnavailable: database_unreadable,

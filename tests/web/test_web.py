@@ -240,6 +240,15 @@ def test_unknown_ids_are_a_404_in_the_api(web_client: TestClient) -> None:
         assert answer.status_code == 404 and "error" in answer.json()
 
 
+def test_writing_methods_are_a_405_in_the_shape_of_the_path(web_client: TestClient) -> None:
+    api = web_client.post("/api/tournaments")
+    assert api.status_code == 405 and api.headers["allow"] == "GET, HEAD"
+    assert api.json() == {"error": "POST is not allowed on /api/tournaments: this server only reads (GET, HEAD)"}
+    page = web_client.delete("/leaderboard/classic")
+    assert page.status_code == 405 and page.headers["content-type"].startswith("text/html")
+    assert 'id="error">DELETE is not allowed on /leaderboard/classic' in page.text
+
+
 def test_a_locked_database_is_a_503_page(web_db: tuple[Path, str], monkeypatch: pytest.MonkeyPatch) -> None:
     # What the store raises when SQLite stays locked past the busy timeout (a real lock:
     # tests/store/test_store_errors.py; reads are never blocked in WAL mode).
