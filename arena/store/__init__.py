@@ -107,7 +107,7 @@ from arena.store.queries import (
 from arena.store.registry import BotInfo, TournamentInfo, hash_token
 from arena.store.reports import BotEloStep, BotFault, BotGames, BotSeat, ClassicGame, EloStep, EloTrack, NewestClassic
 from arena.store.save import MatchSaver
-from arena.store.schema import SCHEMA_VERSION, TAKE_WRITE_LOCK, open_schema
+from arena.store.schema import SCHEMA_VERSION, TAKE_WRITE_LOCK, is_current, open_schema
 
 __all__ = [
     "LOG_FORMAT", "SCHEMA_VERSION", "AbTestGames", "BoardInputs", "BotEloStep", "BotFault", "BotGames", "BotInfo",
@@ -161,10 +161,14 @@ class Store:
         if self.is_sqlite:
             _setup_sqlite(self.engine)
         try:
-            # A write transaction from the start (see open_schema); no write lock to take on
-            # PostgreSQL yet: a new database has no schema-version row.
-            with self.engine.connect() as conn, conn.execution_options(arena_write=True).begin():
-                open_schema(conn, self.name)
+            # A database of this schema version is only read; any other is looked at again
+            # in a write transaction from its start (see open_schema); no write lock to take
+            # on PostgreSQL yet: a new database has no schema-version row.
+            with self.engine.connect() as conn, conn.begin():
+                current = is_current(conn)
+            if not current:
+                with self.engine.connect() as conn, conn.execution_options(arena_write=True).begin():
+                    open_schema(conn, self.name)
         except sa_exc.DatabaseError as error:
             self.engine.dispose()
             reason = str(getattr(error, "orig", error)).strip()

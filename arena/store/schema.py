@@ -328,6 +328,15 @@ TAKE_WRITE_LOCK = (update(MetaRow.__table__).where(MetaRow.__table__.c.key == "s
                    .values(value=MetaRow.__table__.c.value))
 
 
+def is_current(conn: Connection) -> bool:
+    """Whether the database already holds this version's schema: then opening it needs
+    no write lock (a reader starts while a writer holds it)."""
+    if MetaRow.__tablename__ not in inspect(conn).get_table_names():
+        return False
+    version = conn.execute(select(MetaRow.value).where(MetaRow.key == "schema_version")).scalar()
+    return version == str(SCHEMA_VERSION)
+
+
 def open_schema(conn: Connection, name: str) -> None:
     """Create the schema in a new or empty database, upgrade a version-1 to -4 one, and refuse
     (``StoreError``) another schema version or a database with someone else's tables.

@@ -96,6 +96,25 @@ def test_refuses_a_foreign_sqlite_database(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["other.db"]
 
 
+def test_a_writer_holding_the_lock_does_not_hold_up_opening(tmp_path: Path) -> None:
+    # Opening a database of this schema version only reads it (WAL: readers never wait),
+    # so arena web starts at once beside a long write; it waited the 30 s busy timeout.
+    import time
+
+    path = tmp_path / "arena.db"
+    Store(str(path)).close()
+    writer = sqlite3.connect(path, isolation_level=None)
+    writer.execute("BEGIN IMMEDIATE")
+    try:
+        started = time.monotonic()
+        with Store(str(path)) as store:
+            assert store.variants() == []
+        assert time.monotonic() - started < 5
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
+
+
 def test_an_arena_database_is_in_wal_mode(tmp_path: Path) -> None:
     Store(str(tmp_path / "arena.db")).close()
     db = sqlite3.connect(tmp_path / "arena.db")
