@@ -190,6 +190,15 @@ def test_the_card_table_at_desktop_and_phone_width(site: Site, page: Page, scree
     middle = match.decisions // 2
     open_viewer(page, f"{site.url}/matches/{match.match_id}#d={middle}", match.decisions)
     screenshot(page, f"table-{kind}-desktop")
+    # At the narrowest width with the events beside the table, the seats stay on it.
+    page.set_viewport_size({"width": 1150, "height": 900})
+    page.reload()
+    expect(page.locator("#viewer")).to_have_attribute("data-ready", "true")
+    sides = page.evaluate("""() => { const felt = document.getElementById("felt").getBoundingClientRect();
+      const seats = Array.from(document.querySelectorAll("#felt .seat")).map((n) => n.getBoundingClientRect());
+      return {felt: [felt.left, felt.right], seats: [Math.min(...seats.map((b) => b.left)),
+                                                     Math.max(...seats.map((b) => b.right))]}; }""")
+    assert sides["felt"][0] <= sides["seats"][0] and sides["seats"][1] <= sides["felt"][1], sides
     page.set_viewport_size({"width": 390, "height": 844})
     page.reload()
     expect(page.locator("#viewer")).to_have_attribute("data-ready", "true")
