@@ -328,13 +328,18 @@ TAKE_WRITE_LOCK = (update(MetaRow.__table__).where(MetaRow.__table__.c.key == "s
                    .values(value=MetaRow.__table__.c.value))
 
 
+def _stored_version(conn: Connection) -> str | None:
+    """The schema version the database's ``arena_meta`` table records, if any."""
+    version: str | None = conn.execute(select(MetaRow.value).where(MetaRow.key == "schema_version")).scalar()
+    return version
+
+
 def is_current(conn: Connection) -> bool:
     """Whether the database already holds this version's schema: then opening it needs
     no write lock (a reader starts while a writer holds it)."""
     if MetaRow.__tablename__ not in inspect(conn).get_table_names():
         return False
-    version = conn.execute(select(MetaRow.value).where(MetaRow.key == "schema_version")).scalar()
-    return version == str(SCHEMA_VERSION)
+    return _stored_version(conn) == str(SCHEMA_VERSION)
 
 
 def open_schema(conn: Connection, name: str) -> None:
@@ -351,14 +356,14 @@ def open_schema(conn: Connection, name: str) -> None:
         return
     if MetaRow.__tablename__ not in tables:
         raise StoreError(f"{name} is not an arena database (no schema version table)")
-    version = conn.execute(select(MetaRow.value).where(MetaRow.key == "schema_version")).scalar()
+    version = _stored_version(conn)
     if version is None:
         raise StoreError(f"{name} is not an arena database (no schema version)")
     if version in _OLDER_VERSIONS and conn.dialect.name != "sqlite":
         # SQLite's BEGIN IMMEDIATE already excludes other writers; on PostgreSQL two
         # processes must not both upgrade: lock, then look again.
         conn.execute(TAKE_WRITE_LOCK)
-        version = conn.execute(select(MetaRow.value).where(MetaRow.key == "schema_version")).scalar()
+        version = _stored_version(conn)
     if version in _OLDER_VERSIONS:
         # One step at a time, each from what the one before left.
         if version == "1":

@@ -91,9 +91,14 @@ def _page(request: Request, template: str, **context: Any) -> Response:
 # -- the data: one function per resource, for its page and its JSON ----------------------
 
 
+def _referees(request: Request) -> list[str]:
+    """The referees to ask for live matches: ``--referee``'s and the running tournaments'."""
+    return live.referees(_store(request), _db(request), request.app.state.referees)
+
+
 def live_now(request: Request, tournament_id: str | None = None) -> tuple[list[str], list[dict[str, Any]], list[str]]:
     """(referees asked, their running matches (of ``tournament_id`` only, if given), problems)."""
-    asked = live.referees(_store(request), _db(request), request.app.state.referees)
+    asked = _referees(request)
     found, problems = live.running_matches(asked)
     return asked, [m.to_json() for m in found if tournament_id in (None, m.tournament_id)], problems
 
@@ -145,8 +150,7 @@ def running(request: Request) -> live.LiveMatch:
     """The running match ``match_id``; NotFound when no referee known plays it, Withheld
     when it is private (its cards are hands of games still to come)."""
     match_id = request.path_params["match_id"]
-    asked = live.referees(_store(request), _db(request), request.app.state.referees)
-    for found in live.running_matches(asked)[0]:
+    for found in live.running_matches(_referees(request))[0]:
         if found.match_id == match_id:
             if found.private:
                 raise api.Withheld(disclosure.withheld_message(match_id, None))
