@@ -158,9 +158,13 @@ class Store:
         except sa_exc.ArgumentError as error:
             raise StoreError(f"{self.name!r} is not a usable database URL ({error})") from None
         self._saver = MatchSaver(self.engine.dialect)
+        database = self.engine.url.database or ""
+        new_file = self.is_sqlite and (not os.path.exists(database) or os.path.getsize(database) == 0)
         if self.is_sqlite:
             _setup_sqlite(self.engine)
         try:
+            if new_file:
+                _use_wal(self.engine)   # a new database is in WAL from its first write
             # A database of this schema version is only read; any other is looked at again
             # in a write transaction from its start (see open_schema); no write lock to take
             # on PostgreSQL yet: a new database has no schema-version row.
@@ -169,7 +173,7 @@ class Store:
             if not current:
                 with self.engine.connect() as conn, conn.execution_options(arena_write=True).begin():
                     open_schema(conn, self.name)
-        except sa_exc.DatabaseError as error:
+        except (sa_exc.DatabaseError, self.engine.dialect.loaded_dbapi.Error) as error:   # raw_connection: unwrapped
             self.engine.dispose()
             reason = str(getattr(error, "orig", error)).strip()
             if "not a database" in reason:
@@ -178,7 +182,7 @@ class Store:
         except StoreError:
             self.engine.dispose()
             raise
-        if self.is_sqlite:
+        if self.is_sqlite and not new_file:
             _use_wal(self.engine)
         self._closed = False
         # The file, however it was named (relative, absolute, a sqlite:/// URL).
@@ -620,14 +624,24 @@ def _close_open_stores() -> None:
 
 def _use_wal(engine: Engine) -> None:
     """Switch the file to the WAL journal (readers never wait for the writer), which it
-    keeps for every later connection. Done after ``open_schema`` accepted the file, so a
-    file the store refuses (someone else's tables, another schema version) is left in its
-    own journal mode, with no ``-wal`` file beside it."""
+    keeps for every later connection. A new file is switched before its schema is
+    written; an existing one only after ``open_schema`` accepted it, so a file the store
+    refuses (someone else's tables, another schema version) keeps its own journal mode,
+    with no ``-wal`` file beside it.
+
+    The switch needs the file to itself for a moment. When another process holds it
+    (a reader of a database still in the rollback journal, or a second process making
+    the same new file), SQLite answers "database is locked" at once, without waiting:
+    the store then carries on in the rollback journal, which is as correct, only with
+    readers waiting for the writer, and a later open switches it."""
     raw = engine.raw_connection()     # the driver's own connection: no BEGIN around a PRAGMA
     try:
         cursor = raw.cursor()
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.close()
+    except engine.dialect.loaded_dbapi.OperationalError as error:
+        if "locked" not in str(error) and "busy" not in str(error):
+            raise
     finally:
         raw.close()
 

@@ -96,6 +96,27 @@ def test_refuses_a_foreign_sqlite_database(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["other.db"]
 
 
+def test_a_reader_of_a_rollback_journal_database_does_not_stop_opening(tmp_path: Path) -> None:
+    # The switch to WAL needs the file alone; SQLite refuses it at once while another
+    # process reads a rollback-journal file. The store opens it anyway, in that journal.
+    path = tmp_path / "arena.db"
+    Store(str(path)).close()
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("pragma journal_mode=delete")
+    db.execute("begin")
+    db.execute("select count(*) from sqlite_master").fetchone()     # holds a read lock
+    store = Store(str(path))
+    assert store.list_tournaments() == []
+    db.execute("commit")
+    store.close()
+    assert db.execute("pragma journal_mode").fetchone()[0] == "delete"
+    db.close()
+    Store(str(path)).close()       # the next open, the file free, switches it
+    db = sqlite3.connect(path)
+    assert db.execute("pragma journal_mode").fetchone()[0] == "wal"
+    db.close()
+
+
 def test_a_writer_holding_the_lock_does_not_hold_up_opening(tmp_path: Path) -> None:
     # Opening a database of this schema version only reads it (WAL: readers never wait),
     # so arena web starts at once beside a long write; it waited the 30 s busy timeout.
