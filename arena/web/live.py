@@ -4,7 +4,8 @@
 and every running tournament in its database (a local run notes its referee's address
 in its log folder, and so does each ``arena worker`` of ``--workers N``; a ``--server``
 run names its server: :func:`referee_addresses`). It
-asks them ``ListMatches`` for their running matches and follows one with ``Spectate``.
+asks them ``ListMatches`` for their running matches and follows one with ``Spectate``:
+one stream a match however many pages watch it (:class:`Watch`).
 Both are the referee's public calls and carry what a spectator may see: no hand, no
 bid before the rules reveal it, no deal seed. So nothing hidden reaches this server,
 let alone a page, while a match runs; the hands are shown face up only by the replay
@@ -221,23 +222,83 @@ def sse(event: str, data: Any) -> str:
     return f"event: {event}\ndata: {json.dumps(data)}\n\n"
 
 
-async def stream(match: LiveMatch, replay_url: str) -> AsyncIterator[str]:
-    """The match's public events from its start, live, as the page's Server-Sent Events."""
-    steps = LiveSteps(match.bots, str(match.options.get("bidding") or "open"))
-    tls = REFEREE_TLS.get(match.referee)
-    try:
-        channel = tls.secure_channel(match.referee) if tls is not None else grpc.aio.insecure_channel(match.referee)
-    except TlsError as error:
-        yield sse("failure", {"message": f"the referee was not asked: {error}"})
-        return
-    async with channel:
-        call = arena_pb2_grpc.ArenaStub(channel).Spectate(pb.SpectateRequest(match_id=match.match_id))
+class Watch:
+    """One ``Spectate`` of a running match, shared by every page that watches it.
+
+    The referee admits a bounded number of spectators a match (64; 512 in all), so a
+    stream for each browser would turn the 65th viewer away, and make the referee
+    encode every update once for each. Here one task reads the match's updates into
+    one :class:`LiveSteps`; each page's :func:`stream` sends from it what that page
+    has not had yet. The task starts with a match's first viewer and stops with its
+    last (or with the match).
+    """
+
+    def __init__(self, match: LiveMatch, replay_url: str) -> None:
+        self.key = (match.referee, match.match_id)
+        self.steps = LiveSteps(match.bots, str(match.options.get("bidding") or "open"))
+        self.updates = 0                  # how many updates the referee has sent so far
+        self.last: str | None = None      # the closing event (end or failure) once it stopped
+        self.viewers = 0
+        self.changed = asyncio.Condition()
+        self.task = asyncio.create_task(self._follow(match, replay_url))
+
+    async def _follow(self, match: LiveMatch, replay_url: str) -> None:
+        tls = REFEREE_TLS.get(match.referee)
         try:
-            async for update in call:
-                start = steps.add(json.loads(text) for text in update.events_json)
-                yield sse("steps", steps.since(start))
-        except grpc.RpcError as error:
-            problem = await asyncio.to_thread(_rpc_problem, error, match.referee)
-            yield sse("failure", {"message": f"the referee stopped the stream: {problem}"})
+            channel = tls.secure_channel(match.referee) if tls is not None else grpc.aio.insecure_channel(match.referee)
+        except TlsError as error:
+            await self._close(sse("failure", {"message": f"the referee was not asked: {error}"}))
             return
-    yield sse("end", {"replay": replay_url})
+        async with channel:
+            call = arena_pb2_grpc.ArenaStub(channel).Spectate(pb.SpectateRequest(match_id=match.match_id))
+            try:
+                async for update in call:
+                    self.steps.add(json.loads(text) for text in update.events_json)
+                    self.updates += 1
+                    async with self.changed:
+                        self.changed.notify_all()
+            except grpc.RpcError as error:
+                problem = await asyncio.to_thread(_rpc_problem, error, match.referee)
+                await self._close(sse("failure", {"message": f"the referee stopped the stream: {problem}"}))
+                return
+        await self._close(sse("end", {"replay": replay_url}))
+
+    async def _close(self, last: str) -> None:
+        if WATCHES.get(self.key) is self:
+            del WATCHES[self.key]          # a page that comes later asks the referee anew
+        self.last = last
+        async with self.changed:
+            self.changed.notify_all()
+
+
+# The matches being watched, by (referee, match id): at most one Spectate each.
+WATCHES: dict[tuple[str, str], Watch] = {}
+
+
+async def stream(match: LiveMatch, replay_url: str) -> AsyncIterator[str]:
+    """The match's public events from its start, live, as the page's Server-Sent Events:
+    first every step so far, then each change (the open step again, and any new ones)."""
+    watch = WATCHES.get((match.referee, match.match_id))
+    if watch is None:
+        watch = WATCHES[match.referee, match.match_id] = Watch(match, replay_url)
+    watch.viewers += 1
+    seen = 0      # the updates this page has been sent
+    whole = 0     # the steps it has, all but the last of them final
+    try:
+        while True:
+            async with watch.changed:
+                while watch.updates == seen and watch.last is None:
+                    await watch.changed.wait()
+            if watch.updates != seen:
+                seen = watch.updates
+                yield sse("steps", watch.steps.since(max(whole - 1, 0)))
+                whole = len(watch.steps.steps)
+            elif watch.last is not None:
+                yield watch.last
+                return
+    finally:
+        watch.viewers -= 1
+        if watch.viewers == 0 and watch.last is None:      # its last page went: stop asking
+            watch.task.cancel()
+            if WATCHES.get(watch.key) is watch:
+                del WATCHES[watch.key]

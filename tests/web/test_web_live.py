@@ -97,6 +97,33 @@ def test_the_event_stream_names_only_cards_already_public(tmp_path: Path, web_ov
             assert "bid" not in kinds, step
 
 
+@pytest.mark.slow
+def test_more_pages_than_a_referee_admits_spectators_share_one_stream(tmp_path: Path,
+                                                                      web_over: Callable[[Path], str]) -> None:
+    # The referee admits 64 spectators a match; arena web asks it once however many watch.
+    from concurrent.futures import ThreadPoolExecutor
+
+    db = tmp_path / "live.db"
+    runner = slow_tournament(tmp_path, db, "--variant", "classic", "--rounds", "6", "--seed", "5", "--games", "1",
+                             sleep_ms=40)
+    try:
+        wait_for_file(db)
+        url = web_over(db)
+        match_id = running_match(url)
+        with ThreadPoolExecutor(70) as pool:
+            pages = list(pool.map(read_stream, [f"{url}/api/live/{match_id}/events"] * 70))
+        assert runner.wait(timeout=120) == 0, (tmp_path / "tournament.out").read_text()
+    finally:
+        if runner.poll() is None:
+            runner.kill()
+            runner.wait()
+    decisions = len(_record(db, match_id)["actions"])
+    for messages in pages:
+        assert messages[-1] == ("end", {"replay": f"/matches/{match_id}"}), messages[-1]
+        steps = {step["index"]: step for _, data in messages[:-1] for step in data["steps"]}
+        assert sorted(steps) == list(range(decisions + 1))
+
+
 def _record(db: Path, match_id: str) -> dict[str, Any]:
     with Store(str(db)) as store:
         return store.load_match(match_id).to_json()
