@@ -183,7 +183,6 @@ class LiveSteps:
     >>> steps = LiveSteps(["ann", "bob", "cy"], "open")
     >>> steps.add([{"type": "round_start", "round": 1, "dealer": 0, "hand_size": 1},
     ...            {"type": "bid", "seat": 1, "bid": 0}])
-    0
     >>> [(s.index, s.seat, [e["type"] for e in s.events]) for s in steps.steps]
     [(0, None, ['round_start']), (1, 1, ['bid'])]
     >>> steps.steps[1].events[0]["text"]
@@ -196,9 +195,8 @@ class LiveSteps:
         self.totals = [0] * len(self.bots)
         self.steps: list[Step] = [Step(0, None, None, None, [], list(self.totals))]
 
-    def add(self, events: Iterable[dict[str, Any]]) -> int:
-        """Fold ``events`` in; return the first step they changed (the open one, or later)."""
-        changed = len(self.steps) - 1
+    def add(self, events: Iterable[dict[str, Any]]) -> None:
+        """Fold ``events`` in: into the open step, and the steps they open."""
         for event in events:
             if is_decision(event):
                 self.steps.append(Step(len(self.steps), event["seat"], None, None, [], list(self.totals)))
@@ -206,7 +204,6 @@ class LiveSteps:
                 self.totals = list(event["totals"])
                 self.steps[-1].totals = list(self.totals)
             self.steps[-1].events.append({**event, "text": describe_event(event, self.bots, self.bidding)})
-        return changed
 
     def since(self, start: int) -> dict[str, Any]:
         """The ``steps`` message: steps ``start``.. as JSON."""
@@ -263,9 +260,13 @@ class Watch:
                 return
         await self._close(sse("end", {"replay": replay_url}))
 
-    async def _close(self, last: str) -> None:
+    def forget(self) -> None:
+        """Leave :data:`WATCHES`: a page that comes later asks the referee anew."""
         if WATCHES.get(self.key) is self:
-            del WATCHES[self.key]          # a page that comes later asks the referee anew
+            del WATCHES[self.key]
+
+    async def _close(self, last: str) -> None:
+        self.forget()
         self.last = last
         async with self.changed:
             self.changed.notify_all()
@@ -278,9 +279,10 @@ WATCHES: dict[tuple[str, str], Watch] = {}
 async def stream(match: LiveMatch, replay_url: str) -> AsyncIterator[str]:
     """The match's public events from its start, live, as the page's Server-Sent Events:
     first every step so far, then each change (the open step again, and any new ones)."""
-    watch = WATCHES.get((match.referee, match.match_id))
+    key = (match.referee, match.match_id)
+    watch = WATCHES.get(key)
     if watch is None:
-        watch = WATCHES[match.referee, match.match_id] = Watch(match, replay_url)
+        watch = WATCHES[key] = Watch(match, replay_url)
     watch.viewers += 1
     seen = 0      # the updates this page has been sent
     whole = 0     # the steps it has, all but the last of them final
@@ -300,5 +302,4 @@ async def stream(match: LiveMatch, replay_url: str) -> AsyncIterator[str]:
         watch.viewers -= 1
         if watch.viewers == 0 and watch.last is None:      # its last page went: stop asking
             watch.task.cancel()
-            if WATCHES.get(watch.key) is watch:
-                del WATCHES[watch.key]
+            watch.forget()
