@@ -42,10 +42,12 @@ BOTS = ["ada-rand", "bea-rand", "cy-rand"]
 QUICK = ["--players", "3", "--rounds", "3", "--games", "6", "--no-samples",
          *(arg for bot in BOTS for arg in ("--bot", f"{bot}={RANDOM_BOT}"))]
 # The three kinds of match the viewer must step through, and the options that make them.
+# Extreme is played at four seats (a fourth bot joins): the table's side seats sit
+# furthest out there, so the seat-bounds check sees the widest layout.
 KINDS = {
     "classic-hidden": ["--variant", "classic", "--bidding", "hidden", "--seed", "11"],
     "classic-secret": ["--variant", "classic", "--bidding", "secret", "--seed", "12"],
-    "extreme": ["--variant", "extreme", "--seed", "13"],
+    "extreme": ["--variant", "extreme", "--seed", "13", "--players", "4", "--bot", f"dee-rand={RANDOM_BOT}"],
 }
 
 
