@@ -631,14 +631,19 @@ def _use_wal(engine: Engine) -> None:
 
     The switch needs the file to itself for a moment. When another process holds it
     (a reader of a database still in the rollback journal, or a second process making
-    the same new file), SQLite answers "database is locked" at once, without waiting:
-    the store then carries on in the rollback journal, which is as correct, only with
-    readers waiting for the writer, and a later open switches it."""
+    the same new file), SQLite waits its busy timeout and answers "database is locked".
+    The switch waits only CHECKPOINT_WAIT_MS (with the store's 30 s, opening beside a
+    reader took 30 s); the store then carries on in the rollback journal, which is as
+    correct, only with readers waiting for the writer, and a later open switches it."""
     raw = engine.raw_connection()     # the driver's own connection: no BEGIN around a PRAGMA
     try:
         cursor = raw.cursor()
-        cursor.execute("PRAGMA journal_mode=WAL")
-        cursor.close()
+        cursor.execute(f"PRAGMA busy_timeout = {CHECKPOINT_WAIT_MS}")
+        try:
+            cursor.execute("PRAGMA journal_mode=WAL")
+        finally:     # the pooled connection keeps the store's own wait for its writes
+            cursor.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT * 1000)}")
+            cursor.close()
     except engine.dialect.loaded_dbapi.OperationalError as error:
         if "locked" not in str(error) and "busy" not in str(error):
             raise
