@@ -188,6 +188,8 @@ class Prediction:
             if not isinstance(colour, str) or isinstance(n, bool) or not isinstance(n, int):
                 raise ValueError("prediction: tokens maps colour names to whole numbers")
             clean[colour] = n
+        if not isinstance(take_from, (list, tuple)):
+            raise ValueError("prediction: take_from is a list of [colour, seat] pairs")
         pairs = []
         for pair in take_from:
             if (not isinstance(pair, (list, tuple)) or len(pair) != 2 or not isinstance(pair[0], str)
