@@ -4,10 +4,19 @@
 ``GET /api/play/state`` the seat's view (:meth:`arena.play.seat.HumanSeat.state`),
 ``?since=VERSION`` waiting up to 20 s for a newer one; ``POST /api/play/answer`` takes
 ``{"request_id": N, "option": "..."}`` or ``{"request_id": N, "prediction": {...}}``.
-Refusals are JSON ``{"error": "..."}`` with 400 (no option, bad JSON) or 409 (a
-request that is not open), never a traceback. The arena's viewer (``arena web``'s app
-over the same database) is mounted behind these routes, so the page links to the
-stored match at ``/matches/ID``.
+Refusals are JSON ``{"error": "..."}`` with 400 (no option, bad JSON), 409 (a
+request that is not open) or 415 (a body not sent as ``application/json``), never a
+traceback.
+
+Only the person's own browser may play. The server answers only requests addressed to
+``127.0.0.1`` or ``localhost`` (Starlette's ``TrustedHostMiddleware``; another name is a
+page elsewhere reaching it through DNS rebinding, refused with a plain-text 400), and
+takes an answer only as ``application/json``: a page of another origin cannot send that
+without the browser asking first (CORS), while as text/plain or a form it could play
+for the person.
+
+The arena's viewer (``arena web``'s app over the same database) is mounted behind
+these routes, so the page links to the stored match at ``/matches/ID``.
 """
 
 from __future__ import annotations
@@ -18,6 +27,8 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
@@ -28,6 +39,8 @@ from arena.play.seat import AnswerRefused, HumanSeat
 
 templates = Jinja2Templates(directory=str(resources.files("arena.play") / "templates"))
 MAX_BODY = 16 * 1024     # an answer is a few dozen bytes
+MAX_VERSION_DIGITS = 18  # ?since= is a state's version, far below 10**18
+HOSTS = ["127.0.0.1", "localhost"]   # the names the page is reached by (it listens on loopback)
 
 
 def _seat(request: Request) -> HumanSeat:
@@ -50,7 +63,7 @@ async def state_json(request: Request) -> Response:
     seat = _seat(request)
     since = request.query_params.get("since")
     if since is not None:
-        if not since.isdigit():
+        if not (since.isascii() and since.isdigit()) or len(since) > MAX_VERSION_DIGITS:
             return _refusal(400, "since takes the version number of a state")
         await seat.changed_since(int(since))
     return JSONResponse(seat.state(), headers={"Cache-Control": "no-store"})
@@ -59,6 +72,8 @@ async def state_json(request: Request) -> Response:
 async def answer_json(request: Request) -> Response:
     """The person's answer to the open request: 200 when taken, else 400 or 409 with why."""
     seat = _seat(request)
+    if request.headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":
+        return _refusal(415, "an answer is sent as Content-Type: application/json")
     body = await request.body()
     if len(body) > MAX_BODY:
         return _refusal(400, f"an answer is a small JSON object (this one has {len(body)} bytes)")
@@ -104,6 +119,7 @@ def create_app(seat: HumanSeat, db: str | None = None) -> Starlette:
 
         extra.append(Mount("/", app=viewer_app(db)))
     app = Starlette(routes=[*routes, *extra],
+                    middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=HOSTS)],
                     exception_handlers={HTTPException: _http_error, Exception: _server_error})
     app.state.seat = seat
     return app

@@ -40,16 +40,21 @@ class Play:
     lines: queue.Queue[str]
     printed: list[str] = field(default_factory=list)
 
-    def request(self, path: str, body: Any = None) -> tuple[int, Any]:
-        """``GET`` (or ``POST`` a JSON ``body``) ``path``: the status and the JSON answer."""
+    def request(self, path: str, body: Any = None, headers: dict[str, str] | None = None) -> tuple[int, Any]:
+        """``GET`` (or ``POST`` a JSON ``body``) ``path``: the status and the JSON answer
+        (the text, where the answer is not JSON). ``headers`` replace the defaults."""
         data = None if body is None else (body if isinstance(body, bytes) else json.dumps(body).encode())
         request = urllib.request.Request(self.url + path.lstrip("/"), data=data, method="GET" if data is None
-                                         else "POST", headers={"Content-Type": "application/json"})
+                                         else "POST", headers={"Content-Type": "application/json", **(headers or {})})
         try:
             with urllib.request.urlopen(request, timeout=60) as response:
-                return response.status, json.loads(response.read())
+                status, raw = response.status, response.read()
         except urllib.error.HTTPError as error:
-            return error.code, json.loads(error.read())
+            status, raw = error.code, error.read()
+        try:
+            return status, json.loads(raw)
+        except ValueError:
+            return status, raw.decode(errors="replace")
 
     def state(self, since: int | None = None) -> dict[str, Any]:
         status, body = self.request("/api/play/state" + (f"?since={since}" if since is not None else ""))

@@ -101,7 +101,16 @@ def test_bad_answers_are_refused_and_the_decision_stays(play: Callable[..., Play
     assert game.answer(first_option(decision))[0] == 200
     status, body = game.answer(first_option(decision))
     assert status == 409 and "answered already" in body["error"], body
-    assert game.request("/api/play/state?since=x")[0] == 400
+    for since in ("x", "%C2%B2", "9" * 30):     # not ASCII digits, or no version ever reached
+        assert game.request(f"/api/play/state?since={since}")[0] == 400, since
+    # Only the person's own browser plays: an answer that a page elsewhere could send
+    # without asking (text/plain), or one addressed to another host name (DNS
+    # rebinding), is refused.
+    later = first_option(next_decision(game, game.state())["decision"])
+    assert game.request("/api/play/answer", later, headers={"Content-Type": "text/plain"})[0] == 415
+    assert game.request("/api/play/state", headers={"Host": "evil.example"}) == (400, "Invalid host header")
+    assert game.request("/api/play/answer", later, headers={"Host": "evil.example"})[0] == 400
+    assert game.state()["decision"]["request_id"] == later["request_id"]
 
 
 @pytest.mark.slow
@@ -115,7 +124,8 @@ def test_extreme_predictions_are_checked_by_the_engine(play: Callable[..., Play]
     assert decision is not None and decision["options"] == []
     rid = decision["request_id"]
     for prediction, words in (({"tokens": {"red": 99}}, "cannot have"), ({"tokens": {"white": 1}}, "coloured"),
-                              ({"tokens": "red"}, "tokens"), ({"colour": "red"}, "unknown field")):
+                              ({"tokens": "red"}, "tokens"), ({"colour": "red"}, "unknown field"),
+                              ({"tokens": {}, "take_from": 3}, "take_from")):
         status, body = game.answer({"request_id": rid, "prediction": prediction})
         assert status == 400 and words in body["error"], (prediction, body)
     status, body = game.answer({"request_id": rid, "option": "red"})
