@@ -16,7 +16,7 @@ from arena.bench.fuzz import FuzzReport, run_fuzz
 pytestmark = pytest.mark.slow   # 30 s of fuzzing; `pytest -m "not slow"` skips it
 
 SEED = 7
-SECONDS = 8.0    # about 2,500 messages and 14 fuzzed matches on 2 cores (1,470 on a loaded machine)
+SECONDS = 8.0    # about 2,500 messages and 14 fuzzed matches on 2 cores (1,750 and 9 beside the rest of the suite)
 
 
 def describe(report: FuzzReport) -> str:
@@ -34,10 +34,11 @@ def test_the_server_survives_fuzzing_with_its_invariants() -> None:
     assert report.violations == [], details
     assert report.server_alive, details
     assert report.peak_rss_mb < 400, details
-    # The run did fuzz: many messages of every kind, and matches of both sorts.
+    # The run did fuzz: many messages of every kind, and matches of both sorts. The
+    # floors are what a loaded machine still reaches (the counts follow its speed).
     assert report.total_sent() >= 1000, f"only {report.total_sent()} messages sent\n{details}"
     assert all(report.messages_sent.get(kind, 0) > 0 for kind in ("hello", "action", "empty")), details
-    assert report.matches_fuzzed >= 10, details
+    assert report.matches_fuzzed >= 5, details
     assert report.matches_honest >= 5, details
     assert sum(report.fuzz_seat_faults.values()) > 0, details
     assert report.faults_told > 0, details
