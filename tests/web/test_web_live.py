@@ -61,9 +61,10 @@ def wait_for_file(path: Path) -> None:
 def test_the_event_stream_names_only_cards_already_public(tmp_path: Path, web_over: Callable[[Path], str], variant: str,
                                                           options: list[str]) -> None:
     db = tmp_path / "live.db"
-    # Slow enough that the match still runs when the stream is asked for (a 1-round Extreme
-    # match at 15 ms a decision could end between the listing and the request).
-    runner = slow_tournament(tmp_path, db, *options, "--games", "1", sleep_ms=40 if variant == "extreme" else 15)
+    # Slow enough that the match still runs when the stream is asked for: at 15 ms a decision
+    # a 1-round Extreme match, and beside the rest of the suite the 7-round classic one
+    # (105 decisions), ended between the listing and the request.
+    runner = slow_tournament(tmp_path, db, *options, "--games", "1", sleep_ms=40)
     try:
         wait_for_file(db)
         url = web_over(db)
