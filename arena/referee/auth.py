@@ -2,11 +2,13 @@
 
 * :class:`AuthInterceptor` checks the ``authorization: Bearer <token>`` header before a
   call reaches the servicer: a bot token for ``Play``, the admin token for ``ListBots``
-  and ``RunMatch``. Everything else is public.
+  and ``RunMatch``. Everything else is public, and held to its rate limits
+  (``arena.referee.rate_limits``) as refused ``Play`` streams are.
 * :class:`Tokens` says which bot a token belongs to (a one-run token of a bot this arena
   launched, else the store's) and ends the streams of rotated or removed tokens.
 * :func:`admit` takes a ``Play`` stream from its token to a valid ``Hello``, or ends it
-  with the status ``docs/protocol.md`` (section 2) promises.
+  with the status ``docs/protocol.md`` (section 2) promises; the Hello it admits has its
+  text cleaned (:func:`arena.wire.protocol.bot_message_from_wire`).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import grpc
 
+from arena.referee.rate_limits import DEFAULT_LIMITS, Limiter, RateLimits, RefusalLog, peer_host
 from arena.wire import protocol
 from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
 from engine import VARIANTS
@@ -45,6 +48,7 @@ MAX_STREAMS_PER_BOT = 32      # Play streams one bot may hold open at once
 MAX_STREAMS_PER_PROCESS = 8
 # A rotated or removed token ends its streams within this many seconds.
 TOKEN_CHECK_SECONDS = 0.5
+MISSING_TOKEN = "missing or unknown bot token"
 
 
 def bearer_token(metadata: Any) -> str | None:
@@ -111,27 +115,65 @@ class Tokens:
                             or conn.token not in asked or owners.get(conn.token) == conn.name)
 
 
-async def _refuse_stream(request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
-    log.warning("refused a Play stream from %s: missing or unknown bot token", context.peer())
-    await context.abort(grpc.StatusCode.UNAUTHENTICATED, "missing or unknown bot token")
-
-
 async def _refuse_unary(request: Any, context: grpc.aio.ServicerContext) -> None:
     await context.abort(grpc.StatusCode.UNAUTHENTICATED, "this call needs the admin token")
 
 
-class AuthInterceptor(grpc.aio.ServerInterceptor):
-    """Refuses ``Play`` without a known bot token and organiser calls without the admin token.
+def _limited(handler: grpc.RpcMethodHandler, limiter: Limiter) -> grpc.RpcMethodHandler:
+    """``handler`` (a servicer method's, unary-unary or unary-stream with a coroutine
+    behaviour) behind ``limiter``: a call over it is refused before the method runs."""
 
+    async def check(context: grpc.aio.ServicerContext) -> None:
+        problem = limiter.take(context.peer())
+        if problem is not None:
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, problem)
+
+    if handler.unary_unary is not None:
+        unary = handler.unary_unary
+
+        async def unary_call(request: Any, context: grpc.aio.ServicerContext) -> Any:
+            await check(context)
+            return await unary(request, context)
+
+        return grpc.unary_unary_rpc_method_handler(unary_call, handler.request_deserializer,
+                                                   handler.response_serializer)
+    streaming = handler.unary_stream
+    assert streaming is not None, "only unary-request calls are rate-limited"
+
+    async def stream_call(request: Any, context: grpc.aio.ServicerContext) -> None:
+        await check(context)
+        await streaming(request, context)
+
+    return grpc.unary_stream_rpc_method_handler(stream_call, handler.request_deserializer,
+                                                handler.response_serializer)
+
+
+class AuthInterceptor(grpc.aio.ServerInterceptor):
+    """Refuses ``Play`` without a known bot token and organiser calls without the admin
+    token, and holds the public calls and refused ``Play`` streams to their rate limits
+    (``arena.referee.rate_limits``).
+
+    This is the cheapest place for both: a ``Play`` stream with a one-run token of this
+    arena goes straight through (a dict lookup; the arena's own bots are never limited);
+    any other ``Play`` stream is first held to the peer's allowance of refused streams,
+    so a flood of bad tokens is refused without asking the store each time. An
+    interceptor sees the method and the metadata but not the peer, so the limit is
+    checked by a small handler in front of the servicer's, before it does any work.
     A refused bidi call gets a *stream-stream* handler that aborts (a unary one would
     hang a client that waits for the server to speak first).
     """
 
-    def __init__(self, tokens: Tokens, admin_token: str) -> None:
+    def __init__(self, tokens: Tokens, admin_token: str, limits: RateLimits = DEFAULT_LIMITS,
+                 refusals: RefusalLog | None = None) -> None:
         self._tokens = tokens
         self._admin_token = admin_token
-        self._refuse_stream = grpc.stream_stream_rpc_method_handler(_refuse_stream)
         self._refuse_unary = grpc.unary_unary_rpc_method_handler(_refuse_unary)
+        self.refusals = refusals if refusals is not None else RefusalLog(log, limits.summary_seconds)
+        self._refused_play = Limiter(limits.refused_play)
+        self._limiters = {f"/{SERVICE}/ListMatches": Limiter(limits.list_matches),
+                          f"/{SERVICE}/GetLeaderboard": Limiter(limits.get_leaderboard),
+                          f"/{SERVICE}/Spectate": Limiter(limits.spectate)}
+        self._limited: dict[str, grpc.RpcMethodHandler] = {}   # method -> its handler behind its limiter
 
     async def intercept_service(
         self,
@@ -141,13 +183,43 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):
         method = handler_call_details.method
         if method == PLAY_METHOD:
             token = bearer_token(handler_call_details.invocation_metadata)
-            if token is None or await self._tokens.bot_for(token) is None:
-                return self._refuse_stream
-        elif method in ADMIN_METHODS:
+            if token is not None and token in self._tokens.local:
+                return await continuation(handler_call_details)
+            return self._checked_play(token, await continuation(handler_call_details))
+        if method in ADMIN_METHODS:
             token = bearer_token(handler_call_details.invocation_metadata)
             if token is None or not secrets.compare_digest(token, self._admin_token):
                 return self._refuse_unary
-        return await continuation(handler_call_details)
+            return await continuation(handler_call_details)
+        limiter = self._limiters.get(method)
+        if limiter is None:
+            return await continuation(handler_call_details)
+        handler = self._limited.get(method)
+        if handler is None:
+            handler = self._limited[method] = _limited(await continuation(handler_call_details), limiter)
+        return handler
+
+    def _checked_play(self, token: str | None, play: grpc.RpcMethodHandler) -> grpc.RpcMethodHandler:
+        """The ``Play`` handler for a stream whose token is not a one-run token: over the
+        peer's allowance of refused streams it is refused at once (RESOURCE_EXHAUSTED);
+        else its token is looked up (the store's), and an unknown one refused and counted."""
+        behaviour = play.stream_stream
+        assert behaviour is not None
+
+        async def checked(request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
+            peer = context.peer()
+            over = self._refused_play.over(peer)
+            if over is not None:
+                self.refusals.refused(peer_host(peer), "over the rate limit", f"RESOURCE_EXHAUSTED {over}")
+                await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, over)
+            if token is None or await self._tokens.bot_for(token) is None:
+                self._refused_play.spend(peer)
+                reason = "without a token" if token is None else "with a bad token"
+                self.refusals.refused(peer_host(peer), reason, f"UNAUTHENTICATED {MISSING_TOKEN}")
+                await context.abort(grpc.StatusCode.UNAUTHENTICATED, MISSING_TOKEN)
+            await behaviour(request_iterator, context)
+
+        return grpc.stream_stream_rpc_method_handler(checked, play.request_deserializer, play.response_serializer)
 
 
 def hello_problem(message: pb.BotMessage, name: str) -> tuple[grpc.StatusCode, str] | None:
@@ -190,38 +262,47 @@ class Admitted:
 
 
 async def admit(context: grpc.aio.ServicerContext, tokens: Tokens, hello_timeout: float,
-                streams_of: Callable[[str], int], streams_with_token: Callable[[str], int]) -> Admitted | None:
+                streams_of: Callable[[str], int], streams_with_token: Callable[[str], int],
+                refusals: RefusalLog | None = None) -> Admitted | None:
     """Check a new ``Play`` stream's token and its first message; ``None`` if the bot
-    hung up before saying Hello. A refusal ends the call (``context.abort`` raises)."""
+    hung up before saying Hello. A refusal ends the call (``context.abort`` raises) and
+    is told to ``refusals`` (the console's summarised warnings), else logged."""
     token = bearer_token(context.invocation_metadata()) or ""
     name = await tokens.bot_for(token)
     peer = context.peer()
     if name is None:   # the interceptor lets no such call through; belt and braces
-        await _refuse(context, grpc.StatusCode.UNAUTHENTICATED, "missing or unknown bot token", peer)
+        await _refuse(context, grpc.StatusCode.UNAUTHENTICATED, MISSING_TOKEN, peer, refusals=refusals)
     try:
         # wait_for on a read breaks the stream when it fires (grpc.aio cancels the call);
         # here that is the point.
         first = await asyncio.wait_for(context.read(), hello_timeout)
     except TimeoutError:
-        await _refuse(context, grpc.StatusCode.DEADLINE_EXCEEDED, f"no Hello within {hello_timeout:g} s", peer, name)
+        await _refuse(context, grpc.StatusCode.DEADLINE_EXCEEDED, f"no Hello within {hello_timeout:g} s", peer, name,
+                      refusals)
     if first is grpc.aio.EOF:
         return None
     problem = hello_problem(first, name)
     if problem is not None:
-        await _refuse(context, *problem, peer, name)
+        await _refuse(context, *problem, peer, name, refusals)
     if streams_of(name) >= MAX_STREAMS_PER_BOT:
         await _refuse(context, grpc.StatusCode.RESOURCE_EXHAUSTED,
-                      f"bot {name!r} already has {MAX_STREAMS_PER_BOT} streams open", peer, name)
+                      f"bot {name!r} already has {MAX_STREAMS_PER_BOT} streams open", peer, name, refusals)
     cap = tokens.stream_caps.get(token)
     if cap is not None and streams_with_token(token) >= cap:
         await _refuse(context, grpc.StatusCode.RESOURCE_EXHAUSTED,
-                      f"this bot process's token already has {cap} stream{'s' if cap != 1 else ''} open", peer, name)
-    return Admitted(name=name, token=token, hello=first.hello)
+                      f"this bot process's token already has {cap} stream{'s' if cap != 1 else ''} open", peer, name,
+                      refusals)
+    # Checked as sent (the limits count what the bot wrote), kept clean from here on.
+    return Admitted(name=name, token=token, hello=protocol.bot_message_from_wire(first).hello)
 
 
 async def _refuse(context: grpc.aio.ServicerContext, code: grpc.StatusCode, details: str, peer: str,
-                  name: str | None = None) -> NoReturn:
-    log.warning("refused a Play stream from %s%s: %s %s", peer, f" (bot {name})" if name else "",
-                code.name, details)
+                  name: str | None = None, refusals: RefusalLog | None = None) -> NoReturn:
+    if refusals is not None:
+        refusals.refused(f"bot {name}" if name else peer_host(peer), code.name,
+                         f"{code.name} {details}" + (f" (from {peer})" if name else ""))
+    else:
+        log.warning("refused a Play stream from %s%s: %s %s", peer, f" (bot {name})" if name else "",
+                    code.name, details)
     await context.abort(code, details)
     raise AssertionError("abort returns by raising")   # for the type checker

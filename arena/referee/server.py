@@ -2,7 +2,8 @@
 
 The room, outside in:
 
-* ``auth``: the interceptor that checks tokens, and the Hello that admits a ``Play`` stream;
+* ``auth``: the interceptor that checks tokens and holds the public calls to their rate
+  limits (``rate_limits``), and the Hello that admits a ``Play`` stream;
 * ``servicer``: the thin gRPC servicer, one short method per call;
 * ``connections``: one ``Play`` stream (:class:`~arena.referee.connections.Connection`):
   its outbox, the routing of answers, the flood allowance;
@@ -45,6 +46,7 @@ from arena.referee.connections import SERVER_VERSION
 from arena.referee.ladder import ladder_loop
 from arena.referee.limits import GRACE, MAX_FAULTS, MOVE_TIME, TIME_BANK, Limits
 from arena.referee.match import Referee
+from arena.referee.rate_limits import DEFAULT_LIMITS, RateLimits, RefusalLog
 from arena.referee.seating import Absence, ConnectedBotInfo, Registry, SeatingError
 from arena.referee.servicer import ArenaServicer
 from arena.referee.spectators import Spectators
@@ -114,8 +116,12 @@ class ArenaServer:
 
     def __init__(self, *, store: Store | None = None, move_time: float = MOVE_TIME, time_bank: float = TIME_BANK,
                  max_faults: int = MAX_FAULTS, grace: float = GRACE, admin_token: str | None = None,
-                 ladder: dict | None = None) -> None:
+                 ladder: dict | None = None, rate_limits: RateLimits = DEFAULT_LIMITS) -> None:
         self.store = store
+        self.rate_limits = rate_limits
+        # The console's warnings about refused Play streams, summarised (one line per bot
+        # or peer per interval): a flood of bad tokens must not flood the console too.
+        self.refusals = RefusalLog(logging.getLogger("arena.referee.auth"), rate_limits.summary_seconds)
         self.limits = Limits(move_time=move_time, time_bank=time_bank, max_faults=max_faults, grace=grace)
         self.admin_token = admin_token or secrets.token_urlsafe(24)
         self.ladder = ladder
@@ -151,7 +157,8 @@ class ArenaServer:
         sandbox has no network. It stays plaintext, TLS or not: it never leaves this
         machine. The socket is made connectable by every user (a bot may run under an
         unprivileged uid); its token still decides who may play."""
-        server = grpc.aio.server(interceptors=[AuthInterceptor(self.tokens, self.admin_token)],
+        interceptor = AuthInterceptor(self.tokens, self.admin_token, self.rate_limits, self.refusals)
+        server = grpc.aio.server(interceptors=[interceptor],
                                  options=server_options(self.keepalive_ms))
         pb_grpc.add_ArenaServicer_to_server(ArenaServicer(self), server)
         health = health_aio.HealthServicer()
@@ -187,6 +194,7 @@ class ArenaServer:
             self.spawn(ladder_loop(self, **self.ladder))
         if self.store is not None:
             self.spawn(self.tokens.watch(self.registry))
+        self.spawn(self._summarise_refusals())
         log.debug("arena listening on %s:%d", host, bound)
         return bound
 
@@ -206,6 +214,13 @@ class ArenaServer:
         if self._server is not None:
             await self._server.stop(grace)
             self._server = None
+        self.refusals.flush(everything=True)
+
+    async def _summarise_refusals(self) -> None:
+        """Write the summaries of refused Play streams as they fall due (every second)."""
+        while True:
+            await asyncio.sleep(1.0)
+            self.refusals.flush()
 
     def spawn(self, coro: Awaitable[Any]) -> asyncio.Task[Any]:
         """Run ``coro`` in the background until it ends or the server stops."""

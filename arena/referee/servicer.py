@@ -33,7 +33,7 @@ class ArenaServicer(pb_grpc.ArenaServicer):
         """One bot's stream, from Hello to disconnect (docs/protocol.md)."""
         arena = self._arena
         admitted = await auth.admit(context, arena.tokens, arena.hello_timeout, arena.registry.streams_of,
-                                    arena.registry.streams_with_token)
+                                    arena.registry.streams_with_token, arena.refusals)
         if admitted is None:   # gone before saying Hello
             return
         conn = arena.registry.connect(admitted.name, admitted.hello, admitted.token)

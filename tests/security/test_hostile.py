@@ -359,17 +359,23 @@ def test_two_streams_with_one_token_are_both_welcomed_and_either_plays(arena: Ar
             stream.close()
 
 
-def test_every_refused_stream_is_logged_with_its_peer(channel: grpc.Channel, store: Store,
+def test_every_refused_stream_is_logged_with_its_peer(arena_server: Any, store: Store,
                                                       caplog: pytest.LogCaptureFixture) -> None:
+    """The first refused stream of a peer, or of a bot, is logged at once with its peer; the
+    rest of the next 10 s are summarised in one line (tests/referee/test_rate_limits.py),
+    so this takes an arena of its own that has refused nothing yet."""
+    fresh = arena_server(store=store)
     registered(store, "probe")
     caplog.set_level("WARNING", logger="arena.referee.auth")
-    for token, hello in (("not-a-token", pb.Hello()), (registered(store, "probe"), pb.Hello(name="someone-else"))):
-        refused = RawBot(channel, token, hello).next()
-        assert isinstance(refused, grpc.RpcError)
+    with grpc.insecure_channel(fresh.address) as channel:
+        for token, hello in (("not-a-token", pb.Hello()),
+                             (registered(store, "probe"), pb.Hello(name="someone-else"))):
+            refused = RawBot(channel, token, hello).next()
+            assert isinstance(refused, grpc.RpcError)
     deadline = time.monotonic() + 5
     while len([r for r in caplog.records if "refused a Play stream" in r.getMessage()]) < 2:
         assert time.monotonic() < deadline, caplog.text
         time.sleep(0.05)
     lines = [r.getMessage() for r in caplog.records if "refused a Play stream" in r.getMessage()]
     assert all("127.0.0.1" in line for line in lines), lines
-    assert "unknown bot token" in lines[0] and "(bot probe)" in lines[1] and "PERMISSION_DENIED" in lines[1]
+    assert "unknown bot token" in lines[0] and "bot probe" in lines[1] and "PERMISSION_DENIED" in lines[1]
