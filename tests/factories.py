@@ -434,14 +434,14 @@ def _read_lines(stream: Any, lines: queue.Queue[str]) -> None:
 
 
 class WebServer:
-    """`arena web --port 0` on ``db`` as a real process; ``url`` is the address it
+    """`arena web --port 0 ARGS` on ``db`` as a real process; ``url`` is the address it
     prints, its stderr goes to ``web.stderr`` beside the database."""
 
-    def __init__(self, db: Path) -> None:
+    def __init__(self, db: Path, *args: str) -> None:
         self.stderr_path = db.parent / "web.stderr"
         self._stderr = self.stderr_path.open("w")
-        self.process = subprocess.Popen([sys.executable, "-m", "arena.cli", "web", "--db", str(db), "--port", "0"],
-                                        cwd=db.parent, stdout=subprocess.PIPE, stderr=self._stderr, text=True)
+        self.process = subprocess.Popen([sys.executable, "-m", "arena.cli", "web", "--db", str(db), "--port", "0",
+                                         *args], cwd=db.parent, stdout=subprocess.PIPE, stderr=self._stderr, text=True)
         first, _ = first_line(self.process, SERVER_START_SECONDS)
         if not first.startswith("serving http://"):
             self.stop()

@@ -12,6 +12,12 @@ from arena.cli.common import DbOption, check_host, db_location, fail, open_store
 def web(
     host: str = typer.Option("127.0.0.1", help="The address to listen on (127.0.0.1: this machine only)."),
     port: int = typer.Option(8000, help="The port to listen on; 0 picks a free one."),
+    allowed_host: list[str] = typer.Option(
+        [], "--allowed-host", metavar="NAME", envvar="ARENA_WEB_ALLOWED_HOSTS",
+        help="Also answer requests addressed to NAME (a host name or address, no port), the name a public "
+             "deployment is reached by; repeat for more. Others get 400 (against DNS rebinding): only 127.0.0.1, "
+             "localhost, ::1 and --host are answered, and any IP address when --host is 0.0.0.0 or :: "
+             "[env ARENA_WEB_ALLOWED_HOSTS: names apart by spaces]", show_default=False),
     referee: list[str] = typer.Option(
         [], metavar="HOST:PORT",
         help="A running referee (`arena serve`) whose matches /live shows as they are played; repeat for more. "
@@ -37,9 +43,13 @@ def web(
 
     from arena.tls import ClientTls, check_key_pair, read_pem
     from arena.web.app import create_app, listening_socket
+    from arena.web.guard import AllowedHosts, host_name_problem
     from arena.web.live import REFEREE_TLS
 
     check_host(host)
+    for name in allowed_host:
+        if (problem := host_name_problem(name)) is not None:
+            raise typer.BadParameter(f"takes {problem} (got {name!r})", param_hint="--allowed-host")
     if not 0 <= port <= 65535:
         raise typer.BadParameter("must be 0..65535", param_hint="--port")
     for address in referee:
@@ -59,7 +69,7 @@ def web(
             REFEREE_TLS[address] = ClientTls(tls_ca.resolve(), tls_cert.resolve() if tls_cert else None,
                                              tls_key.resolve() if tls_key else None)
     open_store(db, must_exist=True).close()     # a missing database: one line, exit 2
-    app = create_app(db_location(db), referee)
+    app = create_app(db_location(db), referee, AllowedHosts.serving(host, allowed_host))
     # Bind the socket here rather than in uvicorn: a taken port is then one line (exit 2),
     # and with --port 0 the port the system picked is known before the line is printed.
     try:

@@ -6,7 +6,9 @@ template of ``pages.templates``) and its JSON under ``/api/``. An unknown varian
 tournament or match is a 404 page (JSON under ``/api/``); a private match a 403; a
 locked or busy database a 503 page; never a traceback. The endpoints are plain
 functions: Starlette runs them in its thread pool, so a slow query does not stall the
-other requests.
+other requests. Served by ``arena web``, the app answers only requests addressed to the
+hosts it is served as, with a target of a sane length (``arena.web.guard``: 400 and 414,
+in the same shapes).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Mount, Route
@@ -27,6 +30,7 @@ from starlette.staticfiles import StaticFiles
 from arena.store import Store, StoreError, StoreUnavailable
 from arena.web import api, disclosure, live
 from arena.web.bots import Boards
+from arena.web.guard import AllowedHosts, RequestGuard
 from arena.web.pages import templates, url
 
 log = logging.getLogger(__name__)
@@ -53,12 +57,17 @@ def listening_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
-def create_app(db: str, referees: Sequence[str] = ()) -> Starlette:
+def create_app(db: str, referees: Sequence[str] = (), hosts: AllowedHosts | None = None) -> Starlette:
     """The web app over the arena database at ``db`` (a path or a database URL);
     ``referees`` (HOST:PORT) are asked for live matches besides the database's running
     tournaments (``arena.web.live``). The bot pages keep each variant's board rows
-    (``arena.web.bots.Boards``) until a match of that variant is stored."""
-    app = Starlette(routes=routes, exception_handlers=exception_handlers)
+    (``arena.web.bots.Boards``) until a match of that variant is stored.
+
+    ``hosts``: the hosts it answers (``arena.web.guard``); ``arena web`` always gives
+    them. None answers any ``Host``: for the app inside another that checks it (``arena
+    play`` mounts this one) and for tests that call it in-process."""
+    middleware = [] if hosts is None else [Middleware(RequestGuard, hosts=hosts, refuse=error)]
+    app = Starlette(routes=routes, exception_handlers=exception_handlers, middleware=middleware)
     app.state.store = Store(db)
     app.state.boards = Boards()
     app.state.db = db
