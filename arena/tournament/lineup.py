@@ -28,6 +28,16 @@ from pathlib import Path
 from typing import Any
 
 import sample_bots
+from arena.tournament.bot_files import (
+    BotFiles,
+    BotFilesError,
+    CodeStamp,
+    copy_own_files,
+    find_bot_files,
+    package_folders,
+    remove_copies,
+    within,
+)
 from arena.tournament.sandbox import (
     NEVER_CONNECTED_HINT,
     SOCKET_DIR,
@@ -36,7 +46,6 @@ from arena.tournament.sandbox import (
     LaunchSpec,
     SandboxMode,
     launch,
-    program_folders,
     unconfined,
 )
 from arena.wire.proto_gen import INSTALLED_PROTO
@@ -85,6 +94,10 @@ class BotEntry:
     extra_args: bool = False
     env: dict[str, str] = field(default_factory=dict)   # added to the process's environment
     readable: list[Path] = field(default_factory=list)  # folders a confined bot may read besides its own
+    # What its command names (arena.tournament.bot_files), and the stamp of its own files
+    # when the tournament was made: a run whose copy differs refuses to start the bot.
+    files: BotFiles | None = None
+    stamp: CodeStamp | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The stored form. A bot without a command (one connected to a server, which the
@@ -93,18 +106,25 @@ class BotEntry:
         >>> BotEntry("a", ["./a"], Path("/bots")).to_json()
         {'name': 'a', 'command': ['./a'], 'cwd': '/bots', 'extra_args': False, 'env': {}, 'readable': []}
         >>> BotEntry.from_json(BotEntry("b", []).to_json())
-        BotEntry(name='b', command=[], cwd=None, extra_args=False, env={}, readable=[])
+        BotEntry(name='b', command=[], cwd=None, extra_args=False, env={}, readable=[], files=None, stamp=None)
         """
         if not self.command:
             return {"name": self.name}
-        return {"name": self.name, "command": list(self.command), "cwd": str(self.cwd) if self.cwd else None,
-                "extra_args": self.extra_args, "env": dict(self.env), "readable": [str(p) for p in self.readable]}
+        stored = {"name": self.name, "command": list(self.command), "cwd": str(self.cwd) if self.cwd else None,
+                  "extra_args": self.extra_args, "env": dict(self.env), "readable": [str(p) for p in self.readable]}
+        if self.files is not None:
+            stored["files"] = self.files.to_json()
+        if self.stamp is not None:
+            stored["stamp"] = self.stamp.to_json()
+        return stored
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> BotEntry:
         return cls(str(data["name"]), list(data.get("command") or []), Path(data["cwd"]) if data.get("cwd") else None,
                    bool(data.get("extra_args")), dict(data.get("env") or {}),
-                   [Path(p) for p in data.get("readable") or []])
+                   [Path(p) for p in data.get("readable") or []],
+                   BotFiles.from_json(data["files"]) if isinstance(data.get("files"), dict) else None,
+                   CodeStamp.from_json(data["stamp"]) if isinstance(data.get("stamp"), dict) else None)
 
 
 def check_name(name: str) -> str:
@@ -140,8 +160,18 @@ def parse_bot_option(text: str) -> BotEntry:
         argv = shlex.split(command)
     except ValueError as error:          # e.g. an unclosed quote
         raise LineupError(f"bot {name!r}: cannot read the command {command!r} ({error})") from None
+    argv = startable(name, argv)
+    files = find_bot_files(argv, Path.cwd())
+    try:
+        stamp = copy_own_files(files, None)
+    except BotFilesError as error:
+        raise LineupError(f"bot {name!r}: {error}{TOO_BIG_HINT}") from None
     # Run from where it was given, so relative paths in it still work on --resume elsewhere.
-    return BotEntry(name, startable(name, argv), cwd=Path.cwd())
+    return BotEntry(name, argv, cwd=Path.cwd(), files=files, stamp=stamp)
+
+
+TOO_BIG_HINT = (": a bot runs from a copy of its own files; name large data files on its command line instead "
+                "(each named path is readable as it is, not copied), from outside its folder")
 
 
 def startable(name: str, argv: list[str]) -> list[str]:
@@ -410,6 +440,20 @@ def socket_folder() -> Path:
     return folder
 
 
+FILES_FOLDER_PREFIX = "arena-bot-files-"
+
+
+def files_folder() -> Path:
+    """A new private folder for a run's copies of its bots' files, named for this process;
+    the folders of runs whose process is gone (killed with -9) are removed on the way."""
+    base = Path(tempfile.gettempdir())
+    for stale in base.glob(f"{FILES_FOLDER_PREFIX}*-*"):
+        pid = stale.name.removeprefix(FILES_FOLDER_PREFIX).partition("-")[0]
+        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+            remove_copies(stale)
+    return Path(tempfile.mkdtemp(prefix=f"{FILES_FOLDER_PREFIX}{os.getpid()}-", dir=base))
+
+
 @dataclass
 class BotProcesses:
     """The running bot processes of one tournament; their output goes to ``log_dir``.
@@ -428,6 +472,9 @@ class BotProcesses:
     bot_env: dict[str, str] = field(default_factory=dict)
     processes: dict[str, asyncio.subprocess.Process] = field(default_factory=dict)
     launched: dict[str, Launched] = field(default_factory=dict)
+    files_dir: Path | None = None                                  # this run's copies of the bots' files
+    copies: dict[str, Path] = field(default_factory=dict)          # by bot name
+    stamps: dict[str, CodeStamp] = field(default_factory=dict)     # what each copy holds
     _output: dict[str, asyncio.Task[None]] = field(default_factory=dict)
 
     @property
@@ -459,19 +506,25 @@ class BotProcesses:
             # arena's variables are the arena's (never the organiser's ARENA_ADMIN_TOKEN or ARENA_TLS_CA)
             inherited = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
             env = {**inherited, **entry.env, **self.bot_env, **arena_env, "ARENA_PARENT_PID": str(os.getpid())}
-        folders = program_folders(argv, entry.cwd)
-        if self.confined and os.geteuid() == 0:
-            private = private_to_root([*folders, *program_files(entry)])
-            if private is not None:
-                raise BotStartError(entry.name, f"bot {entry.name!r}: {private} is not readable by others "
-                                    f"(mode {private.stat().st_mode & 0o777:o}), and a confined bot runs as an "
-                                    f"unprivileged user: chmod o+rX {shlex.quote(str(private))} (or --sandbox none "
-                                    "for a bot you trust)")
-        secret = [*self.hidden, *(hidden or [])]
-        if self.confined:   # off the event loop: a big folder takes a quarter of a second
-            secret += await asyncio.to_thread(databases_in, folders, secret)
-        spec = LaunchSpec(name=entry.name, argv=argv, env=env, cwd=entry.cwd, readable=list(entry.readable),
-                          hidden=secret,
+        # The arena's own packages are public: a file of theirs named as another bot's program
+        # (--bot heur=sample_bots/heuristic_bot.py) stays readable to the sample bots.
+        secret = [path for path in [*self.hidden, *(hidden or [])]
+                  if not any(within(path, package) for package in package_folders())]
+        files = entry.files or find_bot_files(entry.command, entry.cwd)
+        own: tuple[Path, Path] | None = None
+        if self.confined:
+            if os.geteuid() == 0:
+                private = private_to_root(list(files.data))
+                if private is not None:
+                    raise BotStartError(entry.name, f"bot {entry.name!r}: {private} is not readable by others "
+                                        f"(mode {private.stat().st_mode & 0o777:o}), and a confined bot runs as an "
+                                        f"unprivileged user: chmod o+rX {shlex.quote(str(private))} (or --sandbox "
+                                        "none for a bot you trust)")
+            own = await self._own_copy(entry, files, secret)
+            # off the event loop: a big folder takes a quarter of a second
+            secret += await asyncio.to_thread(databases_in, [p for p in files.data if p.is_dir()], secret)
+        spec = LaunchSpec(name=entry.name, argv=argv, env=env, cwd=entry.cwd, own=own, data=list(files.data),
+                          readable=list(entry.readable), hidden=secret,
                           socket_dir=self.socket.parent if self.socket is not None else None)
         try:
             launched = await launch(self.confinement, spec, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
@@ -483,6 +536,42 @@ class BotProcesses:
         assert launched.process.stdout is not None
         self._output[key] = asyncio.ensure_future(copy_output(launched.process.stdout,
                                                               self.log_dir / f"{entry.name}.log"))
+
+    async def _own_copy(self, entry: BotEntry, files: BotFiles, hidden: list[Path]) -> tuple[Path, Path] | None:
+        """The private copy of the bot's own files, made at its first start in this run and
+        kept for its restarts and other processes: (the copy, where the originals are).
+        BotStartError when they cannot be copied or differ from the tournament's stamp."""
+        if files.own is None:
+            return None
+        if entry.name in self.copies:
+            return self.copies[entry.name], files.own
+        if self.files_dir is None:
+            self.files_dir = files_folder()
+        copy = self.files_dir / entry.name
+        try:
+            stamp = await asyncio.to_thread(copy_own_files, files, copy, hidden)
+        except BotFilesError as error:
+            raise BotStartError(entry.name, f"bot {entry.name!r}: {error}{TOO_BIG_HINT}") from None
+        if entry.stamp is not None and stamp.sha256 != entry.stamp.sha256:
+            raise BotStartError(entry.name, f"bot {entry.name!r}: its files changed since the tournament started "
+                                f"({entry.stamp.describe()} then, {stamp.describe()} now): restore them, or start "
+                                "a new tournament")
+        self.stamps[entry.name] = stamp
+        self.copies[entry.name] = copy
+        if files.folder is None and files.shared_because is not None and files.program is not None:
+            self.log_dir.mkdir(parents=True, exist_ok=True)
+            with open(self.log_dir / f"{entry.name}.log", "a") as log:
+                log.write(f"[arena: confined, this bot sees {files.program.name} and none of the files beside it: "
+                          f"{files.program.parent} is shared ({files.shared_because}). A bot in a folder of its "
+                          "own (arena new-bot makes one) sees that folder.]\n")
+        return copy, files.own
+
+    def remove_copies(self) -> None:
+        """Remove this run's copies of the bots' files."""
+        if self.files_dir is not None:
+            remove_copies(self.files_dir)
+            self.files_dir = None
+            self.copies.clear()
 
     def exited(self) -> dict[str, int]:
         """Bots whose process has ended, with their exit codes."""

@@ -4,8 +4,10 @@ Bots are hostile programs whose authors want to win. In the sandbox a bot sees t
 system's programs and libraries (``/usr`` and the merged-usr links, a fixed list of
 harmless files from ``/etc``), the Python installation the arena runs on (for an editable
 install only the ``engine``, ``arena`` and ``sample_bots`` package folders, never the
-checkout they sit in), its own program folders (:func:`program_folders`), the folders the
-caller adds (``LaunchSpec.readable``) and the referee's socket folder at
+checkout they sit in), its own files (``LaunchSpec.own``: the private copy
+:mod:`arena.tournament.bot_files` makes, bound where the originals are), each other path
+its command names alone (``LaunchSpec.data``), the folders the caller adds
+(``LaunchSpec.readable``) and the referee's socket folder at
 :data:`SOCKET_DIR`, all read-only; a fresh ``/proc`` that shows only its own processes, a
 minimal ``/dev``, and a scratch tmpfs at ``/tmp`` (its ``HOME``) and ``/dev/shm``, sized to
 its memory limit. It does not see the arena's database, the logs, other bots' files
@@ -45,7 +47,6 @@ from __future__ import annotations
 import asyncio
 import enum
 import functools
-import importlib.util
 import itertools
 import os
 import pwd
@@ -58,6 +59,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from arena.tournament.bot_files import bindable, python_folders, within
 from arena.tournament.bot_limits import (
     MIB,
     NO_LIMITS,
@@ -88,8 +90,10 @@ SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
 INSTALL_HINT = "apt-get install bubblewrap (Debian/Ubuntu), dnf install bubblewrap (Fedora)"
 # Said of a confined bot that never connected: what it lacks that a bot that runs on its
 # author's machine may have counted on (a toolchain under HOME, files elsewhere, TCP).
-NEVER_CONNECTED_HINT = ("confined, it sees only the system, its own folder and an empty HOME (/tmp), and reaches "
-                        "the arena only at its --arena unix: address: --sandbox none tells whether that is why")
+NEVER_CONNECTED_HINT = ("confined, it sees only the system, a copy of its own folder (or of its program alone, "
+                        "when that folder is shared: its log says), the paths its command names and an empty HOME "
+                        "(/tmp), and reaches the arena only at its --arena unix: address: --sandbox none tells "
+                        "whether that is why")
 # Top-level links of a merged-usr system (a real folder on others): a link stays a link.
 USR_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 # What programs need from /etc, and nothing else: /etc holds root-only files.
@@ -97,12 +101,6 @@ ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "ld.so.preload", "ssl"
              "ca-certificates.conf", "pki", "crypto-policies", "alternatives", "localtime", "timezone",
              "nsswitch.conf", "passwd", "group", "hosts", "host.conf", "gai.conf", "services", "protocols",
              "mime.types", "os-release", "locale.alias", "python3", *(f"python3.{minor}" for minor in range(8, 20)))
-# Never bound as a bot's folder: the root, and the system trees (bound anyway, or never) with all inside them.
-SYSTEM_TREES = ("/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/proc", "/sys", "/dev",
-                "/run", "/boot")
-# ... and these folders themselves (folders inside them are fine: /tmp/bots/mine, /opt/mybot).
-SYSTEM_ROOTS = ("/", "/tmp", "/var", "/home", "/root", "/opt", "/srv", "/mnt", "/media")
-ARENA_PACKAGES = ("engine", "arena", "sample_bots")
 
 
 class SandboxMode(enum.StrEnum):
@@ -152,7 +150,9 @@ class LaunchSpec:
     ``env`` what it gets besides ``PATH``, ``HOME`` and ``LANG`` when confined, and its whole
     environment when not (the lineup then passes the organiser's, less every ``ARENA_``
     variable but the arena's own for the bot), ``cwd`` where the command
-    was given (relative paths in ``argv`` are relative to it). ``readable``: more folders it
+    was given (relative paths in ``argv`` are relative to it). ``own``: the bot's own files
+    as (their private copy, where the sandbox shows it: the originals' path); ``data``: the
+    other paths its command names, each bound alone; ``readable``: more folders it
     may read; ``hidden``: paths it never sees, even inside a readable folder (the
     database and its ``-wal``/``-shm``/``-journal``, the logs, other bots' files);
     ``socket_dir``: the referee's socket folder, seen at :data:`SOCKET_DIR`."""
@@ -161,91 +161,11 @@ class LaunchSpec:
     argv: list[str]
     env: dict[str, str]
     cwd: Path | None
+    own: tuple[Path, Path] | None = None
+    data: list[Path] = field(default_factory=list)
     readable: list[Path] = field(default_factory=list)
     hidden: list[Path] = field(default_factory=list)
     socket_dir: Path | None = None
-
-
-def _within(path: Path, folder: Path) -> bool:
-    return path == folder or folder in path.parents
-
-
-def _is_home(folder: Path) -> bool:
-    if folder.parent == Path("/home") or folder in (Path("/root"), Path.home()):
-        return True
-    try:
-        return any(folder == Path(entry.pw_dir) for entry in pwd.getpwall())
-    except OSError:
-        return False
-
-
-def _bindable(folder: Path) -> bool:
-    """Whether ``folder`` may be bound as a bot's own: not the root, not a system tree or
-    anything in one, not a top-level folder such as /tmp, not a home directory itself."""
-    for path in {folder, Path(os.path.realpath(folder))}:
-        if str(path) in SYSTEM_ROOTS or _is_home(path):
-            return False
-        if any(_within(path, Path(tree)) for tree in SYSTEM_TREES):
-            return False
-    return True
-
-
-def program_folders(argv: list[str], cwd: Path | None) -> list[Path]:
-    """The bot's own files: for each argument that names an existing file (relative to
-    ``cwd``), its folder; for an existing folder, itself. The program itself counts when it
-    is named by a path; an interpreter named by its name (``node``, ``python3``) is found
-    on PATH. Never ``/``, a system tree (``/usr``, ``/etc``, ...), a top-level folder or a
-    home directory itself: a file named there is bound alone. Paths are absolute as
-    spelled, not resolved, so that the sandbox has them where ``argv`` names them.
-
-    >>> import tempfile
-    >>> root = Path(tempfile.mkdtemp())
-    >>> (root / "bot").mkdir(); _ = (root / "bot" / "main.py").write_text("")
-    >>> found = program_folders(["python3", "bot/main.py", "--data", str(root / "bot"), "--token", "x"], root)
-    >>> found == [root / "bot"]
-    True
-    >>> program_folders(["node", "/usr/lib/os-release", "/", "/tmp", str(Path.home()), "-m", "x.y"], None)
-    []
-    >>> script = Path(tempfile.mkstemp(suffix=".py", dir="/tmp")[1])
-    >>> program_folders(["python3", str(script)], None) == [script]
-    True
-    """
-    base = Path(cwd) if cwd is not None else Path.cwd()
-    found: list[Path] = []
-    for index, arg in enumerate(argv):
-        if not arg or arg.startswith("-") or (index == 0 and "/" not in arg):
-            continue
-        path = Path(os.path.abspath(base / arg))
-        try:
-            folder = path if path.is_dir() else path.parent if path.exists() else None
-        except OSError:      # a name too long, say
-            continue
-        if folder is None or folder in found:
-            continue
-        if _bindable(folder):
-            found.append(folder)
-        elif folder != path and _bindable_file(path) and path not in found:
-            found.append(path)     # a script in a home or top-level folder: that file alone
-    return found
-
-
-def _bindable_file(path: Path) -> bool:
-    """Whether a file in a folder that may not be bound whole (a home, /tmp) may be bound
-    alone: not in a system tree, which the sandbox binds anyway."""
-    return path.is_file() and not any(_within(path, Path(tree)) for tree in SYSTEM_TREES)
-
-
-def python_folders() -> list[Path]:
-    """The Python installation the arena runs on, so that a bot can ``import arena.sdk``:
-    its prefixes and the folder of its real executable, and the package folders of
-    ``engine``, ``arena`` and ``sample_bots`` (for an editable install they are in the
-    checkout, which is not bound: it may hold a database)."""
-    folders = [Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix),
-               Path(os.path.realpath(sys.executable)).parent]
-    for package in ARENA_PACKAGES:
-        spec = importlib.util.find_spec(package)
-        folders += [Path(location) for location in (spec.submodule_search_locations or [])] if spec else []
-    return [folder for folder in folders if _bindable(folder)]
 
 
 def _dedupe(folders: list[Path]) -> list[Path]:
@@ -253,7 +173,7 @@ def _dedupe(folders: list[Path]) -> list[Path]:
     kept: list[Path] = []
     for folder in sorted(set(folders), key=lambda path: (len(path.parts), str(path))):
         real = Path(os.path.realpath(folder))
-        if not any(_within(folder, other) and _within(real, Path(os.path.realpath(other))) for other in kept):
+        if not any(within(folder, other) and within(real, Path(os.path.realpath(other))) for other in kept):
             kept.append(folder)
     return kept
 
@@ -269,9 +189,9 @@ def _bind(source: Path, dest: Path, hidden: list[Path]) -> list[str]:
     >>> _bind(Path("/srv/bot"), Path("/srv/bot"), [Path("/srv")])
     []
     """
-    if any(_within(source, path) for path in hidden):
+    if any(within(source, path) for path in hidden):
         return []
-    if not any(_within(path, source) for path in hidden):
+    if not any(within(path, source) for path in hidden):
         return ["--ro-bind", str(source), str(dest)]
     args = ["--perms", "0755", "--tmpfs", str(dest)]
     try:
@@ -292,7 +212,7 @@ def _interpreter_folder(program: str) -> Path | None:
     if "/" in program or (found := shutil.which(program)) is None:
         return None
     folder = Path(os.path.realpath(found)).parent
-    return folder if _bindable(folder) else None
+    return folder if bindable(folder) else None
 
 
 def bwrap_arguments(spec: LaunchSpec, limits: BotLimits, bot_uid: int | None, argv_fd: int,
@@ -327,9 +247,18 @@ def bwrap_arguments(spec: LaunchSpec, limits: BotLimits, bot_uid: int | None, ar
     # (source on the host, where the sandbox has it)
     mounts = [(Path(os.path.realpath(f"/etc/{name}")), Path(f"/etc/{name}"))
               for name in ETC_FILES if os.path.exists(f"/etc/{name}")]
-    folders = _dedupe([*python_folders(), *program_folders(spec.argv, spec.cwd),
-                       *([interpreter] if interpreter else []), *map(Path, map(os.path.abspath, spec.readable))])
-    mounts += [(Path(os.path.realpath(folder)), folder) for folder in folders]
+    data = [Path(os.path.abspath(path)) for path in spec.data]
+    folders = _dedupe([*python_folders(), *([interpreter] if interpreter else []),
+                       *map(Path, map(os.path.abspath, spec.readable)), *(path for path in data if path.is_dir())])
+    binds = [(Path(os.path.realpath(folder)), folder) for folder in folders]
+    # Each named file alone, and the bot's own files (its private copy, where the originals are).
+    binds += [(Path(os.path.realpath(path)), path) for path in data if not path.is_dir()]
+    if spec.own is not None:
+        binds.append(spec.own)
+        if spec.own[0].is_dir():
+            folders.append(spec.own[1])
+    # Parents before children: a folder bound after a file in it would hide the file.
+    mounts += sorted(binds, key=lambda bind: len(bind[1].parts))
     if spec.socket_dir is not None:
         mounts.append((Path(os.path.realpath(spec.socket_dir)), Path(SOCKET_DIR)))
     workdir, make_workdir = _workdir(spec.cwd, folders, hidden)
@@ -357,7 +286,7 @@ def _parents(dests: list[Path], folders: list[Path]) -> list[str]:
     """
     made: list[Path] = []
     for folder in [*(parent for dest in dests for parent in reversed(dest.parents)), *folders]:
-        if folder in made or str(folder) in ("/", SCRATCH) or any(_within(folder, Path(tree))
+        if folder in made or str(folder) in ("/", SCRATCH) or any(within(folder, Path(tree))
                                                                   for tree in ("/usr", "/proc", "/dev")):
             continue
         made.append(folder)
@@ -371,9 +300,9 @@ def _workdir(cwd: Path | None, folders: list[Path], hidden: list[Path]) -> tuple
     if cwd is None:
         return Path(SCRATCH), False
     folder = Path(os.path.abspath(cwd))
-    if any(_within(Path(os.path.realpath(folder)), path) for path in hidden):
+    if any(within(Path(os.path.realpath(folder)), path) for path in hidden):
         return Path(SCRATCH), False
-    return folder, not any(_within(folder, bound) for bound in folders)
+    return folder, not any(within(folder, bound) for bound in folders)
 
 
 def _args_fd(args: list[str]) -> int:

@@ -175,7 +175,8 @@ from arena.tournament.sandbox import LaunchSpec, SandboxMode, find_confinement, 
 async def main():
     conf = find_confinement(SandboxMode.BWRAP, BotLimits(), print)
     probe = Path(sys.argv[1])
-    spec = LaunchSpec("sleeper", [sys.executable, str(probe), "double-fork", os.environ["MARKER"]], {}, probe.parent)
+    spec = LaunchSpec("sleeper", [sys.executable, str(probe), "double-fork", os.environ["MARKER"]], {}, probe.parent,
+                      own=(probe.parent, probe.parent))
     bot = await launch(conf, spec, asyncio.subprocess.PIPE, None)
     print((await bot.process.stdout.readline()).decode().strip(), flush=True)
     await asyncio.sleep(60)
@@ -240,7 +241,9 @@ def bot_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _spec(bot_dir: Path, *args: str, env: dict[str, str] | None = None, **options: Any) -> LaunchSpec:
-    return LaunchSpec("probe", [sys.executable, "probe.py", *args], env or {}, bot_dir, **options)
+    # The folder itself, not a copy: these tests are the sandbox's (what it binds and hides).
+    return LaunchSpec("probe", [sys.executable, "probe.py", *args], env or {}, bot_dir, own=(bot_dir, bot_dir),
+                      **options)
 
 
 def _marked(marker: str) -> list[int]:
