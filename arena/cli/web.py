@@ -45,6 +45,7 @@ def web(
     from arena.web.app import create_app, listening_socket
     from arena.web.guard import AllowedHosts, host_name_problem
     from arena.web.live import REFEREE_TLS
+    from arena.web.protocol import MAX_HEAD, LingeringH11Protocol
 
     check_host(host)
     for name in allowed_host:
@@ -81,5 +82,7 @@ def web(
     # Connections made from now on wait in the listen backlog until uvicorn accepts them.
     print(f"serving http://{shown_host}:{bound_port}", flush=True)
     # A live page holds its event stream open for a whole match: on Ctrl-C wait 1 s, not for it.
-    config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=1)
+    # A request head past MAX_HEAD is answered 414 or 431, not reset (arena.web.protocol).
+    config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=1, http=LingeringH11Protocol,
+                            h11_max_incomplete_event_size=MAX_HEAD)
     uvicorn.Server(config).run(sockets=[sock])

@@ -1,5 +1,6 @@
 """``arena web`` answers only the hosts it is served as (against DNS rebinding), and
-refuses a URL too long with 414: a real ``arena web`` process, read over real sockets."""
+answers a request line or headers too long with 414 or 431 rather than a reset
+connection: a real ``arena web`` process, read over real sockets."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from starlette.testclient import TestClient
 from arena.store import Store
 from arena.web.app import create_app
 from arena.web.guard import MAX_TARGET, AllowedHosts, host_name_problem
+from arena.web.protocol import MAX_HEAD
 
 PATHS = ["/", "/api/tournaments", "/static/style.css"]    # a page, the API, an asset
 
@@ -79,6 +81,22 @@ def test_its_own_names_and_the_allowed_host_are_answered(server: WebServer, path
 def test_a_request_without_a_host_is_refused(server: WebServer) -> None:
     answer = raw_exchange(server.url, b"GET /api/tournaments HTTP/1.0\r\n\r\n")
     assert answer.startswith(b"HTTP/1.1 400 ") and b"the request has no Host header" in answer
+
+
+@pytest.mark.slow
+def test_a_huge_query_string_is_a_414_and_the_server_goes_on(server: WebServer) -> None:
+    # 1 MB: h11 gives up on the request line after MAX_HEAD bytes; the answer is still read.
+    line = b"GET /api/tournaments?q=" + b"a" * 2**20 + b" HTTP/1.1\r\n"
+    answer = raw_exchange(server.url, line + b"Host: 127.0.0.1\r\n\r\n")
+    status_line, _, rest = answer.partition(b"\r\n")
+    assert status_line.startswith(b"HTTP/1.1 414 ") and rest.endswith(b"the URL is too long\n"), answer[:500]
+    assert f"longer than {MAX_HEAD:,} bytes".encode() in rest
+    # The same through an ordinary client, which writes all of it before reading.
+    assert get(server.url + "/?q=" + "a" * 2**20)[0] == 414
+    # Headers too long are a 431.
+    answer = raw_exchange(server.url, b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + b"a" * 2**20 + b"\r\n\r\n")
+    assert answer.startswith(b"HTTP/1.1 431 ") and answer.endswith(b"headers are longer than 16,384 bytes\n")
+    assert get(server.url + "/api/tournaments") == (200, "[]")
 
 
 @pytest.mark.slow
