@@ -176,7 +176,7 @@ class Connection:
         """
         try:
             while not self._closed and (message := await context.read()) is not grpc.aio.EOF:
-                self.route(message, time.monotonic())
+                self.route(protocol.bot_message_from_wire(message), time.monotonic())
         except Exception:   # nobody awaits this task: say why the stream is being ended
             log.exception("reading from %s failed; ending the stream", self.conn_id)
         finally:

@@ -44,7 +44,6 @@ from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
 from engine import PUBLIC, Action, Decision, Event, IllegalAction, new_game
 
 log = logging.getLogger(__name__)
-BOT_ERROR_CHARS = 200   # of Action.bot_error kept in the fault
 
 # The wire JSON of public events, kept for the whole process by (variant, players) and
 # the event as the engine logs it: the same card played by the same seat, the same bid,
@@ -53,19 +52,6 @@ BOT_ERROR_CHARS = 200   # of Action.bot_error kept in the fault
 # private events (its hand, its hidden bid) are encoded for its match alone.
 EVENT_MEMO_SIZE = 4096
 _event_memo: dict[tuple[str, int], dict[Event, str]] = {}
-
-
-def bot_error_text(reason: str) -> str:
-    """The fault message of an ``Action.bot_error``: one line of printable text, at most
-    :data:`BOT_ERROR_CHARS` characters (a bot chooses it, a page shows it).
-
-    >>> bot_error_text("play raised ValueError: no card 'zz99'\\nTraceback ...")
-    "play raised ValueError: no card 'zz99' Traceback ..."
-    >>> len(bot_error_text("x" * 1000))
-    200
-    """
-    line = " ".join("".join(c if c.isprintable() else " " for c in reason).split())
-    return line if len(line) <= BOT_ERROR_CHARS else line[:BOT_ERROR_CHARS - 1] + "…"
 
 
 class BotLink(Protocol):
@@ -450,8 +436,9 @@ class Referee:
             self._fault(s, "malformed", str(error), request_id)
             return None
         if message.action.bot_error:
-            # The bot's own code failed and its SDK answered for it: applied, but recorded.
-            self._fault(s, "bot_error", bot_error_text(message.action.bot_error), request_id)
+            # The bot's own code failed and its SDK answered for it: applied, but recorded
+            # (the text as the connection cleaned it: protocol.bot_message_from_wire).
+            self._fault(s, "bot_error", message.action.bot_error, request_id)
         return action
 
     # ------------------------------------------------------------------ faults, links

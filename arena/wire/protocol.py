@@ -40,7 +40,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from arena.wire import jsonc
+from arena.wire import bot_text, jsonc
 from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
 from engine import BID, PAY, PLAY, PREDICT, TRUMP, VARIANT_RECORDS, Action, Decision, Prediction
 
@@ -62,6 +62,13 @@ COLOUR_NAMES: dict[str, frozenset[str]] = {name: frozenset(v.action_colours) for
 CARD_HELP = {name: f"cards are {v.cards_in_words}" for name, v in VARIANT_RECORDS.items()}
 # More than there are tokens in the game (27): no legal prediction needs so many pairs.
 MAX_TAKE_FROM = 32
+# How much of a bot's text the arena keeps (bot_message_from_wire): Action.bot_error to
+# BOT_ERROR_CHARS, any other string to MAX_TEXT_CHARS (Hello.name and Hello.version are
+# refused past their own, smaller limits before they are read: arena.referee.auth).
+BOT_ERROR_CHARS = 200
+MAX_TEXT_CHARS = 1000
+TEXT_LIMITS = {pb.Action.DESCRIPTOR.fields_by_name["bot_error"].full_name: BOT_ERROR_CHARS}
+_BOT_TEXT = bot_text.MessageCleaner(TEXT_LIMITS, MAX_TEXT_CHARS)
 
 
 class Malformed(ValueError):
@@ -78,6 +85,28 @@ def clip(text: str, limit: int = 40) -> str:
     if len(text) <= limit:
         return repr(text)
     return f"{text[:limit]!r}… ({len(text)} characters)"
+
+
+def bot_message_from_wire(message: pb.BotMessage) -> pb.BotMessage:
+    """A bot's message as the arena takes it in: every string in it, at any depth, made
+    safe to keep and show (:func:`arena.wire.bot_text.clean`), in place, and returned.
+
+    The referee calls this on each message it reads from a ``Play`` stream, before
+    anything else looks at it (``arena.referee.auth.admit`` on the Hello,
+    ``Connection.read_loop`` on the rest), so the store, the logs, the terminal and the web only
+    ever get clean text: a ``Hello.version`` is stored with every match, an
+    ``Action.bot_error`` becomes a fault's message (at most :data:`BOT_ERROR_CHARS`
+    characters kept). Answers are parsed after cleaning; a replaced character is never
+    part of a valid option, so a malformed answer stays malformed.
+
+    >>> hello = bot_message_from_wire(pb.BotMessage(hello=pb.Hello(version="2.1\\x1b]0;pwned\\x07\\n")))
+    >>> hello.hello.version
+    '2.1\\ufffd '
+    >>> len(bot_message_from_wire(pb.BotMessage(action=pb.Action(bot_error="x" * 500))).action.bot_error)
+    200
+    """
+    _BOT_TEXT.clean(message)
+    return message
 
 
 # ------------------------------------------------------------------ options and answers

@@ -13,8 +13,6 @@ from pathlib import Path
 import pytest
 from factories import ROOT
 
-from arena.referee.match import BOT_ERROR_CHARS, bot_error_text
-
 BUGGY = ROOT / "tests" / "bots" / "buggy_bot.py"
 RANDOM = f"{sys.executable} -m sample_bots.random_bot"
 
@@ -22,12 +20,6 @@ RANDOM = f"{sys.executable} -m sample_bots.random_bot"
 def arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "arena.cli", *args], cwd=cwd, capture_output=True, text=True,
                           timeout=300)
-
-
-def test_a_bot_error_is_one_short_line_of_printable_text() -> None:
-    shown = bot_error_text("bid raised ValueError: x\n  File \"bot.py\"\x1b[31m")
-    assert shown == 'bid raised ValueError: x File "bot.py" [31m'
-    assert len(bot_error_text("y" * 5000)) == BOT_ERROR_CHARS
 
 
 @pytest.mark.slow
