@@ -119,14 +119,17 @@ async def _refuse_unary(request: Any, context: grpc.aio.ServicerContext) -> None
     await context.abort(grpc.StatusCode.UNAUTHENTICATED, "this call needs the admin token")
 
 
-def _limited(handler: grpc.RpcMethodHandler, limiter: Limiter) -> grpc.RpcMethodHandler:
+TurnAway = Callable[[grpc.aio.ServicerContext, str], Awaitable[None]]
+
+
+def _limited(handler: grpc.RpcMethodHandler, limiter: Limiter, turn_away: TurnAway) -> grpc.RpcMethodHandler:
     """``handler`` (a servicer method's, unary-unary or unary-stream with a coroutine
-    behaviour) behind ``limiter``: a call over it is refused before the method runs."""
+    behaviour) behind ``limiter``: a call over it is turned away before the method runs."""
 
     async def check(context: grpc.aio.ServicerContext) -> None:
         problem = limiter.take(context.peer())
         if problem is not None:
-            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, problem)
+            await turn_away(context, problem)
 
     if handler.unary_unary is not None:
         unary = handler.unary_unary
@@ -159,6 +162,12 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):
     so a flood of bad tokens is refused without asking the store each time. An
     interceptor sees the method and the metadata but not the peer, so the limit is
     checked by a small handler in front of the servicer's, before it does any work.
+
+    A call over its limit gets RESOURCE_EXHAUSTED after ``limits.refusal_delay`` (1 s),
+    not at once: a client that waits for each answer (a thread per call, as most do)
+    then makes one call a second per thread instead of thousands, which spares both the
+    referee's loop and the CPU the flooder shares with the other bots; at most
+    ``limits.max_delayed`` calls wait at once, the rest are refused at once.
     A refused bidi call gets a *stream-stream* handler that aborts (a unary one would
     hang a client that waits for the server to speak first).
     """
@@ -167,6 +176,8 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):
                  refusals: RefusalLog | None = None) -> None:
         self._tokens = tokens
         self._admin_token = admin_token
+        self._limits = limits
+        self._delayed = 0     # calls over their limit waiting for their refusal now
         self._refuse_unary = grpc.unary_unary_rpc_method_handler(_refuse_unary)
         self.refusals = refusals if refusals is not None else RefusalLog(log, limits.summary_seconds)
         self._refused_play = Limiter(limits.refused_play)
@@ -196,8 +207,19 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):
             return await continuation(handler_call_details)
         handler = self._limited.get(method)
         if handler is None:
-            handler = self._limited[method] = _limited(await continuation(handler_call_details), limiter)
+            handler = self._limited[method] = _limited(await continuation(handler_call_details), limiter,
+                                                       self._turn_away)
         return handler
+
+    async def _turn_away(self, context: grpc.aio.ServicerContext, problem: str) -> None:
+        """Refuse a call over its rate limit with RESOURCE_EXHAUSTED, after the refusal delay."""
+        if self._delayed < self._limits.max_delayed:
+            self._delayed += 1
+            try:
+                await asyncio.sleep(self._limits.refusal_delay)
+            finally:
+                self._delayed -= 1
+        await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, problem)
 
     def _checked_play(self, token: str | None, play: grpc.RpcMethodHandler) -> grpc.RpcMethodHandler:
         """The ``Play`` handler for a stream whose token is not a one-run token: over the
@@ -211,7 +233,7 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):
             over = self._refused_play.over(peer)
             if over is not None:
                 self.refusals.refused(peer_host(peer), "over the rate limit", f"RESOURCE_EXHAUSTED {over}")
-                await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, over)
+                await self._turn_away(context, over)
             if token is None or await self._tokens.bot_for(token) is None:
                 self._refused_play.spend(peer)
                 reason = "without a token" if token is None else "with a bad token"

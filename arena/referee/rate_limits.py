@@ -4,7 +4,8 @@
 missing or unknown bot token) each have an allowance (:class:`CallLimit`): a burst the
 caller may spend at once, refilled at a steady rate, once per connection and once per
 peer. A call beyond either is refused with ``RESOURCE_EXHAUSTED`` before any work is
-done for it (the interceptor in ``arena.referee.auth`` asks, the servicer never sees it).
+done for it (the interceptor in ``arena.referee.auth`` asks, the servicer never sees it),
+after a delay that slows a flooding client down to its own pace of answers.
 
 Who is the caller is what grpc's ``context.peer()`` says:
 
@@ -82,13 +83,18 @@ class CallLimit:
 
 @dataclass(frozen=True)
 class RateLimits:
-    """Every limited call's allowance, and how often refused ``Play`` streams are summarised
-    on the console (the first of a bot or peer at once, then one line per interval)."""
+    """Every limited call's allowance; how long a call over it waits for its refusal
+    (``refusal_delay``: a client that waits for its answers is slowed to one call a
+    second per thread) and how many may wait at once (``max_delayed``; the rest are
+    refused at once); and how often refused ``Play`` streams are summarised on the
+    console (the first of a bot or peer at once, then one line per interval)."""
 
     list_matches: CallLimit
     get_leaderboard: CallLimit
     spectate: CallLimit
     refused_play: CallLimit
+    refusal_delay: float = 1.0
+    max_delayed: int = 1000
     summary_seconds: float = 10.0
 
 

@@ -30,6 +30,7 @@ SMALL = RateLimits(
     get_leaderboard=CallLimit("GetLeaderboard calls", Rate(3, SLOW), Rate(5, SLOW)),
     spectate=CallLimit("Spectate calls", Rate(3, SLOW), Rate(5, SLOW)),
     refused_play=CallLimit("refused Play streams", Rate(3, SLOW), Rate(5, SLOW)),
+    refusal_delay=0.01,
     summary_seconds=1.0,
 )
 
