@@ -289,6 +289,24 @@ def bench_sandbox(
                                            for k, v in figures.items()}, as_json)
 
 
+def bench_flood(
+    games: int = typer.Option(8, min=1, help="Games of the tournament each run plays (4 players: three sample "
+                              "bots and a fourth, random or flooding)."),
+    rounds: int | None = typer.Option(None, help="Rounds per game [default: the variant's standard length]",
+                                      show_default=False),
+    runs: int = typer.Option(1, min=1, help="Runs of each (as is, flooded), in turn; medians."),
+    threads: int = typer.Option(16, min=1, max=32, help="The flooding bot's threads."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+) -> None:
+    """A small confined tournament as is and with a flooding bot: wall time, the rivals' think times, the ratios."""
+    from arena.bench.flood import bench_flood as run
+
+    check_rounds("classic", 4, rounds)
+    figures = run(games=games, rounds=rounds, runs=runs, threads=threads)
+    print_figures(figures if as_json else {k: f"{v:.3f}" if k.startswith("ratio_") else v
+                                           for k, v in figures.items()}, as_json)
+
+
 def bench_ladder(
     variant: str = typer.Argument("classic", help="classic or extreme"),
     games: int = typer.Option(200, help="Games of the duplicate tournament (rounded up to whole rotations)."),
