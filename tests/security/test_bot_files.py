@@ -1,0 +1,187 @@
+"""What a confined bot may read of the disk, tested as an attacker would: real
+``arena tournament`` runs, real bubblewrap, real files (arena.tournament.bot_files).
+
+A bot named by a lone file in the organiser's working folder (the README's own usage)
+sees that file and nothing beside it: not a ``.env``, not ``arena serve``'s TLS key, not
+a ``.sql`` dump, not a database five folders down, not a helper module. A bot in a
+folder of its own sees that folder (its helper imports). A path named on the command
+line is readable, its sibling is not. A bot in a mode-700 folder plays under a root
+arena. Bots run from a copy: a file changed after the tournament was made stops a
+resume, and the copy's stamp is stored with the tournament.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from factories import TEST_BOTS
+
+from arena.store import Store
+from arena.tournament.bot_limits import BotLimits
+from arena.tournament.lineup import BotProcesses, BotStartError, parse_bot_option
+from arena.tournament.sandbox import SandboxError, SandboxMode, find_confinement
+
+PY = sys.executable
+RANDOM = f"{PY} -m sample_bots.random_bot"
+SNOOP = (TEST_BOTS / "snoop_bot.py").read_text()
+REPO = Path(__file__).resolve().parents[2]
+
+
+def bwrap_problem() -> str | None:
+    try:
+        find_confinement(SandboxMode.BWRAP, BotLimits(), lambda line: None)
+    except SandboxError as error:
+        return str(error)
+    return None
+
+
+MISSING = bwrap_problem()
+if MISSING and os.environ.get("CI"):
+    raise RuntimeError(f"confinement cannot run here, and CI is set: {MISSING}")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(MISSING is not None, reason=f"bubblewrap cannot run here: {MISSING}")]
+
+
+def arena(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([PY, "-m", "arena.cli", *args], cwd=cwd, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "COLUMNS": "200", **(env or {})})
+
+
+def small_tournament(cwd: Path, *bots: str, snoop: list[str] = (), imports: str = "",
+                     more: tuple[str, ...] = ()) -> subprocess.CompletedProcess[str]:
+    """A 3-game tournament of ``bots`` and two random bots, confined, from ``cwd``; the
+    snoop bot gets what to try through --bot-env."""
+    options = [arg for bot in bots for arg in ("--bot", bot)]
+    return arena("tournament", "--rounds", "2", "--players", "3", "--games", "3", "--no-samples", "--sandbox", "bwrap",
+                 *options, "--bot", f"r1={RANDOM}", "--bot", f"r2={RANDOM}", "--db", "arena.db",
+                 "--bot-env", f"SNOOP_PATHS={':'.join(snoop)}", "--bot-env", f"SNOOP_IMPORT={imports}", *more,
+                 cwd=cwd)
+
+
+def snooped(cwd: Path, name: str = "mine") -> dict[str, str]:
+    """What the snoop bot said of each path (READ, DENIED, IMPORTED, NO-IMPORT), from its log."""
+    (log,) = (cwd / "arena-logs").glob(f"*/{name}.log")
+    said = {}
+    for line in log.read_text().splitlines():
+        if line.startswith("SNOOP "):
+            _, verdict, target = line.split(" ", 3)[:3]
+            said[target] = verdict
+    return said
+
+
+def organiser_folder(root: Path) -> Path:
+    """An organiser's working folder as it is in real life: the bot beside secrets."""
+    folder = root / "organiser"
+    (folder / "arena-tls").mkdir(parents=True)
+    (folder / "mine.py").write_text(SNOOP)
+    (folder / "helper.py").write_text("VALUE = 1\n")
+    (folder / ".env").write_text("ARENA_ADMIN_TOKEN=organiser-secret\n")
+    (folder / "arena-tls" / "server-key.pem").write_text("-----BEGIN PRIVATE KEY-----\nsecret\n")
+    (folder / "dump.sql").write_text("INSERT INTO tournaments VALUES ('t-1', 1234567);\n")
+    deep = folder / "a" / "b" / "c" / "d" / "e"
+    deep.mkdir(parents=True)
+    with sqlite3.connect(deep / "old.db") as db:
+        db.execute("CREATE TABLE seeds (seed INTEGER)")
+        db.execute("INSERT INTO seeds VALUES (1234567)")
+    for path in [folder, *folder.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    return folder
+
+
+SECRETS = [".env", "arena-tls/server-key.pem", "arena-tls", "dump.sql", "a/b/c/d/e/old.db", "helper.py", "."]
+
+
+def test_a_lone_bot_in_the_organisers_folder_reads_nothing_beside_it(tmp_path: Path) -> None:
+    folder = organiser_folder(tmp_path)
+    done = small_tournament(folder, "mine=./mine.py", snoop=["mine.py", *SECRETS], imports="helper")
+    assert done.returncode == 0, done.stderr
+    said = snooped(folder)
+    assert said.pop("mine.py") == "READ"
+    assert said.pop("helper") == "NO-IMPORT"
+    assert said.pop(".") == "READ"         # the folder it runs in: an empty folder but for its program
+    assert said == {path: "DENIED" for path in SECRETS if path != "."}, said
+    log = next((folder / "arena-logs").glob("*/mine.log")).read_text()
+    assert "none of the files beside it" in log      # it says why, for the author's sake
+
+
+def test_the_same_bot_unconfined_reads_them_all(tmp_path: Path) -> None:
+    """The attacks are real: without the sandbox every secret is read."""
+    folder = organiser_folder(tmp_path)
+    done = small_tournament(folder, "mine=./mine.py", snoop=SECRETS, imports="helper",
+                            more=("--sandbox", "none"))
+    assert done.returncode == 0, done.stderr
+    said = snooped(folder)
+    assert said.pop("helper") == "IMPORTED"
+    assert set(said.values()) == {"READ"}, said
+
+
+def test_a_bot_in_a_folder_of_its_own_sees_that_folder_and_named_paths_alone(tmp_path: Path) -> None:
+    organiser = tmp_path / "organiser"
+    bot = organiser / "bots" / "mine"
+    bot.mkdir(parents=True)
+    (bot / "bot.py").write_text(SNOOP)
+    (bot / "helper.py").write_text("VALUE = 1\n")
+    data = tmp_path / "data" / "x"
+    data.mkdir(parents=True)
+    (data / "model.bin").write_bytes(b"weights")
+    (data / "sibling.bin").write_bytes(b"someone else's")
+    (organiser / ".env").write_text("SECRET=1\n")
+    bot.chmod(0o700)                          # a private folder, as mktemp -d makes: no chmod needed
+    done = small_tournament(organiser, f"mine=bots/mine/bot.py --model {data / 'model.bin'}",
+                            snoop=["helper.py", str(data / "model.bin"), str(data / "sibling.bin"), "../../.env"],
+                            imports="helper")
+    assert done.returncode == 0, done.stderr
+    assert snooped(organiser) == {"helper.py": "READ", str(data / "model.bin"): "READ",
+                                  str(data / "sibling.bin"): "DENIED", "../../.env": "DENIED", "helper": "IMPORTED"}
+
+
+def test_a_bots_copy_is_stamped_with_its_tournament(tmp_path: Path) -> None:
+    bot = tmp_path / "bots" / "mine"
+    bot.mkdir(parents=True)
+    (bot / "bot.py").write_text(SNOOP)
+    done = small_tournament(tmp_path, "mine=bots/mine/bot.py")
+    assert done.returncode == 0, done.stderr
+    (tournament,) = Store(str(tmp_path / "arena.db")).list_tournaments()
+    (entry,) = [bot for bot in tournament.settings["bots"] if bot["name"] == "mine"]
+    assert entry["stamp"]["files"] == 1 and len(entry["stamp"]["sha256"]) == 64
+
+
+def test_a_bot_whose_files_changed_since_the_tournament_was_made_does_not_start(tmp_path: Path) -> None:
+    """What a resume meets when the bot's files changed: a one-line refusal, not other code
+    playing under the tournament's name."""
+    bot = tmp_path / "mine"
+    bot.mkdir()
+    (bot / "bot.py").write_text(SNOOP)
+    entry = parse_bot_option(f"mine={bot / 'bot.py'}")
+    (bot / "bot.py").write_text(SNOOP + "\n# changed\n")
+    confinement = find_confinement(SandboxMode.BWRAP, BotLimits(), lambda line: None)
+    processes = BotProcesses(tmp_path / "logs", confinement, tmp_path / "referee" / "referee.sock")
+    try:
+        with pytest.raises(BotStartError, match="its files changed since the tournament started"):
+            asyncio.run(processes.start(entry, "127.0.0.1:1", "token", 1))
+    finally:
+        processes.remove_copies()
+
+
+def test_sample_bots_play_whatever_a_checkout_names(tmp_path: Path) -> None:
+    """--bot heur=sample_bots/heuristic_bot.py from a checkout: the built-in sample bots
+    still read their own package files, and every one of them plays."""
+    if not (REPO / "sample_bots" / "heuristic_bot.py").is_file():
+        pytest.skip("not run from a checkout")
+    db = tmp_path / "arena.db"
+    done = arena("tournament", "--rounds", "2", "--games", "8", "--sandbox", "bwrap", "--db", str(db),
+                 "--bot", "heur=sample_bots/heuristic_bot.py", cwd=REPO)
+    assert done.returncode == 0, done.stderr
+    assert "left out" not in done.stdout + done.stderr
+    board = arena("leaderboard", "--format", "json", "--db", str(db), cwd=tmp_path)
+    rows = json.loads(board.stdout)["rows"]
+    assert {"heur", "random", "heuristic", "greedy", "cautious"} <= {row["bot"] for row in rows}
+    (tournament,) = Store(str(db)).list_tournaments()
+    assert not Store(str(db)).crashes(tournament_id=tournament.id)
