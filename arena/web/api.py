@@ -158,6 +158,7 @@ def tournament(store: Store, db: str, tournament_id: str, with_matches: bool = T
         "resume_command": resume_command(info.id, disclosure.public_database(db)) if status == "interrupted" else None,
         "master_seed": master_seed(info), "settings": disclosure.public_settings(info),
         "bots": [bot.get("name") for bot in info.settings.get("bots", []) if isinstance(bot, dict)],
+        "code": disclosure.code_stamps(info),
         "board": [{"rank": r.rank, "bot": r.bot, "rating": r.rating, "interval": r.interval, "games": r.games,
                    "avg_score": r.avg_score, "avg_place": r.avg_place, "faults": r.faults, "bound": r.bound,
                    "group": r.group} for r in board],

@@ -35,6 +35,7 @@ from arena.results import elo_history
 from arena.results import leaderboard as lb
 from arena.results.browse import hand_size_bids
 from arena.store import MatchSummary, Store
+from arena.web import disclosure
 from engine import VARIANTS
 from engine import variant as variant_of
 
@@ -154,6 +155,9 @@ def bot_json(store: Store, name: str, boards: Boards | None = None) -> dict[str,
         "crashes": [{"variant": variant, "count": c.count, "last_reason": c.last_reason,
                      "last_at": c.last_at.isoformat()} for variant, c in crashes.items()],
         "recent": [recent_match(m, name) for m in store.list_matches(bot=name, limit=RECENT_MATCHES)],
+        # The stamp of its own files in each tournament the arena started it in: which code played.
+        "code": [{"tournament": info.id, **stamps[name]} for info in store.list_tournaments()
+                 if name in (stamps := disclosure.code_stamps(info))],
         "elo": elo_lines(name, shown),
     }
 

@@ -57,8 +57,8 @@ FINISHED = "finished"
 # The settings shown as stored ("seed" only once the tournament has finished).
 PUBLIC_SETTINGS = frozenset({
     "game", "games", "seed", "move_time", "time_bank", "max_faults", "concurrency", "server", "deals", "format",
-    "sprt", "gauntlet", "sandbox", "fresh_per_match", "memory_limit_mb", "process_limit", "file_size_limit_mb",
-    "open_files_limit", "organised_elsewhere", "tls",
+    "sprt", "gauntlet", "sandbox", "fresh_per_match", "shared_processes", "memory_limit_mb", "process_limit",
+    "file_size_limit_mb", "open_files_limit", "organised_elsewhere", "tls",
 })
 # Settings never shown as stored: the bots' commands, folders and variables (their names
 # are shown apart), the values of the variables passed to every bot (their names are
@@ -103,6 +103,26 @@ def public_settings(info: TournamentInfo) -> dict[str, Any]:
         # The stored settings' seed is the master seed; the stored column is the one the run uses.
         shown["seed"] = info.master_seed if seeds_shown(info) else None
     return shown
+
+
+def code_stamps(info: TournamentInfo) -> dict[str, dict[str, Any]]:
+    """Which code each bot the arena started ran in the tournament ``info``, by name: the
+    stamp of its own files (``sha256``, ``files``, ``bytes``) taken when the tournament
+    was made. Public from the start: a hash says which code played and nothing of it.
+
+    >>> from datetime import UTC, datetime
+    >>> stamp = {"sha256": "ab" * 32, "files": 2, "bytes": 10}
+    >>> settings = {"bots": [{"name": "a", "command": ["x"], "stamp": stamp}, {"name": "b", "command": ["y"]}]}
+    >>> code_stamps(TournamentInfo("t", datetime.now(UTC), settings, 7, "running")) == {"a": stamp}
+    True
+    """
+    stamps: dict[str, dict[str, Any]] = {}
+    for bot in info.settings.get("bots") or []:
+        stamp = bot.get("stamp") if isinstance(bot, Mapping) else None
+        if isinstance(stamp, Mapping) and isinstance(stamp.get("sha256"), str):
+            stamps[str(bot.get("name"))] = {"sha256": stamp["sha256"], "files": stamp.get("files"),
+                                            "bytes": stamp.get("bytes")}
+    return stamps
 
 
 def public_database(db: str) -> str:

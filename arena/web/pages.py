@@ -196,6 +196,7 @@ SETTING_WORDS: dict[str, tuple[str, str]] = {
     "server": ("Played on the server", ""), "tls": ("TLS to the server", ""), "sprt": ("A/B test (SPRT)", ""),
     "gauntlet": ("Gauntlet bot", ""), "sandbox": ("Sandbox", ""),
     "fresh_per_match": ("A fresh bot process each match", ""),
+    "shared_processes": ("One bot process for every rotation of a deal", ""),
     "memory_limit_mb": ("Memory limit per bot", " MB"), "process_limit": ("Processes per bot", ""),
     "file_size_limit_mb": ("File size limit", " MB"), "open_files_limit": ("Open files per bot", ""),
     "organised_elsewhere": ("Organised elsewhere", ""), "bot_env": ("Variables passed to the bots", ""),
@@ -312,6 +313,18 @@ def seats_and_totals(match: dict[str, Any]) -> str:
     return ", ".join(f"{b} {t}" for b, t in zip(match["bots"], match["totals"]))
 
 
+def code_text(stamp: dict[str, Any]) -> str:
+    """A bot's code stamp (``arena.web.disclosure.code_stamps``) in words.
+
+    >>> code_text({"sha256": "0123456789abcdef" * 4, "files": 3, "bytes": 2048})
+    'sha256 0123456789ab…, 3 files, 2.0 KiB'
+    """
+    size = stamp.get("bytes") or 0
+    files = stamp.get("files") or 0
+    amount = f"{size / (1 << 20):.1f} MiB" if size >= 1 << 20 else f"{size / 1024:.1f} KiB"
+    return f"sha256 {str(stamp['sha256'])[:12]}…, {files} file{'s' if files != 1 else ''}, {amount}"
+
+
 def _environment() -> Environment:
     """Templates from this package, autoescaped; an undefined name fails instead of
     printing nothing; a block tag's own line leaves no blank line."""
@@ -320,7 +333,8 @@ def _environment() -> Environment:
     env.filters.update(fmt=format, interval=interval, number=number, percent=percent, game_options=game_options,
                        json_text=json_text, embedded_json=embedded_json, inline_text=inline_text,
                        query_value=query_value, oneline=oneline, seats_and_totals=seats_and_totals, ago=ago,
-                       rating_text=rating_text, winners=winners, ordinal=ordinal, opponents=opponents)
+                       rating_text=rating_text, winners=winners, ordinal=ordinal, opponents=opponents,
+                       code_text=code_text)
     env.globals.update(url=url, elo_plot=elo_plot, board_scale=board_scale, board_headers=board_headers,
                        crashed_rows=crashed_rows, board_metadata=board_metadata, crash_line=lb.crash_line,
                        pair_index=pair_index, tournament_settings=tournament_settings, seat_places=seat_places,
