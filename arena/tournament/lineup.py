@@ -170,8 +170,9 @@ def parse_bot_option(text: str) -> BotEntry:
     return BotEntry(name, argv, cwd=Path.cwd(), files=files, stamp=stamp)
 
 
-TOO_BIG_HINT = (": a bot runs from a copy of its own files; name large data files on its command line instead "
-                "(each named path is readable as it is, not copied), from outside its folder")
+TOO_BIG_HINT = (": a bot runs from a copy of its own folder, so give it a folder of its own with just what it runs "
+                "(a compiled bot: copy the program out of its build folder), and name large data files on its "
+                "command line from outside that folder (a named path is readable as it is, not copied)")
 
 
 def startable(name: str, argv: list[str]) -> list[str]:
