@@ -33,7 +33,7 @@ import asyncio
 import logging
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -145,6 +145,9 @@ class Referee:
             raise ValueError("one link per seat")
         self.spec = spec
         self.match_id = spec.match_id
+        # Set by the server for a match seated by one-run tokens: the only streams that
+        # may take its seats, also back after a drop (Registry).
+        self.tokens: Mapping[str, str] | None = None
         self.config = spec.config
         self.limits = Limits(
             move_time=spec.move_time if spec.move_time is not None else limits.move_time,

@@ -65,6 +65,14 @@ def _recent_orphans(orphans: list[tuple[Referee, int]]) -> list[tuple[Referee, i
     return kept[-ORPHANS_PER_BOT:]
 
 
+def may_seat(conn: Connection, name: str, tokens: Mapping[str, str] | None) -> bool:
+    """Whether ``conn`` may take a seat of bot ``name`` in a match seated with ``tokens``
+    (one-run tokens by bot name): any stream of the bot without them or for a bot they
+    do not name (one the runner did not start, a person), else only its stream of that
+    token, the process the runner chose for this match."""
+    return tokens is None or name not in tokens or conn.token == tokens[name]
+
+
 class Registry:
     """The live connections by bot name, and the seats waiting for their bot to come back."""
 
@@ -90,7 +98,7 @@ class Registry:
         The ending of a finished match (MatchStarted, then MatchEnded) needs no slot."""
         waiting = []
         for referee, seat in orphans:
-            taker = next((c for c in streams if c.plays(referee.variant)
+            taker = next((c for c in streams if c.plays(referee.variant) and may_seat(c, name, referee.tokens)
                           and (referee.finished or c.free_slots() > 0)), None)
             if taker is None:
                 waiting.append((referee, seat))
@@ -153,7 +161,7 @@ class Registry:
         chosen: list[Connection | None] = []
         for name in bots:
             conns = [c for c in self.by_name.get(name, []) if c.alive and c.plays(variant)
-                     and (tokens is None or c.token == tokens.get(name))]
+                     and may_seat(c, name, tokens)]
             fresh = [c for c in conns if c not in chosen and c.free_slots() > 0]
             if fresh:
                 chosen.append(max(fresh, key=Connection.free_slots))
@@ -192,7 +200,7 @@ class Registry:
                     raise SeatingError(f"cannot seat {', '.join(missing)} for a {config.variant} match "
                                        f"within {timeout:g} s (not connected, busy, or not playing it)")
                 late = {name: Absence(f"not connected within {timeout:g} s") for name in bots
-                        if not any(tokens is None or c.token == tokens.get(name) for c in self.by_name.get(name, []))}
+                        if not any(may_seat(c, name, tokens) for c in self.by_name.get(name, []))}
                 if late:
                     absent = {**late, **absent}
                     continue

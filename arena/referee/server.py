@@ -274,8 +274,10 @@ class ArenaServer:
         """Seat the named bots (waiting up to ``seat_timeout`` for free slots), play the
         match, and return its record. Does not store it.
 
-        With ``tokens`` each bot's seats go to its stream of that one-run token only (a
-        process started for this match). Where :attr:`absent` is set (and ``absent``
+        With ``tokens`` each bot they name gets its seats on its stream of that one-run
+        token only (the process its runner chose for this match), also when they come back
+        after a drop; the caller may change the mapping while the match runs (a process
+        restarted with a new token). Where :attr:`absent` is set (and ``absent``
         adds to it for this match), a bot without a connection plays its seats by the
         disconnect rule instead of failing the match."""
         config = spec.config
@@ -289,6 +291,7 @@ class ArenaServer:
                                                    absent, tokens)
         referee = Referee(spec, list(links), limits=self.limits,
                           next_request_id=lambda: next(self._request_ids))
+        referee.tokens = tokens     # a seat that drops goes back only to a stream they allow
         for seat, link in enumerate(links):
             if link is None:
                 name = spec.bots[seat]
