@@ -31,6 +31,7 @@ from arena.cli.tournament import (
     ROUNDS_OPTION,
     SANDBOX_OPTION,
     SEED_OPTION,
+    SHARED_OPTION,
     TIME_BANK_OPTION,
     VARIANT_OPTION,
     WORKERS_OPTION,
@@ -74,6 +75,7 @@ def sprt(
     lineup: str | None = LINEUP_OPTION,
     sandbox: str | None = SANDBOX_OPTION,
     fresh_per_match: bool | None = FRESH_OPTION,
+    shared_processes: bool | None = SHARED_OPTION,
     memory_limit: int | None = MEMORY_LIMIT_OPTION,
     process_limit: int | None = PROCESS_LIMIT_OPTION,
     file_size_limit: int | None = FILE_SIZE_LIMIT_OPTION,
@@ -101,8 +103,9 @@ def sprt(
         plus_minus_one=plus_minus_one, length=length, destroyer_penalty=destroyer_penalty, bots=opponent,
         no_samples=no_samples, resume=resume, db=db_location(db), candidate=candidate, baseline=baseline,
         elo0=elo0, elo1=elo1, alpha=alpha, beta=beta, lineup=lineup, sandbox=sandbox,
-        fresh_per_match=fresh_per_match, memory_limit=memory_limit, process_limit=process_limit,
-        file_size_limit=file_size_limit, open_files_limit=open_files_limit, bot_env=bot_env or None,
+        fresh_per_match=fresh_per_match, shared_processes=shared_processes, memory_limit=memory_limit,
+        process_limit=process_limit, file_size_limit=file_size_limit, open_files_limit=open_files_limit,
+        bot_env=bot_env or None,
         workers=workers, command="sprt",
     )
     run_tournament_command(request, console, err_console)

@@ -72,6 +72,10 @@ FRESH_OPTION = typer.Option(
     None, "--fresh-per-match", help="A fresh process of each bot for every match: nothing a bot saw in one "
     "match survives into another (slower)", show_default=False)
 MEMORY_LIMIT_OPTION = typer.Option(
+SHARED_OPTION = typer.Option(
+    None, "--shared-processes", help="One process of each bot plays every game, every rotation of a deal "
+    "included, so it may remember a deal's cards from one rotation to the next: for bots you trust; a faster "
+    "start and less memory [default: no process plays two games of one deal]", show_default=False)
     None, metavar="MIB", help=f"Memory of each bot, over all its processes [default: {DEFAULTS.memory_limit_mb}]",
     show_default=False)
 PROCESS_LIMIT_OPTION = typer.Option(
@@ -138,6 +142,7 @@ def tournament(
     sandbox: str | None = SANDBOX_OPTION,
     fresh_per_match: bool | None = FRESH_OPTION,
     memory_limit: int | None = MEMORY_LIMIT_OPTION,
+    shared_processes: bool | None = SHARED_OPTION,
     process_limit: int | None = PROCESS_LIMIT_OPTION,
     file_size_limit: int | None = FILE_SIZE_LIMIT_OPTION,
     open_files_limit: int | None = OPEN_FILES_LIMIT_OPTION,
@@ -160,8 +165,9 @@ def tournament(
         tls_cert=tls_cert, tls_key=tls_key,
         resume=resume, db=db_location(db),
         gauntlet=gauntlet, workers=workers, lineup=lineup, sandbox=sandbox,
-        fresh_per_match=fresh_per_match, memory_limit=memory_limit, process_limit=process_limit,
-        file_size_limit=file_size_limit, open_files_limit=open_files_limit, bot_env=bot_env or None,
+        fresh_per_match=fresh_per_match, shared_processes=shared_processes, memory_limit=memory_limit,
+        process_limit=process_limit, file_size_limit=file_size_limit, open_files_limit=open_files_limit,
+        bot_env=bot_env or None,
     )
     run_tournament_command(request, console, err_console)
 

@@ -15,7 +15,7 @@ import shutil
 import socket
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Protocol
 
@@ -29,7 +29,7 @@ from arena.referee.seating import Absence
 from arena.tls import ClientTls, TlsError, tls_problem
 from arena.tournament.lineup import BotEntry, BotProcesses, BotStartError, program_files, socket_folder
 from arena.tournament.lock import forget_referee, note_referee
-from arena.tournament.sandbox import CANNOT_START, SandboxMode, find_confinement
+from arena.tournament.sandbox import CANNOT_START, SandboxError, SandboxMode, find_confinement
 from arena.tournament.schedule import ScheduledGame
 from arena.tournament.settings import TournamentSettings
 
@@ -119,6 +119,30 @@ def parse_delays(text: str) -> tuple[float, ...]:
 
 
 CONNECT_TIMEOUT = 30.0   # seconds a started bot has to say Hello
+# The token of a seat whose process is down: no stream holds it, so the seat waits for
+# that process (restarted with a token of its own) and goes to no other.
+NO_PROCESS = "-"
+
+
+def bot_of(key: str) -> str:
+    """The bot a process key belongs to: ``name``, ``name@2`` (its second long-lived
+    process) or ``name@MATCH`` (a process for one match).
+
+    >>> bot_of("random"), bot_of("random@3")
+    ('random', 'random')
+    """
+    return key.partition("@")[0]
+
+
+@dataclass
+class Pooled:
+    """One long-lived process of a bot (by its key) and the deals it has played: the
+    engine's deal seed with the variant, the same for every rotation of a duplicate deal."""
+
+    key: str
+    deals: set[tuple[str, int]] = field(default_factory=set)
+    matches: int = 0                                 # in flight now
+    ready: asyncio.Future[None] | None = None        # started lazily: done once up (or down)
 
 
 class LocalArena:
@@ -129,12 +153,22 @@ class LocalArena:
     start: each is left out with one ``notice`` line and listed in ``dropped``, and the
     caller schedules without it. Any other bot that fails raises BotStartError.
 
-    Once play has begun, a bot process that ends is an ordinary event: its seats follow
-    the disconnect rule (grace, then forfeit), ``on_crash`` hears of it (to store it),
-    and it is restarted up to RESTARTS times; after that its seats forfeit at once.
-    With ``settings.fresh_per_match`` every match gets fresh processes of its bots,
-    stopped when it ends. ``hidden`` are the paths no confined bot may see (the
-    database and the logs).
+    Each bot has a pool of long-lived processes, each in a sandbox of its own, and no
+    process plays two games of one deal: a match gets, for each of its bots, a process
+    that has not had its deal, and a new one joins the pool when none is free of it. A
+    duplicate tournament's P-player tables so end up with P processes a bot, an A/B
+    test's opponents with 2P, independent deals with one: what a bot saw in one
+    rotation of a deal cannot tell it the cards of the next. Every bot starts one
+    process before play (all must start and connect); the others start when first
+    needed. With ``settings.shared_processes`` (bots the organiser trusts) one process a
+    bot plays everything; with ``settings.fresh_per_match`` every match gets fresh
+    processes of its bots, stopped when it ends.
+
+    Once play has begun, a process that ends is an ordinary event: its seats follow the
+    disconnect rule (grace, then forfeit), ``on_crash`` hears of it (to store it), and
+    it is restarted up to RESTARTS times; after that its seats forfeit at once, and so
+    do the bot's seats in later matches. ``hidden`` are the paths no confined bot may
+    see (the database and the logs).
     """
 
     def __init__(self, settings: TournamentSettings, log_dir: Path, grace: float = GRACE,
@@ -158,6 +192,9 @@ class LocalArena:
         self.address = ""
         self._socket_dir: Path | None = None
         self._tokens: dict[str, str] = {}          # process key -> its one-run token
+        self.pools: dict[str, list[Pooled]] = {}   # bot name -> its long-lived processes
+        self._down: dict[str, Absence] = {}        # process key -> why it has no process now
+        self._in_flight: dict[str, tuple[dict[str, str], dict[str, str]]] = {}  # match: keys, tokens by bot
         self._closing = False
         self._watchers: list[asyncio.Future[None]] = []
         try:
@@ -188,21 +225,34 @@ class LocalArena:
                 for name in list(self.bots.processes):
                     await self._stop(name)
             else:
-                self._watchers = [asyncio.ensure_future(self._keep_running(self.entries[name]))
-                                  for name in self.bots.processes]
+                for name in list(self.bots.processes):
+                    pooled = Pooled(name)
+                    self.pools[name] = [pooled]
+                    self._watchers.append(asyncio.ensure_future(self._keep_running(self.entries[name], pooled)))
         except BaseException:
             await self.close()
             raise
         return self
 
     def describe_confinement(self) -> str:
+        """The start line: how the bots are confined, and which processes play which games."""
         assert self.bots is not None
-        return self.bots.confinement.describe()
+        if self.settings.fresh_per_match:
+            processes = "a fresh process of each bot for every match"
+        elif self.settings.shared_processes:
+            processes = "one process a bot plays every game (--shared-processes)"
+        else:
+            processes = "no bot process plays two games of one deal"
+        return f"{self.bots.confinement.describe()}; {processes}"
 
     async def _start(self, entry: BotEntry, key: str, max_matches: int | None = None) -> None:
-        """Start one process of ``entry`` under ``key`` with a fresh one-run token."""
+        """Start one process of ``entry`` under ``key`` with a fresh one-run token, which
+        the matches in flight that wait for ``key`` take at once (its seats go back to it)."""
         assert self.bots is not None
         token = self._tokens[key] = self.referee.admit(entry.name, max_streams=MAX_STREAMS_PER_PROCESS)
+        for keys, tokens in self._in_flight.values():
+            if keys.get(entry.name) == key:
+                tokens[entry.name] = token
         await self.bots.start(entry, self.address, token, max_matches or self.settings.concurrency, key=key,
                               hidden=self._programs_of_others(entry))
 
@@ -268,33 +318,60 @@ class LocalArena:
 
     # -- a bot that ends during the run
 
-    async def _keep_running(self, entry: BotEntry) -> None:
-        """Watch the bot's process; when it ends, record why and start it again (after a
-        delay), up to RESTARTS times. While it is down its new seats start absent."""
-        assert self.bots is not None and self.server.absent is not None
-        name, absent = entry.name, self.server.absent
-        reason = await self._ended(name)
+    async def _keep_running(self, entry: BotEntry, pooled: Pooled) -> None:
+        """Watch the process ``pooled.key`` (start it first when it was added lazily); when
+        it ends, record why and start it again (after a delay), up to RESTARTS times.
+        While it is down its new seats start absent (:attr:`_down`)."""
+        key, down = pooled.key, self._down
+        if pooled.ready is not None:
+            try:
+                failed = await self._start_lazily(entry, pooled)
+            finally:
+                if not pooled.ready.done():
+                    pooled.ready.set_result(None)
+            if failed is None:
+                return
+            reason = failed if failed else await self._ended(key)
+        else:
+            reason = await self._ended(key)
         for restart in range(RESTARTS + 1):
             again = restart < RESTARTS
-            absent[name] = Absence(f"its process {reason}" + ("; restarting" if again else
-                                   f"; not restarted after {RESTARTS} restarts"), final=not again)
-            self._crashed(name, reason, again)
-            await self._stop(name)
+            down[key] = Absence(f"its process {reason}" + ("; restarting" if again else
+                                f"; not restarted after {RESTARTS} restarts"), final=not again)
+            self._crashed(key, reason, again)
+            await self._stop(key)
             if not again:
                 return
             await asyncio.sleep(self.restart_delays[min(restart, len(self.restart_delays) - 1)])
             try:
-                await self._start(entry, name)
-            except BotStartError as error:
-                absent[name] = Absence(f"it cannot start again: {error}", final=True)
-                self._crashed(name, str(error), False)
+                await self._start(entry, key)
+            except (BotStartError, SandboxError) as error:
+                down[key] = Absence(f"it cannot start again: {error}", final=True)
+                self._crashed(key, str(error), False)
                 return
-            failed = await self._connected(name)
+            failed = await self._connected(key)
             if failed is not None:
                 reason = failed
                 continue
-            absent.pop(name, None)
-            reason = await self._ended(name)
+            down.pop(key, None)
+            reason = await self._ended(key)
+
+    async def _start_lazily(self, entry: BotEntry, pooled: Pooled) -> str | None:
+        """The first start of a process added to a pool during play: "" once it is up;
+        why it did not connect (it is then down, to be restarted); None when it cannot
+        start at all (down for good, the bot's seats forfeit from now on)."""
+        key = pooled.key
+        try:
+            await self._start(entry, key)
+        except (BotStartError, SandboxError) as error:
+            self._down[key] = Absence(f"its process cannot start: {error}", final=True)
+            self._crashed(key, str(error), False)
+            await self._stop(key)
+            return None
+        failed = await self._connected(key)
+        if failed is not None:
+            self._down[key] = Absence(f"its process {failed}; restarting")
+        return failed or ""
 
     async def _ended(self, key: str) -> str:
         """Wait for the process ``key`` to end; why it did, in words."""
@@ -325,7 +402,7 @@ class LocalArena:
     def _crashed(self, key: str, reason: str, restarted: bool) -> None:
         if self._closing:
             return
-        name = key.partition("@")[0]
+        name = bot_of(key)
         self.notice(f"bot {name} {reason}" + ("; restarting it" if restarted else ""))
         proc = self.bots.processes.get(key) if self.bots is not None else None
         code = proc.returncode if proc is not None else None
@@ -336,9 +413,56 @@ class LocalArena:
     # -- matches
 
     async def run_match(self, spec: MatchSpec) -> MatchRecord:
-        if not self.settings.fresh_per_match:
-            return await self.server.run_match(spec)
-        return await self._run_fresh(spec)
+        if self.settings.fresh_per_match:
+            return await self._run_fresh(spec)
+        return await self._run_pooled(spec)
+
+    async def _run_pooled(self, spec: MatchSpec) -> MatchRecord:
+        """Play ``spec`` with a long-lived process of each of its bots that has not had its
+        deal (:meth:`_process_for`): each bot's seats go to that process alone, and start
+        absent while it is down. A seat of a bot this arena did not start (a person's, in
+        ``arena play``) goes to any stream of that name."""
+        chosen = {name: self._process_for(name, spec) for name in dict.fromkeys(spec.bots) if name in self.pools}
+        try:
+            for pooled in chosen.values():
+                if pooled.ready is not None:
+                    await asyncio.shield(pooled.ready)
+            keys = {name: pooled.key for name, pooled in chosen.items()}
+            tokens = {name: self._tokens.get(key, NO_PROCESS) for name, key in keys.items()}
+            absent = {name: self._down[key] for name, key in keys.items() if key in self._down}
+            self._in_flight[spec.match_id] = (keys, tokens)
+            return await self.server.run_match(spec, tokens=tokens, absent=absent)
+        finally:
+            self._in_flight.pop(spec.match_id, None)
+            for pooled in chosen.values():
+                pooled.matches -= 1
+
+    def _process_for(self, name: str, spec: MatchSpec) -> Pooled:
+        """The process of bot ``name`` that plays ``spec``, counted as playing it (chosen
+        without an await, so that two matches never race for the same choice).
+
+        With shared processes, the bot's one process. Otherwise one that has not had
+        this deal and has a free match slot, one that is up before one being restarted,
+        the oldest first; when there is none, a new process added to the pool and
+        started (:meth:`_keep_running`). A bot given up on (a process past its restarts)
+        gets that process: its seats forfeit at once."""
+        pool = self.pools[name]
+        deal = (spec.config.variant, spec.config.seed)
+        gone = [pooled for pooled in pool if pooled.key in self._down and self._down[pooled.key].final]
+        if self.settings.shared_processes or gone:
+            chosen = (gone or pool)[0]
+        else:
+            free = [pooled for pooled in pool
+                    if deal not in pooled.deals and pooled.matches < max(1, self.settings.concurrency)]
+            if free:
+                chosen = min(free, key=lambda pooled: pooled.key in self._down)   # min is stable: oldest first
+            else:
+                chosen = Pooled(f"{name}@{len(pool) + 1}", ready=asyncio.get_running_loop().create_future())
+                pool.append(chosen)
+                self._watchers.append(asyncio.ensure_future(self._keep_running(self.entries[name], chosen)))
+        chosen.deals.add(deal)
+        chosen.matches += 1
+        return chosen
 
     async def _run_fresh(self, spec: MatchSpec) -> MatchRecord:
         """Play ``spec`` with a fresh process of each of its bots, started for it and
@@ -346,7 +470,7 @@ class LocalArena:
         process that fails to start, to connect, or ends before the match does is a
         crash; its seats follow the disconnect rule."""
         assert self.bots is not None
-        keys = {name: f"{name}@{spec.match_id}" for name in dict.fromkeys(spec.bots)}
+        keys = {name: f"{name}@{spec.match_id}" for name in dict.fromkeys(spec.bots) if name in self.entries}
         absent: dict[str, Absence] = {}
         try:
             for name, key in keys.items():
@@ -361,7 +485,7 @@ class LocalArena:
                 if failed is not None:
                     absent[name] = Absence(f"its process for this match {failed}", final=True)
                     self._crashed(keys[name], failed, False)
-            tokens = {name: self._tokens[key] for name, key in keys.items() if key in self._tokens}
+            tokens = {name: self._tokens.get(key, NO_PROCESS) for name, key in keys.items()}
             return await self.server.run_match(spec, tokens=tokens, absent=absent)
         finally:
             for name, key in keys.items():
@@ -378,6 +502,7 @@ class LocalArena:
         if self.bots is not None:
             for key in list(self.bots.processes):
                 await self._stop(key)
+            self.bots.remove_copies()
         await self.server.stop()
         forget_referee(self.log_dir)
         if self._socket_dir is not None:

@@ -104,7 +104,9 @@ class TournamentSettings:
     gauntlet: str | None = None
     # How the bots this arena starts run (arena.tournament.sandbox): confined with
     # bubblewrap where it works ("auto"), always ("bwrap") or never ("none"); a fresh
-    # process for every match; the limits of each bot over all its processes; the
+    # process for every match; one process a bot for every game, rotations of a deal
+    # included (trusted bots; else no process plays one deal twice, and settings stored
+    # before this field read so too); the limits of each bot over all its processes; the
     # variables the organiser passes to them (a confined bot's environment is cleared).
     sandbox: str = SandboxMode.AUTO.value
     fresh_per_match: bool = False
@@ -112,6 +114,7 @@ class TournamentSettings:
     process_limit: int = BotLimits.processes
     file_size_limit_mb: int = BotLimits.file_size_mb
     open_files_limit: int = BotLimits.open_files
+    shared_processes: bool = False
     bot_env: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -245,6 +248,7 @@ class TournamentRequest:
     process_limit: int | None = None
     file_size_limit: int | None = None    # MiB
     open_files_limit: int | None = None
+    shared_processes: bool | None = None
     bot_env: list[str] | None = None      # NAME=VALUE
     command: str = "tournament"           # the command given: "tournament" or "sprt"
 
@@ -317,7 +321,10 @@ def check_numbers(req: TournamentRequest) -> None:
     for option, value, minimum, maximum in limits:
         if value is not None and not minimum <= value <= maximum:
             raise ConfigError(f"{option} must be from {minimum} to {maximum:,} (got {value})")
-    if req.server is not None and (req.sandbox or req.fresh_per_match or req.bot_env
+    if req.fresh_per_match and req.shared_processes:
+        raise ConfigError("--fresh-per-match starts a process for every match, --shared-processes keeps one a bot: "
+                          "pass one of them")
+    if req.server is not None and (req.sandbox or req.fresh_per_match or req.shared_processes or req.bot_env
                                    or any(value is not None for _, value, _, _ in limits)):
         raise ConfigError("with --server the bots run wherever their authors started them; drop the sandbox, "
                           "limit and --bot-env options")
@@ -393,6 +400,7 @@ def build_settings(req: TournamentRequest, notice: Callable[[str], None]) -> Tou
                                "file_size_limit_mb": req.file_size_limit, "open_files_limit": req.open_files_limit}
     settings = TournamentSettings(
         game=game,
+                               "shared_processes": req.shared_processes,
         # The master seed is the tournament's secret: a fresh 63-bit one unless given.
         seed=req.seed if req.seed is not None else new_master_seed(),
         server=req.server,

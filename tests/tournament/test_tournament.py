@@ -181,7 +181,7 @@ def test_orphaned_bots_exit_when_the_arena_is_killed(tmp_path: Path) -> None:
     proc = start_arena("tournament", *LONG_RUN, "--db", str(db), *LINEUP, cwd=tmp_path)
     wait_for_stored(db, 1, proc)
     children = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True).stdout.split()
-    assert len(children) == 4
+    assert len(children) >= 4        # a process of each bot, and more as rotations of a deal need them
     proc.kill()
     proc.wait()
     deadline = time.monotonic() + 20
