@@ -58,8 +58,12 @@ async def run(settings: PlaySettings, seat: HumanSeat, sock: socket.socket, say:
     be played. Ctrl-C ends it with KeyboardInterrupt (uvicorn passes the signal on)."""
     import uvicorn
 
+    from arena.web.protocol import MAX_HEAD, LingeringH11Protocol
+
     app = create_app(seat, settings.db)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=1))
+    # As arena web: a request head too long gets a clean 414 or 431, not a reset connection.
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=1,
+                                           http=LingeringH11Protocol, h11_max_incomplete_event_size=MAX_HEAD))
     serving = asyncio.ensure_future(server.serve(sockets=[sock]))
     command = viewer_command(settings.db)
     match = asyncio.ensure_future(play_match(settings, seat, say, command))

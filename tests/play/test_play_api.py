@@ -110,6 +110,8 @@ def test_bad_answers_are_refused_and_the_decision_stays(play: Callable[..., Play
     assert game.request("/api/play/answer", later, headers={"Content-Type": "text/plain"})[0] == 415
     assert game.request("/api/play/state", headers={"Host": "evil.example"}) == (400, "Invalid host header")
     assert game.request("/api/play/answer", later, headers={"Host": "evil.example"})[0] == 400
+    # A request line too long for the server is a clean 414, and the page goes on.
+    assert game.request("/api/play/state?since=" + "1" * (1 << 20))[0] == 414
     assert game.state()["decision"]["request_id"] == later["request_id"]
 
 
