@@ -99,11 +99,11 @@ class RateLimits:
 
 
 DEFAULT_LIMITS = RateLimits(
-    # arena web asks ListMatches once per open tournament page every 2 s, each time on a
-    # new connection (one peer: the web server's host): 20 a second serves 40 pages at
-    # once, and a burst of 100 a page opened in every tab. A script polling on one
-    # connection does it every second or so.
-    list_matches=CallLimit("ListMatches calls", per_connection=Rate(20, 5.0), per_peer=Rate(100, 20.0)),
+    # arena web asks ListMatches once per open tournament page every 2 s (and for each
+    # live page opened), all on one connection (grpc shares a connection between a
+    # process's channels to one address): 20 a second serves 40 pages polling at once,
+    # and a burst of 100 as many pages opened together.
+    list_matches=CallLimit("ListMatches calls", per_connection=Rate(100, 20.0), per_peer=Rate(100, 20.0)),
     # Nothing of the arena's own calls it (arena web reads its boards from the database);
     # a dashboard refreshes it every few seconds. It reads the whole board: the dearest call.
     get_leaderboard=CallLimit("GetLeaderboard calls", per_connection=Rate(10, 2.0), per_peer=Rate(30, 5.0)),
