@@ -816,7 +816,7 @@ class Watcher:
                             thread = threading.Thread(target=self._spectate, args=(summary.match_id,), daemon=True)
                             thread.start()
                             self._threads.append(thread)
-                    if rounds % 10 == 0 or last:
+                    if rounds % 20 == 0 or last:
                         for variant in (self.variant, ""):
                             board = stub.GetLeaderboard(pb.LeaderboardRequest(variant=variant), timeout=30)
                             self.public.append(self._entry(board))
@@ -827,7 +827,9 @@ class Watcher:
                 rounds += 1
                 if last:
                     return
-                time.sleep(0.02)
+                # Within the referee's rate limits (docs/protocol.md, section 7): ListMatches
+                # 10 times a second, GetLeaderboard (twice) every 2 s.
+                time.sleep(0.1)
 
     def _spectate(self, match_id: str) -> None:
         with grpc.insecure_channel(self.address) as channel:
