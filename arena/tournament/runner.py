@@ -442,9 +442,11 @@ class LocalArena:
         without an await, so that two matches never race for the same choice).
 
         With shared processes, the bot's one process. Otherwise one that has not had
-        this deal and has a free match slot, one that is up before one being restarted,
-        the oldest first; when there is none, a new process added to the pool and
-        started (:meth:`_keep_running`). A bot given up on (a process past its restarts)
+        this deal and has a free match slot, one that is up before one starting before
+        one being restarted, the oldest first; when there is none, a new process added to
+        the pool (:meth:`_grow`). The bot's first match starts, in the background, the
+        processes the schedule will need (:meth:`_needed`), so that a deal's next rotation
+        rarely waits for one to start. A bot given up on (a process past its restarts)
         gets that process: its seats forfeit at once."""
         pool = self.pools[name]
         deal = (spec.config.variant, spec.config.seed)
@@ -452,17 +454,38 @@ class LocalArena:
         if self.settings.shared_processes or gone:
             chosen = (gone or pool)[0]
         else:
+            while len(pool) < self._needed(name):
+                self._grow(name)
             free = [pooled for pooled in pool
                     if deal not in pooled.deals and pooled.matches < max(1, self.settings.concurrency)]
-            if free:
-                chosen = min(free, key=lambda pooled: pooled.key in self._down)   # min is stable: oldest first
-            else:
-                chosen = Pooled(f"{name}@{len(pool) + 1}", ready=asyncio.get_running_loop().create_future())
-                pool.append(chosen)
-                self._watchers.append(asyncio.ensure_future(self._keep_running(self.entries[name], chosen)))
+            # min is stable: the oldest first
+            chosen = min(free, key=lambda pooled: (pooled.key in self._down, not self._up(pooled))) if free \
+                else self._grow(name)
         chosen.deals.add(deal)
         chosen.matches += 1
         return chosen
+
+    @staticmethod
+    def _up(pooled: Pooled) -> bool:
+        """Whether ``pooled`` has been started (it may have ended since)."""
+        return pooled.ready is None or pooled.ready.done()
+
+    def _grow(self, name: str) -> Pooled:
+        """A new process of bot ``name`` in its pool, starting (:meth:`_keep_running`)."""
+        pool = self.pools[name]
+        pooled = Pooled(f"{name}@{len(pool) + 1}", ready=asyncio.get_running_loop().create_future())
+        pool.append(pooled)
+        self._watchers.append(asyncio.ensure_future(self._keep_running(self.entries[name], pooled)))
+        return pooled
+
+    def _needed(self, name: str) -> int:
+        """The processes bot ``name`` needs for this schedule: one for each game of a deal
+        it plays (a seat rotation; in an A/B test an opponent plays each rotation twice,
+        once against each side), one when every game has its own deal."""
+        sprt = self.settings.sprt
+        if sprt is not None:
+            return self.settings.players * (1 if name in (sprt.candidate, sprt.baseline) else 2)
+        return self.settings.players if self.settings.deals == "duplicate" else 1
 
     async def _run_fresh(self, spec: MatchSpec) -> MatchRecord:
         """Play ``spec`` with a fresh process of each of its bots, started for it and
