@@ -278,7 +278,9 @@ def bench_sandbox(
     runs: int = typer.Option(3, help="Runs of each mode, in turn."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
-    """The default tournament unconfined, confined and with a fresh process per match: wall time, games/s, ratios."""
+    """The default tournament unconfined, confined with one process a bot (--shared-processes), confined as by
+    default (no process plays a deal twice) and with a fresh process per match: wall and start time, games/s, peak
+    bot memory, ratios."""
     from arena.bench.sandbox import bench_sandbox as run
 
     if games < 1 or runs < 1:
