@@ -214,7 +214,7 @@ class RefusalLog:
         window = self._windows.get(key)
         if window is None:
             self._windows[key] = _Window(self._clock())
-            self._log.warning("refused a Play stream from %s (%s)", key, details)
+            self._log.warning("refused a Play stream from %s: %s", key.rstrip(":"), details)
             return
         window.counts[reason] = window.counts.get(reason, 0) + 1
 

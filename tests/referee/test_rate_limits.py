@@ -142,7 +142,7 @@ def test_bad_token_streams_past_the_limit_are_refused_and_summarised(
     call.cancel()
     arena.call(arena.arena.stop(0))          # writes the summary that is due
     lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("refused ")]
-    assert lines == ["refused a Play stream from ipv4:127.0.0.1 (UNAUTHENTICATED missing or unknown bot token)",
+    assert lines == ["refused a Play stream from ipv4:127.0.0.1: UNAUTHENTICATED missing or unknown bot token",
                      "refused 9 more Play streams from ipv4:127.0.0.1 in the last 0 s (2 with a bad token, "
                      "7 over the rate limit)"], lines
 
@@ -164,7 +164,7 @@ def test_the_summary_comes_once_an_interval() -> None:
             refusals.refused("unix:", "with a bad token", "UNAUTHENTICATED missing or unknown bot token")
         refusals.flush()
     # The first at once; the rest of seconds 0 to 10 when 10 s have passed, then seconds 11 to 20.
-    assert logged == ["refused a Play stream from unix: (UNAUTHENTICATED missing or unknown bot token)",
+    assert logged == ["refused a Play stream from unix: UNAUTHENTICATED missing or unknown bot token",
                       "refused 109 more Play streams from unix: in the last 10 s (109 with a bad token)",
                       "refused 100 more Play streams from unix: in the last 10 s (100 with a bad token)"]
 
