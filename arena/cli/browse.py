@@ -13,6 +13,7 @@ from arena.cli.common import DbOption, check_choice, console, db_location, err_c
 from engine import VARIANTS
 
 if TYPE_CHECKING:    # only for the type: the results room brings the store and SQLAlchemy
+    from arena.records import MatchRecord
     from arena.results.browse import Listing
     from arena.store import Store
 
@@ -268,11 +269,39 @@ def matches(
         err_console.print(f"the newest {limit} shown; --limit N shows more")
 
 
+def shown_match(store: Store, match_id: str) -> tuple[MatchRecord, bool]:
+    """A stored match as ``arena show`` and ``arena export`` may print it, and whether its
+    deal seed may be shown, by the rule that keeps a tournament's secrets from spectators
+    until it has finished (arena.web.disclosure): a console's output ends up in files
+    (``| tee``) as easily as a page. A private match whose deal is still being played is
+    refused in one line: its cards are the hands of the deal's other games."""
+    from arena.store import StoreError
+    from arena.web import disclosure
+
+    record = store.load_match(match_id)
+    info = None
+    if record.tournament_id is not None:
+        try:
+            info = store.get_tournament(record.tournament_id)
+        except StoreError:      # not in this database: its seeds stay hidden
+            info = None
+    if record.private:
+        progress = (store.deal_progress(record.tournament_id, record.game_index)
+                    if record.tournament_id is not None and record.game_index is not None else None)
+        if not disclosure.cards_shown(True, info, progress):
+            fail(disclosure.withheld_message(match_id, progress))
+    return record, disclosure.match_seed_shown(record.tournament_id, info)
+
+
 def show(match: str = MatchArgument, db: str | None = DbOption) -> None:
-    """Show a match: its game options, then round by round and trick by trick."""
+    """Show a match: its game options, then round by round and trick by trick (its deal seed once its
+    tournament has finished)."""
+    from rich.text import Text
+
     from arena.results import browse
 
-    console.print(browse.show_match(open_store(db, must_exist=True), match))
+    record, seed_shown = shown_match(open_store(db, must_exist=True), match)
+    console.print(Text(browse.describe_match(record, seed_shown)))
 
 
 def replay(match: str = MatchArgument,
@@ -292,7 +321,8 @@ def replay(match: str = MatchArgument,
 
 
 def export(match: str = MatchArgument, db: str | None = DbOption) -> None:
-    """Print a stored match as JSON."""
-    from arena.results import browse
+    """Print a stored match as JSON (its deal seed once its tournament has finished)."""
+    from arena.web.disclosure import public_record
 
-    print(json.dumps(browse.export_match(open_store(db, must_exist=True), match), indent=1))
+    record, seed_shown = shown_match(open_store(db, must_exist=True), match)
+    print(json.dumps(public_record(record.to_json(), seed_shown), indent=1))

@@ -31,8 +31,9 @@ PLAYERS_OPTION = typer.Option(
 SEED_OPTION = typer.Option(
     None, help="Master seed, the tournament's secret: the whole tournament "
     "(every deal) reproduces from it; never publish it or pick a "
-    "guessable one with bots you do not trust [default: a fresh "
-    "63-bit random seed]", show_default=False)
+    "guessable one with bots you do not trust; echoed when a run "
+    "starts [default: a fresh 63-bit random seed, printed once the "
+    "tournament has finished]", show_default=False)
 MOVE_TIME_OPTION = typer.Option(
     None, help=f"Seconds per decision [default: {DEFAULTS.move_time}]",
     show_default=False)
@@ -71,11 +72,11 @@ SANDBOX_OPTION = typer.Option(
 FRESH_OPTION = typer.Option(
     None, "--fresh-per-match", help="A fresh process of each bot for every match: nothing a bot saw in one "
     "match survives into another (slower)", show_default=False)
-MEMORY_LIMIT_OPTION = typer.Option(
 SHARED_OPTION = typer.Option(
     None, "--shared-processes", help="One process of each bot plays every game, every rotation of a deal "
     "included, so it may remember a deal's cards from one rotation to the next: for bots you trust; a faster "
     "start and less memory [default: no process plays two games of one deal]", show_default=False)
+MEMORY_LIMIT_OPTION = typer.Option(
     None, metavar="MIB", help=f"Memory of each bot, over all its processes [default: {DEFAULTS.memory_limit_mb}]",
     show_default=False)
 PROCESS_LIMIT_OPTION = typer.Option(
@@ -141,8 +142,8 @@ def tournament(
     lineup: str | None = LINEUP_OPTION,
     sandbox: str | None = SANDBOX_OPTION,
     fresh_per_match: bool | None = FRESH_OPTION,
-    memory_limit: int | None = MEMORY_LIMIT_OPTION,
     shared_processes: bool | None = SHARED_OPTION,
+    memory_limit: int | None = MEMORY_LIMIT_OPTION,
     process_limit: int | None = PROCESS_LIMIT_OPTION,
     file_size_limit: int | None = FILE_SIZE_LIMIT_OPTION,
     open_files_limit: int | None = OPEN_FILES_LIMIT_OPTION,

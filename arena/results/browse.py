@@ -260,7 +260,7 @@ class TournamentLine:
     games: int | None            # games scheduled
     stored: int                  # matches stored so far
     bots: list[str] | None       # None: organised elsewhere
-    seed: int | None             # the master seed (the organiser's secret); None when unknown
+    seed: int | None             # the master seed once the tournament has finished; None before, or unknown
     server: str | None           # HOST:PORT of the arena that played it, for --server tournaments
     format: str = "round-robin"  # or "sprt": an A/B test (arena sprt)
     test: str | None = None      # an A/B test's result in one line (arena.results.sprt.summary)
@@ -273,6 +273,10 @@ class TournamentLine:
             "deals": self.deals, "games": self.games, "stored": self.stored, "bots": self.bots,
             "seed": self.seed, "server": self.server, "format": self.format, "test": self.test,
         }
+
+
+# The stored status after which a tournament's master seed is listed (arena.web.disclosure's rule).
+SEEDS_SHOWN = "finished"
 
 
 TOURNAMENT_FIELDS = ["id", "created_at", "status", "variant", *NO_OPTIONS, "deals", "games", "stored", "bots",
@@ -290,6 +294,9 @@ def tournament_lines(store: Store,
 
 
 def _tournament_line(t: TournamentInfo, status: str, test: str | None = None) -> TournamentLine:
+    """One tournament's line. Its master seed is left out until its stored status is
+    finished: before, it gives every deal still to play away, and a listing is as easy
+    to leave where a bot reads it as any other output (docs/security.md)."""
     settings = t.settings
     elsewhere = t.status == "remote" or bool(settings.get("organised_elsewhere"))
     game = settings.get("game") or {}
@@ -300,7 +307,7 @@ def _tournament_line(t: TournamentInfo, status: str, test: str | None = None) ->
         deals=None if elsewhere else settings.get("deals", "duplicate"),
         games=settings.get("games"), stored=t.matches,
         bots=None if elsewhere else [b["name"] for b in settings.get("bots") or []],
-        seed=None if elsewhere else t.master_seed, server=settings.get("server"),
+        seed=t.master_seed if t.status == SEEDS_SHOWN and not elsewhere else None, server=settings.get("server"),
         format=str(settings.get("format") or "round-robin"), test=test,
     )
 
@@ -513,22 +520,25 @@ def export_match(store: Store, match_id: str) -> dict[str, Any]:
 # --------------------------------------------------------------------------------------
 
 
-def show_match(store: Store, match_id: str) -> Text:
+def show_match(store: Store, match_id: str, seed_shown: bool = True) -> Text:
     """The match as text: seats, then every round (hands, trump, bids or predictions,
-    each trick and its winner, the round's scores), then the result.
+    each trick and its winner, the round's scores), then the result; its deal seed
+    only when ``seed_shown`` (see :func:`describe_match`).
 
     A rich ``Text``, so that ``console.print`` shows brackets in bot names and lists
     literally; ``str()`` of it is the plain text.
     """
-    return Text(describe_match(store.load_match(match_id)))
+    return Text(describe_match(store.load_match(match_id), seed_shown))
 
 
-def describe_match(record: MatchRecord) -> str:
-    """``show_match`` for a record at hand (no store needed)."""
+def describe_match(record: MatchRecord, seed_shown: bool = True) -> str:
+    """``show_match`` for a record at hand (no store needed). Without ``seed_shown`` the
+    deal seed is left out: a match of a tournament that has not finished, whose deal
+    seed may be the deal of games still to play (arena.web.disclosure's rule)."""
     names = [f"{bot} (seat {seat})" for seat, bot in enumerate(record.bots)]
+    seed = f"seed {record.seed}" if seed_shown else "seed withheld until its tournament has finished"
     lines = [
-        f"Match {record.match_id} · {record.variant} · {len(record.bots)} players · seed {record.seed} · "
-        f"{record.status}",
+        f"Match {record.match_id} · {record.variant} · {len(record.bots)} players · {seed} · {record.status}",
     ]
     if record.tournament_id:
         lines.append(f"Tournament {record.tournament_id}, game {record.game_index}")

@@ -154,15 +154,14 @@ def run_tournament_command(req: TournamentRequest, console: Console, err_console
     def on_ready() -> None:
         who = "" if settings.server else f" {workers_phrase(run.workers)}"
         if req.resume is None:
-            # The seed is shown here, to the organiser only: it is the tournament's secret.
-            console.print(f"Tournament [bold]{tournament_id}[/]: {settings.describe()}, seed {settings.seed}.{who}",
+            console.print(f"Tournament [bold]{tournament_id}[/]: {settings.describe()}{start_seed(settings)}.{who}",
                           highlight=False)
             # On a line of its own and never wrapped, so it can be copied whole.
             console.print(f"Resume with: {resume_command(tournament_id, req.db, bool(settings.server))}",
                           highlight=False, soft_wrap=True)
         else:
-            console.print(f"Resuming tournament [bold]{tournament_id}[/]: {settings.describe()}.{who}",
-                          highlight=False)
+            console.print(f"Resuming tournament [bold]{tournament_id}[/]: {settings.describe()}"
+                          f"{start_seed(settings)}.{who}", highlight=False)
 
     # From here on a Ctrl-C, however early, leaves the tournament marked and resumable.
     try:
@@ -194,20 +193,50 @@ def run_tournament_command(req: TournamentRequest, console: Console, err_console
     except RuntimeError as exc:
         store.set_tournament_status(tournament_id, "interrupted")
         raise ConfigError(str(exc)) from None
-    if is_complete(store, settings, tournament_id):
+    finished = is_complete(store, settings, tournament_id)
+    if finished:
         store.set_tournament_status(tournament_id, "finished")
     show_board(store, settings, tournament_id, console)
     if run.workers == 0:
         console.print(f"{len(store.finished_game_indexes(tournament_id))} games stored by workers. "
                       f"Stored in {req.db}.", highlight=False)
-        return
-    crashes = sum(c.count for c in store.crashes(tournament_id=tournament_id).values()) if not settings.server else 0
-    by = f" by {run.workers} workers" if run.workers >= 2 else ""
-    console.print(f"{summary.played} games played in {summary.seconds:.1f} s{by}"
-                  + (f" ({summary.skipped} already stored)" if summary.skipped else "")
-                  + f", {summary.faults} fault{'' if summary.faults == 1 else 's'}"
-                  + (f", {crashes} bot crash{'' if crashes == 1 else 'es'}" if crashes else "")
-                  + f". Stored in {req.db}.", highlight=False)
+    else:
+        crashes = (sum(c.count for c in store.crashes(tournament_id=tournament_id).values())
+                   if not settings.server else 0)
+        by = f" by {run.workers} workers" if run.workers >= 2 else ""
+        console.print(f"{summary.played} games played in {summary.seconds:.1f} s{by}"
+                      + (f" ({summary.skipped} already stored)" if summary.skipped else "")
+                      + f", {summary.faults} fault{'' if summary.faults == 1 else 's'}"
+                      + (f", {crashes} bot crash{'' if crashes == 1 else 'es'}" if crashes else "")
+                      + f". Stored in {req.db}.", highlight=False)
+    if finished:
+        console.print(finished_seed(settings), highlight=False, soft_wrap=True)   # one line, copied whole
+
+
+def start_seed(settings: TournamentSettings) -> str:
+    """What a run's start line says of the master seed. A seed the organiser gave with
+    ``--seed`` is echoed; a drawn one is not: until every game is stored it gives every
+    deal away, and a console's output is often kept in a file (``| tee run.log``) that a
+    bot may be able to read. It is shown by :func:`finished_seed` once it is spent.
+
+    >>> start_seed(TournamentSettings(seed=12345, seed_given=True))
+    ', seed 12345'
+    >>> start_seed(TournamentSettings(seed=12345))
+    ', a random seed (shown once the tournament has finished)'
+    """
+    if settings.seed_given:
+        return f", seed {settings.seed}"
+    return ", a random seed (shown once the tournament has finished)"
+
+
+def finished_seed(settings: TournamentSettings) -> str:
+    """The closing line of a finished tournament (every game stored, or an A/B test
+    decided): its master seed, no longer a secret.
+
+    >>> finished_seed(TournamentSettings(seed=12345))
+    'Seed 12345 (the tournament is finished: anyone may now reproduce it).'
+    """
+    return f"Seed {settings.seed} (the tournament is finished: anyone may now reproduce it)."
 
 
 def resumed_run(req: TournamentRequest, notice: Callable[[str], None], console: Console) -> Run | None:
@@ -232,6 +261,7 @@ def resumed_run(req: TournamentRequest, notice: Callable[[str], None], console: 
         notice(f"tournament {req.resume} is already complete; showing its "
                + ("result" if settings.sprt else "leaderboard"))
         show_board(store, settings, req.resume, console)
+        console.print(finished_seed(settings), highlight=False, soft_wrap=True)
         return None
     return Run(store, settings, req.resume, log_dir_for(req.db, req.resume))
 

@@ -78,6 +78,10 @@ class TournamentSettings:
     game: dict[str, Any] = field(default_factory=default_game)
     games: int = 40
     seed: int = 0
+    # Whether the organiser gave ``seed`` (``--seed``): only then is it echoed when a run
+    # starts; a drawn seed is shown once the tournament has finished. Settings stored
+    # before this field existed read as drawn, the safe side.
+    seed_given: bool = False
     move_time: float = MOVE_TIME      # the referee's defaults (arena.referee.limits)
     time_bank: float = TIME_BANK
     max_faults: int = MAX_FAULTS
@@ -110,11 +114,11 @@ class TournamentSettings:
     # variables the organiser passes to them (a confined bot's environment is cleared).
     sandbox: str = SandboxMode.AUTO.value
     fresh_per_match: bool = False
+    shared_processes: bool = False
     memory_limit_mb: int = BotLimits.memory_mb
     process_limit: int = BotLimits.processes
     file_size_limit_mb: int = BotLimits.file_size_mb
     open_files_limit: int = BotLimits.open_files
-    shared_processes: bool = False
     bot_env: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -244,11 +248,11 @@ class TournamentRequest:
     lineup: str | None = None       # "samples" (None) or "ladder": the sample bots plus the search bot
     sandbox: str | None = None      # auto (None), bwrap or none
     fresh_per_match: bool | None = None
+    shared_processes: bool | None = None
     memory_limit: int | None = None       # MiB
     process_limit: int | None = None
     file_size_limit: int | None = None    # MiB
     open_files_limit: int | None = None
-    shared_processes: bool | None = None
     bot_env: list[str] | None = None      # NAME=VALUE
     command: str = "tournament"           # the command given: "tournament" or "sprt"
 
@@ -396,13 +400,14 @@ def build_settings(req: TournamentRequest, notice: Callable[[str], None]) -> Tou
     numbers: dict[str, Any] = {"move_time": req.move_time, "time_bank": req.time_bank,
                                "max_faults": req.max_faults, "concurrency": req.concurrency,
                                "sandbox": req.sandbox, "fresh_per_match": req.fresh_per_match,
+                               "shared_processes": req.shared_processes,
                                "memory_limit_mb": req.memory_limit, "process_limit": req.process_limit,
                                "file_size_limit_mb": req.file_size_limit, "open_files_limit": req.open_files_limit}
     settings = TournamentSettings(
         game=game,
-                               "shared_processes": req.shared_processes,
         # The master seed is the tournament's secret: a fresh 63-bit one unless given.
         seed=req.seed if req.seed is not None else new_master_seed(),
+        seed_given=req.seed is not None,
         server=req.server,
         tls=req.tls_ca is not None or bool(req.tls),
         tls_ca=str(checked_ca(Path(req.tls_ca))) if req.tls_ca is not None else None,
