@@ -58,7 +58,7 @@ FINISHED = "finished"
 PUBLIC_SETTINGS = frozenset({
     "game", "games", "seed", "move_time", "time_bank", "max_faults", "concurrency", "server", "deals", "format",
     "sprt", "gauntlet", "sandbox", "fresh_per_match", "shared_processes", "memory_limit_mb", "process_limit",
-    "file_size_limit_mb", "open_files_limit", "organised_elsewhere", "tls",
+    "file_size_limit_mb", "open_files_limit", "organised_elsewhere", "tls", "seed_given",
 })
 # Settings never shown as stored: the bots' commands, folders and variables (their names
 # are shown apart), the values of the variables passed to every bot (their names are

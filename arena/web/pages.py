@@ -196,6 +196,7 @@ SETTING_WORDS: dict[str, tuple[str, str]] = {
     "server": ("Played on the server", ""), "tls": ("TLS to the server", ""), "sprt": ("A/B test (SPRT)", ""),
     "gauntlet": ("Gauntlet bot", ""), "sandbox": ("Sandbox", ""),
     "fresh_per_match": ("A fresh bot process each match", ""),
+    "seed_given": ("Seed chosen by the organiser", ""),
     "shared_processes": ("One bot process for every rotation of a deal", ""),
     "memory_limit_mb": ("Memory limit per bot", " MB"), "process_limit": ("Processes per bot", ""),
     "file_size_limit_mb": ("File size limit", " MB"), "open_files_limit": ("Open files per bot", ""),
