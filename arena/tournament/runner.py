@@ -481,11 +481,14 @@ class LocalArena:
     def _needed(self, name: str) -> int:
         """The processes bot ``name`` needs for this schedule: one for each game of a deal
         it plays (a seat rotation; in an A/B test an opponent plays each rotation twice,
-        once against each side), one when every game has its own deal."""
+        once against each side), one when every game has its own deal; never more than
+        the games (``arena play``'s one match)."""
         sprt = self.settings.sprt
         if sprt is not None:
-            return self.settings.players * (1 if name in (sprt.candidate, sprt.baseline) else 2)
-        return self.settings.players if self.settings.deals == "duplicate" else 1
+            games = self.settings.players * (1 if name in (sprt.candidate, sprt.baseline) else 2)
+        else:
+            games = self.settings.players if self.settings.deals == "duplicate" else 1
+        return min(games, self.settings.games)
 
     async def _run_fresh(self, spec: MatchSpec) -> MatchRecord:
         """Play ``spec`` with a fresh process of each of its bots, started for it and
