@@ -499,10 +499,15 @@ def overlaps(a: tuple[Any, Any], b: tuple[Any, Any]) -> bool:
 
 def check_duplicate_overlap(name: str, records: list[MatchRecord], spies: dict[str, list[Received]]) -> Findings:
     """(c) No spy sits in two matches of the same deal at overlapping times: by the records'
-    times, and by when the spy itself saw each match start and end."""
+    times, and by when the spy itself saw each match start and end. The spy's own view
+    counts where one process of it played them all: two processes' clocks and streams
+    are not in step (a deal's rotations go to processes of their own, each seeing the
+    deal once, so a match's end may reach one after the next match's start reached the
+    other)."""
     found = Findings(f"(c) duplicate overlap [{name}]")
     by_id = {r.match_id: r for r in records}
     for spy, messages in spies.items():
+        one_process = sum(message.msg == "welcome" for message in messages) <= 1
         seen: dict[str, list[float]] = {}
         for message in messages:
             match_id = message.body.get("match_id")
@@ -519,7 +524,8 @@ def check_duplicate_overlap(name: str, records: list[MatchRecord], spies: dict[s
                     found.leaks.append(f"{spy} sat in {a.match_id} and {b.match_id} (one deal) at once: "
                                        f"{a.started_at.time()}-{a.finished_at.time()} and "
                                        f"{b.started_at.time()}-{b.finished_at.time()}")
-                if a.match_id in seen and b.match_id in seen and overlaps(seen[a.match_id], seen[b.match_id]):
+                if one_process and a.match_id in seen and b.match_id in seen and \
+                        overlaps(seen[a.match_id], seen[b.match_id]):
                     found.leaks.append(f"{spy} had {a.match_id} and {b.match_id} (one deal) open at once")
     return found
 
@@ -630,7 +636,7 @@ def analyse_spies(title: str, settings: dict[str, Any], records: list[MatchRecor
             seat = record.bots.index(spy)
             faults.extend(f"{spy} {record.match_id} {f.kind}" for f in record.faults if f.seat == seat)
             check_spy_match(check, bids, spy, replayed[record.match_id], seat, stream, answers)
-    assert welcome == len(spies)
+    assert welcome >= len(spies)      # one a process: a duplicate deal's rotations go to processes of their own
     findings = [seeds, check.finish(f"{sum(len(m) for m in streams.values())} messages"
                                     + (f"; no MatchEnded received for {', '.join(unended)}" if unended else "")
                                     + (f"; the spies' faults: {', '.join(faults)}" if faults else ""))]
