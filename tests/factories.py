@@ -29,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import fcntl
 import json
+import os
 import queue
 import random
 import re
@@ -495,3 +496,25 @@ class Site:
     def cli_json(self, *args: str) -> Any:
         """`arena ARGS --format json --db DB` against this site's database, parsed."""
         return arena_json(*args, "--db", str(self.db), cwd=self.folder)
+
+
+def bwrap_problem() -> str | None:
+    """Why bots cannot run confined here (bubblewrap missing, or unable to make a sandbox),
+    or None."""
+    from arena.tournament.bot_limits import BotLimits
+    from arena.tournament.sandbox import SandboxError, SandboxMode, find_confinement
+
+    try:
+        find_confinement(SandboxMode.BWRAP, BotLimits(), lambda line: None)
+    except SandboxError as error:
+        return str(error)
+    return None
+
+
+def needs_bwrap() -> pytest.MarkDecorator:
+    """The mark of a test that runs bots confined: skipped where they cannot be, and with
+    ``CI`` set an error at once (CI must run the sandbox tests)."""
+    problem = bwrap_problem()
+    if problem and os.environ.get("CI"):
+        raise RuntimeError(f"confinement cannot run here, and CI is set: {problem}")
+    return pytest.mark.skipif(problem is not None, reason=f"bubblewrap cannot run here: {problem}")

@@ -21,12 +21,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from factories import TEST_BOTS
+from factories import TEST_BOTS, needs_bwrap
 
 from arena.store import Store
 from arena.tournament.bot_limits import BotLimits
 from arena.tournament.lineup import BotProcesses, BotStartError, parse_bot_option
-from arena.tournament.sandbox import SandboxError, SandboxMode, find_confinement
+from arena.tournament.sandbox import SandboxMode, find_confinement
 
 PY = sys.executable
 RANDOM = f"{PY} -m sample_bots.random_bot"
@@ -34,19 +34,7 @@ SNOOP = (TEST_BOTS / "snoop_bot.py").read_text()
 REPO = Path(__file__).resolve().parents[2]
 
 
-def bwrap_problem() -> str | None:
-    try:
-        find_confinement(SandboxMode.BWRAP, BotLimits(), lambda line: None)
-    except SandboxError as error:
-        return str(error)
-    return None
-
-
-MISSING = bwrap_problem()
-if MISSING and os.environ.get("CI"):
-    raise RuntimeError(f"confinement cannot run here, and CI is set: {MISSING}")
-pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(MISSING is not None, reason=f"bubblewrap cannot run here: {MISSING}")]
+pytestmark = [pytest.mark.slow, needs_bwrap()]
 
 
 def arena(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:

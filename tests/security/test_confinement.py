@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 import pytest
-from factories import TEST_BOTS
+from factories import TEST_BOTS, needs_bwrap
 
 from arena.store import Store
 
@@ -33,24 +33,6 @@ PY = sys.executable
 ORGANISER_SECRET = "WIZARD_TEST_ORGANISER_SECRET"   # not ARENA_: those never reach a bot
 ENV = {**os.environ, "COLUMNS": "200", ORGANISER_SECRET: "the organiser's own"}
 RANDOM = f"{PY} -m sample_bots.random_bot"
-
-
-def bwrap_works() -> str | None:
-    """Why confined bots cannot run here, or None."""
-    from arena.tournament.bot_limits import BotLimits
-    from arena.tournament.sandbox import SandboxError, SandboxMode, find_confinement
-
-    try:
-        find_confinement(SandboxMode.BWRAP, BotLimits(), lambda line: None)
-    except SandboxError as error:
-        return str(error)
-    return None
-
-
-MISSING = bwrap_works()
-if MISSING and os.environ.get("CI"):
-    raise RuntimeError(f"confinement cannot run here, and CI is set: {MISSING}")
-needs_bwrap = pytest.mark.skipif(MISSING is not None, reason=f"bubblewrap cannot run here: {MISSING}")
 
 
 def arena(*args: str, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
@@ -148,7 +130,7 @@ def wait_until_gone(marker: str, seconds: float = 10) -> list[int]:
 
 
 @pytest.mark.slow
-@needs_bwrap
+@needs_bwrap()
 def test_a_hostile_bot_gets_nothing_and_the_tournament_is_unharmed(tmp_path: Path) -> None:
     marker = f"hostile-marker-{os.getpid()}"
     run, evil, listener = hostile_setup(tmp_path, marker)
@@ -201,7 +183,7 @@ def test_a_hostile_bot_gets_nothing_and_the_tournament_is_unharmed(tmp_path: Pat
 
 
 @pytest.mark.slow
-@needs_bwrap
+@needs_bwrap()
 def test_fresh_processes_per_match_keep_nothing_between_matches(tmp_path: Path) -> None:
     marker = f"fresh-marker-{os.getpid()}"
     run, evil, listener = hostile_setup(tmp_path, marker, resources=False)
@@ -309,7 +291,7 @@ def test_a_bot_that_always_dies_forfeits_its_remaining_games_and_a_resume_finish
 
 
 @pytest.mark.slow
-@needs_bwrap
+@needs_bwrap()
 def test_a_bot_past_its_memory_limit_is_killed_alone_and_recorded_with_the_reason(tmp_path: Path) -> None:
     bot = tmp_path / "hog.py"
     # It hoards only in seat 0, which the seat rotation gives it in one game of the three:
@@ -335,7 +317,7 @@ def test_a_bot_past_its_memory_limit_is_killed_alone_and_recorded_with_the_reaso
 
 
 @pytest.mark.slow
-@needs_bwrap
+@needs_bwrap()
 def test_the_sample_bots_play_confined_with_no_fault(tmp_path: Path) -> None:
     """Python and Node.js sample bots, the default lineup, confined (bwrap required)."""
     done = arena("tournament", "--rounds", "2", "--games", "5", "--sandbox", "bwrap", cwd=tmp_path)
@@ -352,7 +334,7 @@ def test_the_sample_bots_play_confined_with_no_fault(tmp_path: Path) -> None:
     assert store.crashes(tournament_id=tournament.id) == {}
 
 
-@needs_bwrap
+@needs_bwrap()
 def test_a_confined_bot_that_never_connects_is_told_what_the_sandbox_lacks(tmp_path: Path) -> None:
     """A bot that runs on its author's machine and looks for something there (a file
     under HOME, a toolchain, TCP) dies in the sandbox: the one line says what the sandbox

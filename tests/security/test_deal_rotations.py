@@ -20,7 +20,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 import pytest
-from factories import TEST_BOTS
+from factories import TEST_BOTS, needs_bwrap
 
 from arena.store import Store
 
@@ -28,24 +28,6 @@ PY = sys.executable
 ENV = {**os.environ, "COLUMNS": "200"}
 BOT = TEST_BOTS / "deal_memory_bot.py"
 BOTS = ("m1", "m2", "m3")
-
-
-def bwrap_works() -> str | None:
-    """Why confined bots cannot run here, or None."""
-    from arena.tournament.bot_limits import BotLimits
-    from arena.tournament.sandbox import SandboxError, SandboxMode, find_confinement
-
-    try:
-        find_confinement(SandboxMode.BWRAP, BotLimits(), lambda line: None)
-    except SandboxError as error:
-        return str(error)
-    return None
-
-
-MISSING = bwrap_works()
-if MISSING and os.environ.get("CI"):
-    raise RuntimeError(f"confinement cannot run here, and CI is set: {MISSING}")
-needs_bwrap = pytest.mark.skipif(MISSING is not None, reason=f"bubblewrap cannot run here: {MISSING}")
 
 
 Seen = dict[str, dict[str, list[tuple[int, str]]]]   # bot -> process id -> (deal seed, hand) per match
@@ -79,7 +61,7 @@ def play(tmp_path: Path, *options: str) -> tuple[str, Seen]:
 
 
 @pytest.mark.slow
-@needs_bwrap
+@needs_bwrap()
 def test_no_bot_process_plays_two_rotations_of_a_deal(tmp_path: Path) -> None:
     output, seen = play(tmp_path)
     assert "no bot process plays two games of one deal" in output
@@ -91,7 +73,7 @@ def test_no_bot_process_plays_two_rotations_of_a_deal(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-@needs_bwrap
+@needs_bwrap()
 def test_shared_processes_play_every_rotation_and_see_a_rivals_cards(tmp_path: Path) -> None:
     output, seen = play(tmp_path, "--shared-processes")
     assert "one process a bot plays every game (--shared-processes)" in output

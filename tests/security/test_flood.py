@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from factories import TEST_BOTS
+from factories import TEST_BOTS, needs_bwrap
 
 from arena.store import Store
 
@@ -24,25 +24,8 @@ PY = sys.executable
 RANDOM = f"{PY} -m sample_bots.random_bot"
 
 
-def bwrap_works() -> str | None:
-    """Why confined bots cannot run here, or None."""
-    from arena.tournament.bot_limits import BotLimits
-    from arena.tournament.sandbox import SandboxError, SandboxMode, find_confinement
-
-    try:
-        find_confinement(SandboxMode.BWRAP, BotLimits(), lambda line: None)
-    except SandboxError as error:
-        return str(error)
-    return None
-
-
-MISSING = bwrap_works()
-if MISSING and os.environ.get("CI"):
-    raise RuntimeError(f"confinement cannot run here, and CI is set: {MISSING}")
-
-
 @pytest.mark.slow
-@pytest.mark.skipif(MISSING is not None, reason=f"bubblewrap cannot run here: {MISSING}")
+@needs_bwrap()
 def test_a_flooding_confined_bot_is_turned_away_and_its_rivals_play_in_time(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
     done = subprocess.run(
