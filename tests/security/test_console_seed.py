@@ -123,17 +123,22 @@ def test_a_drawn_seed_is_shown_only_once_every_game_is_stored(tmp_path: Path) ->
     assert str(master) in arena("tournaments", "--format", "csv", cwd=tmp_path).stdout
 
 
-def test_a_seed_given_with_seed_is_echoed_at_the_start_and_again_on_resume(tmp_path: Path) -> None:
-    db = tmp_path / "arena.db"
-    runner = slow_tournament(tmp_path, db, "--rounds", "2", "--games", "9", "--seed", "12345", sleep_ms=30)
+def interrupt_after(runner: subprocess.Popen[str], folder: Path, db: Path, games: int) -> None:
+    """Ctrl-C the tournament ``runner`` once it has started and stored ``games`` games."""
     try:
-        wait_for(lambda: started(tmp_path) and stored_games(db) >= 1, "a stored game")
+        wait_for(lambda: started(folder) and stored_games(db) >= games, f"{games} stored games")
         runner.send_signal(signal.SIGINT)
-        assert runner.wait(timeout=60) == 130, output(tmp_path)
+        assert runner.wait(timeout=60) == 130, output(folder)
     finally:
         if runner.poll() is None:
             runner.kill()
             runner.wait()
+
+
+def test_a_seed_given_with_seed_is_echoed_at_the_start_and_again_on_resume(tmp_path: Path) -> None:
+    db = tmp_path / "arena.db"
+    runner = slow_tournament(tmp_path, db, "--rounds", "2", "--games", "9", "--seed", "12345", sleep_ms=30)
+    interrupt_after(runner, tmp_path, db, games=1)
     tournament_id = only_tournament(db)
     assert f"Tournament {tournament_id}: " in output(tmp_path)
     assert ", seed 12345. Played by" in flat(output(tmp_path))
@@ -147,14 +152,7 @@ def test_a_seed_given_with_seed_is_echoed_at_the_start_and_again_on_resume(tmp_p
 def test_an_interrupted_tournament_shows_no_seed_until_its_resume_finishes_it(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
     runner = slow_tournament(tmp_path, db, "--rounds", "2", "--games", "9", sleep_ms=30)
-    try:
-        wait_for(lambda: started(tmp_path) and stored_games(db) >= 2, "two stored games")
-        runner.send_signal(signal.SIGINT)
-        assert runner.wait(timeout=60) == 130, output(tmp_path)
-    finally:
-        if runner.poll() is None:
-            runner.kill()
-            runner.wait()
+    interrupt_after(runner, tmp_path, db, games=2)
     tournament_id = only_tournament(db)
     master, deals = seeds(db, tournament_id)
     text = output(tmp_path)
