@@ -1,6 +1,7 @@
 """A bot that plays like the random sample bot and, before it connects, tries to read
-every path named in ``SNOOP_PATHS`` (``:``-separated; relative paths are relative to
-this file's folder) and to import ``SNOOP_IMPORT`` (a module beside it), then prints one
+every path named in ``SNOOP_PATHS_<its name>`` (``:``-separated; relative paths are
+relative to this file's folder) and to import ``SNOOP_IMPORT_<its name>`` (a module
+beside it), then prints one
 line per try: ``SNOOP READ path`` or ``SNOOP DENIED path (why)``, ``SNOOP IMPORTED
 name`` or ``SNOOP NO-IMPORT name``. Self-contained (the SDK only): it is run as a lone
 file in a shared folder too.
@@ -18,7 +19,8 @@ HERE = Path(__file__).parent
 
 
 def snoop() -> None:
-    for text in filter(None, os.environ.get("SNOOP_PATHS", "").split(":")):
+    name = os.environ.get("ARENA_BOT_NAME", "")
+    for text in filter(None, os.environ.get(f"SNOOP_PATHS_{name}", "").split(":")):
         path = HERE / text
         try:
             data = path.read_bytes() if path.is_file() else "\n".join(os.listdir(path)).encode()
@@ -26,14 +28,14 @@ def snoop() -> None:
             print(f"SNOOP DENIED {text} ({error.strerror})", flush=True)
             continue
         print(f"SNOOP READ {text} ({len(data)} bytes)", flush=True)
-    name = os.environ.get("SNOOP_IMPORT")
-    if name:
+    module = os.environ.get(f"SNOOP_IMPORT_{name}")
+    if module:
         sys.path.insert(0, str(HERE))
         try:
-            importlib.import_module(name)
-            print(f"SNOOP IMPORTED {name}", flush=True)
+            importlib.import_module(module)
+            print(f"SNOOP IMPORTED {module}", flush=True)
         except ImportError:
-            print(f"SNOOP NO-IMPORT {name}", flush=True)
+            print(f"SNOOP NO-IMPORT {module}", flush=True)
 
 
 class SnoopBot(RandomBot):

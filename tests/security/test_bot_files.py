@@ -42,15 +42,19 @@ def arena(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subproces
                           env={**os.environ, "COLUMNS": "200", **(env or {})})
 
 
-def small_tournament(cwd: Path, *bots: str, snoop: list[str] = (), imports: str = "",
+def small_tournament(cwd: Path, *bots: str, snoop: dict[str, list[str]] | None = None,
+                     imports: dict[str, str] | None = None,
                      more: tuple[str, ...] = ()) -> subprocess.CompletedProcess[str]:
-    """A 3-game tournament of ``bots`` and two random bots, confined, from ``cwd``; the
-    snoop bot gets what to try through --bot-env."""
+    """A 3-game tournament of ``bots`` and random bots to fill three seats, confined, from
+    ``cwd``; each snoop bot gets what to try (by its name) through --bot-env."""
     options = [arg for bot in bots for arg in ("--bot", bot)]
+    options += [arg for i in range(max(0, 3 - len(bots))) for arg in ("--bot", f"r{i}={RANDOM}")]
+    for name, paths in (snoop or {}).items():
+        options += ["--bot-env", f"SNOOP_PATHS_{name}={':'.join(paths)}"]
+    for name, module in (imports or {}).items():
+        options += ["--bot-env", f"SNOOP_IMPORT_{name}={module}"]
     return arena("tournament", "--rounds", "2", "--players", "3", "--games", "3", "--no-samples", "--sandbox", "bwrap",
-                 *options, "--bot", f"r1={RANDOM}", "--bot", f"r2={RANDOM}", "--db", "arena.db",
-                 "--bot-env", f"SNOOP_PATHS={':'.join(snoop)}", "--bot-env", f"SNOOP_IMPORT={imports}", *more,
-                 cwd=cwd)
+                 *options, "--db", "arena.db", *more, cwd=cwd)
 
 
 def snooped(cwd: Path, name: str = "mine") -> dict[str, str]:
@@ -86,59 +90,52 @@ def organiser_folder(root: Path) -> Path:
 SECRETS = [".env", "arena-tls/server-key.pem", "arena-tls", "dump.sql", "a/b/c/d/e/old.db", "helper.py", "."]
 
 
-def test_a_lone_bot_in_the_organisers_folder_reads_nothing_beside_it(tmp_path: Path) -> None:
+def test_each_bot_reads_its_own_files_and_the_paths_it_names_alone(tmp_path: Path) -> None:
+    """One confined tournament from an organiser's folder: ``mine``, a lone file there as
+    the README runs it, reads nothing beside it; ``own``, in a mode-700 folder of its own,
+    reads that folder (its helper imports) and the data file it names, not that file's
+    sibling nor anything of the organiser's folder. Both copies are stamped."""
     folder = organiser_folder(tmp_path)
-    done = small_tournament(folder, "mine=./mine.py", snoop=["mine.py", *SECRETS], imports="helper")
+    own = folder / "bots" / "own"
+    own.mkdir(parents=True)
+    (own / "bot.py").write_text(SNOOP)
+    (own / "helper.py").write_text("VALUE = 1\n")
+    own.chmod(0o700)                          # a private folder, as mktemp -d makes: no chmod needed
+    data = tmp_path / "data" / "x"
+    data.mkdir(parents=True)
+    (data / "model.bin").write_bytes(b"weights")
+    (data / "sibling.bin").write_bytes(b"someone else's")
+    done = small_tournament(folder, "mine=./mine.py", f"own=bots/own/bot.py --model {data / 'model.bin'}",
+                            snoop={"mine": ["mine.py", *SECRETS],
+                                   "own": ["helper.py", str(data / "model.bin"), str(data / "sibling.bin"),
+                                           "../../.env", "../../arena-tls/server-key.pem"]},
+                            imports={"mine": "helper", "own": "helper"})
     assert done.returncode == 0, done.stderr
-    said = snooped(folder)
+    said = snooped(folder, "mine")
     assert said.pop("mine.py") == "READ"
     assert said.pop("helper") == "NO-IMPORT"
     assert said.pop(".") == "READ"         # the folder it runs in: an empty folder but for its program
     assert said == {path: "DENIED" for path in SECRETS if path != "."}, said
     log = next((folder / "arena-logs").glob("*/mine.log")).read_text()
     assert "none of the files beside it" in log      # it says why, for the author's sake
+    assert snooped(folder, "own") == {"helper.py": "READ", str(data / "model.bin"): "READ",
+                                      str(data / "sibling.bin"): "DENIED", "../../.env": "DENIED",
+                                      "../../arena-tls/server-key.pem": "DENIED", "helper": "IMPORTED"}
+    (tournament,) = Store(str(folder / "arena.db")).list_tournaments()
+    stamps = {bot["name"]: bot["stamp"] for bot in tournament.settings["bots"] if "stamp" in bot}
+    assert stamps["mine"]["files"] == 1 and stamps["own"]["files"] == 2
+    assert all(len(stamp["sha256"]) == 64 for stamp in stamps.values())
 
 
 def test_the_same_bot_unconfined_reads_them_all(tmp_path: Path) -> None:
     """The attacks are real: without the sandbox every secret is read."""
     folder = organiser_folder(tmp_path)
-    done = small_tournament(folder, "mine=./mine.py", snoop=SECRETS, imports="helper",
+    done = small_tournament(folder, "mine=./mine.py", snoop={"mine": SECRETS}, imports={"mine": "helper"},
                             more=("--sandbox", "none"))
     assert done.returncode == 0, done.stderr
-    said = snooped(folder)
+    said = snooped(folder, "mine")
     assert said.pop("helper") == "IMPORTED"
     assert set(said.values()) == {"READ"}, said
-
-
-def test_a_bot_in_a_folder_of_its_own_sees_that_folder_and_named_paths_alone(tmp_path: Path) -> None:
-    organiser = tmp_path / "organiser"
-    bot = organiser / "bots" / "mine"
-    bot.mkdir(parents=True)
-    (bot / "bot.py").write_text(SNOOP)
-    (bot / "helper.py").write_text("VALUE = 1\n")
-    data = tmp_path / "data" / "x"
-    data.mkdir(parents=True)
-    (data / "model.bin").write_bytes(b"weights")
-    (data / "sibling.bin").write_bytes(b"someone else's")
-    (organiser / ".env").write_text("SECRET=1\n")
-    bot.chmod(0o700)                          # a private folder, as mktemp -d makes: no chmod needed
-    done = small_tournament(organiser, f"mine=bots/mine/bot.py --model {data / 'model.bin'}",
-                            snoop=["helper.py", str(data / "model.bin"), str(data / "sibling.bin"), "../../.env"],
-                            imports="helper")
-    assert done.returncode == 0, done.stderr
-    assert snooped(organiser) == {"helper.py": "READ", str(data / "model.bin"): "READ",
-                                  str(data / "sibling.bin"): "DENIED", "../../.env": "DENIED", "helper": "IMPORTED"}
-
-
-def test_a_bots_copy_is_stamped_with_its_tournament(tmp_path: Path) -> None:
-    bot = tmp_path / "bots" / "mine"
-    bot.mkdir(parents=True)
-    (bot / "bot.py").write_text(SNOOP)
-    done = small_tournament(tmp_path, "mine=bots/mine/bot.py")
-    assert done.returncode == 0, done.stderr
-    (tournament,) = Store(str(tmp_path / "arena.db")).list_tournaments()
-    (entry,) = [bot for bot in tournament.settings["bots"] if bot["name"] == "mine"]
-    assert entry["stamp"]["files"] == 1 and len(entry["stamp"]["sha256"]) == 64
 
 
 def test_a_bot_whose_files_changed_since_the_tournament_was_made_does_not_start(tmp_path: Path) -> None:
