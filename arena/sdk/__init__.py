@@ -110,6 +110,8 @@ names below are all importable from here):
 * ``arena.sdk.tls``: the TLS settings (:class:`Tls`, :func:`read_pem`, :func:`check_key_pair`)
   and what a failed handshake means (:func:`tls_failure`);
 * ``arena.sdk.bot``: :class:`Bot`, the values its hooks receive, and :func:`ask`;
+* ``arena.sdk.policy``: :class:`PolicyBot`, a policy trained in ``arena.envs`` (a function
+  from observation vector and action mask to an action index) played as a bot;
 * ``arena.sdk.retry``: the retry policy (:data:`RETRY_FOR`, :data:`FATAL_CODES`, ...);
 * ``arena.sdk.matches``: per-match lanes, their queues and threads;
 * ``arena.sdk.answers``: from a request to its answer message, or the fallback;
@@ -147,6 +149,7 @@ from arena.sdk.cli import main, parse_args, run
 from arena.sdk.client import CHANNEL_OPTIONS, BotClient
 from arena.sdk.client import MAX_MESSAGE_BYTES as MAX_MESSAGE_BYTES
 from arena.sdk.matches import LANE_GRACE as LANE_GRACE
+from arena.sdk.policy import Policy, PolicyBot
 from arena.sdk.processes import MAX_PROCESSES as MAX_PROCESSES
 from arena.sdk.processes import ORPHAN_POLL as ORPHAN_POLL
 from arena.sdk.processes import PROCESS_VARIABLE as PROCESS_VARIABLE
@@ -161,7 +164,7 @@ from arena.sdk.tls import Tls, check_key_pair, read_pem, tls_failure
 from engine import Prediction
 
 __all__ = [
-    "Bot", "BotClient", "FaultInfo", "MatchInfo", "MatchResult", "Prediction", "Tls",
+    "Bot", "BotClient", "FaultInfo", "MatchInfo", "MatchResult", "Policy", "PolicyBot", "Prediction", "Tls",
     "CHANNEL_OPTIONS", "DEFAULT_PORT", "RETRY_FOR", "RETRY_MAX_DELAY",
     "arena_target", "ask", "ask_async", "check_key_pair", "main", "parse_args", "process_share", "read_pem",
     "run", "supervise", "tls_failure",
