@@ -176,8 +176,6 @@ class WizardEnv(AECEnv, EzPickle):
         else:
             self.agent_selection = self.possible_agents[game.to_act()[0]]
         self._accumulate_rewards()
-        if self.render_mode == "human":     # pragma: no cover - not offered
-            self.render()
 
     def _new_step(self, agent: str) -> None:
         """The acting agent's reward so far has been read (``last()``); this step's rewards start at 0."""
