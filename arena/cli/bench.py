@@ -57,6 +57,47 @@ def bench_engine(
         print_figures(run(variant=variant, players=players, games=games, seed=seed), as_json)
 
 
+def bench_env(
+    variant: str = typer.Option("classic", help="classic or extreme: the PettingZoo environment timed."),
+    players: int = typer.Option(4, help="Table size (also of the OpenSpiel games)."),
+    games: int = typer.Option(200, help="Full games through the environment, and the same games on the engine."),
+    seed: int = typer.Option(0, min=0, max=MAX_SEED, help="Deal seed of the first game."),
+    playouts: int = typer.Option(20, help="Random playouts of the OpenSpiel game, and of Oh Hell's hands."),
+    matches: int = typer.Option(6, help="Classic matches of the policy bot against the sample random bot."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+) -> None:
+    """The training environment against the engine (steps/s, decisions/s), the OpenSpiel game against
+    Oh Hell (playouts/s), and a policy bot's think time in the arena against a sample bot's, in one run."""
+    from arena.bench.env import (
+        env_against_engine,
+        openspiel_against_oh_hell,
+        openspiel_problem,
+        policy_bot_in_the_arena,
+    )
+
+    check_choice(variant, VARIANTS, "--variant")
+    if games < 1 or playouts < 1 or matches < 1:
+        raise typer.BadParameter("must be at least 1", param_hint="--games/--playouts/--matches")
+    GameConfig(variant=variant, players=players).validate()
+    try:
+        import arena.envs  # noqa: F401
+    except ImportError as error:
+        raise typer.BadParameter(f"the training environments need the train extra "
+                                 f"(pip install 'wizard-arena[train]'): {error}") from None
+    figures: dict[str, Any] = {f"env_{k}" if k in ("games",) else k: v
+                               for k, v in env_against_engine(variant, players, games, seed).items()}
+    problem = openspiel_problem()
+    if problem is None and players <= 5:
+        figures.update({f"openspiel_{k}": v for k, v in openspiel_against_oh_hell(players, playouts, seed).items()
+                        if k != "players"})
+    else:
+        figures["openspiel"] = f"skipped: {problem or 'Oh Hell has no 6-player hands of the same sizes'}"
+    figures.update({f"arena_{k}" if k == "matches" else k: v
+                    for k, v in policy_bot_in_the_arena(matches).items()})
+    print_figures(figures if as_json else {k: f"{v:.3f}" if isinstance(v, float) and v < 100 else v
+                                           for k, v in figures.items()}, as_json)
+
+
 def bench_referee(
     games: int = typer.Option(20, help="Games for the round-trip measurement."),
     concurrent_matches: int = typer.Option(64, help="Matches at once for the load measurement."),
