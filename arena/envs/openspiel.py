@@ -55,6 +55,7 @@ from typing import Any
 import numpy as np
 import pyspiel
 
+from arena.envs.aec import table_lines
 from arena.wire.encoding import (
     NO_PENDING,
     Pending,
@@ -275,8 +276,6 @@ class WizardState(pyspiel.State):
     def __str__(self) -> str:
         if self._game is None:
             return f"dealing: seed bytes {self._seed_bytes}"
-        from arena.envs.aec import table_lines
-
         return "\n".join(table_lines(self._game))
 
     # ------------------------------------------------------------------ for the observer and for search
