@@ -35,19 +35,21 @@ from engine import ConfigError
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "training.md"
 
-GAMES = [
-    "python_wizard(players=3,rounds=2)",
-    "python_wizard(players=4,rounds=2,bidding=hidden)",
-    "python_wizard(players=5,rounds=1,bidding=secret)",
-    "python_wizard(players=6,rounds=2,plus_minus_one=True)",
-    "python_wizard_extreme(players=3,rounds=1)",
-    "python_wizard_extreme(players=5,rounds=1,destroyer_penalty=7)",
+GAMES = [     # a game, and how many random games random_sim_test plays (the long ones once)
+    ("python_wizard(players=3,rounds=2)", 2),
+    ("python_wizard(players=4,rounds=2,bidding=hidden)", 2),
+    ("python_wizard(players=5,rounds=1,bidding=secret)", 2),
+    ("python_wizard(players=6,rounds=2,plus_minus_one=True)", 2),
+    ("python_wizard(players=3,length=amigo)", 1),
+    ("python_wizard_extreme(players=3,rounds=1)", 2),
+    ("python_wizard_extreme(players=4,rounds=2)", 1),
+    ("python_wizard_extreme(players=5,rounds=1,destroyer_penalty=7)", 2),
 ]
 
 
-@pytest.mark.parametrize("name", GAMES)
-def test_random_sim_test(name: str) -> None:
-    pyspiel.random_sim_test(pyspiel.load_game(name), num_sims=2, serialize=False, verbose=False)
+@pytest.mark.parametrize(("name", "sims"), GAMES)
+def test_random_sim_test(name: str, sims: int) -> None:
+    pyspiel.random_sim_test(pyspiel.load_game(name), num_sims=sims, serialize=False, verbose=False)
 
 
 def test_random_sim_test_serialises_through_the_history() -> None:
