@@ -137,7 +137,7 @@ def interrupt_after(runner: subprocess.Popen[str], folder: Path, db: Path, games
 
 def test_a_seed_given_with_seed_is_echoed_at_the_start_and_again_on_resume(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
-    runner = slow_tournament(tmp_path, db, "--rounds", "2", "--games", "9", "--seed", "12345", sleep_ms=60)
+    runner = slow_tournament(tmp_path, db, "--rounds", "2", "--games", "9", "--seed", "12345", sleep_ms=30)
     interrupt_after(runner, tmp_path, db, games=1)
     tournament_id = only_tournament(db)
     assert f"Tournament {tournament_id}: " in output(tmp_path)
@@ -151,7 +151,7 @@ def test_a_seed_given_with_seed_is_echoed_at_the_start_and_again_on_resume(tmp_p
 
 def test_an_interrupted_tournament_shows_no_seed_until_its_resume_finishes_it(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
-    runner = slow_tournament(tmp_path, db, "--rounds", "2", "--games", "9", sleep_ms=60)
+    runner = slow_tournament(tmp_path, db, "--rounds", "2", "--games", "9", sleep_ms=30)
     interrupt_after(runner, tmp_path, db, games=2)
     tournament_id = only_tournament(db)
     master, deals = seeds(db, tournament_id)

@@ -447,7 +447,7 @@ def assert_live_pages_refused(fetch: Fetch) -> None:
 @pytest.mark.slow
 def test_a_real_tournament_shows_no_secret_until_it_finishes(tmp_path: Path, web_over: Callable[[Path], str]) -> None:
     db = tmp_path / "arena.db"
-    runner = slow_tournament(tmp_path, db, "--rounds", "3", "--games", "36", "--deals", "duplicate", sleep_ms=60)
+    runner = slow_tournament(tmp_path, db, "--rounds", "3", "--games", "18", "--deals", "duplicate", sleep_ms=60)
     try:
         wait_for(lambda: bool(tournament_ids(db)), "the tournament being stored")
         first = tournament_ids(db)[0]

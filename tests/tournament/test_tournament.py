@@ -129,7 +129,7 @@ def test_the_same_seed_replays_the_same_tournament(tmp_path: Path) -> None:
 @pytest.mark.parametrize("how", ["sigint", "sigterm", "sigterm-background", "sigkill"])
 def test_an_interrupted_tournament_resumes_exactly(tmp_path: Path, how: str) -> None:
     db = tmp_path / "t.db"
-    games = 48
+    games = 24
     proc = start_arena("tournament", "--variant", "classic", "--rounds", "4", "--games", str(games),
                        "--concurrency", "2", "--seed", "3", "--db", str(db), *LINEUP, cwd=tmp_path,
                        sigint_ignored=how == "sigterm-background")
