@@ -23,7 +23,9 @@ PY = sys.executable
 HEURISTIC = f"{PY} -m sample_bots.heuristic_bot"
 RANDOM = f"{PY} -m sample_bots.random_bot"
 GREEDY = f"{PY} -m sample_bots.greedy_bot"
-QUICK = ["--players", "3", "--rounds", "4", "--concurrency", "2"]
+# One process a bot: these tests are the A/B test's, and its opponents would otherwise run
+# a process a rotation, 2P of them (tests/security/test_deal_rotations.py tests that).
+QUICK = ["--shared-processes", "--players", "3", "--rounds", "4", "--concurrency", "2"]
 
 
 def arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:

@@ -116,7 +116,7 @@ def test_the_same_seed_replays_the_same_tournament(tmp_path: Path) -> None:
     for run in ("a", "b"):
         db = tmp_path / f"{run}.db"
         done = arena("tournament", "--variant", "extreme", "--rounds", "1", "--games", "4", "--seed", "9",
-                     "--concurrency", "2", "--db", str(db), *LINEUP, cwd=tmp_path)
+                     "--concurrency", "2", "--shared-processes", "--db", str(db), *LINEUP, cwd=tmp_path)
         assert done.returncode == 0, done.stderr
         store = Store(str(db))
         records = sorted((store.load_match(m.match_id) for m in store.list_matches(limit=100)),
@@ -131,7 +131,8 @@ def test_an_interrupted_tournament_resumes_exactly(tmp_path: Path, how: str) -> 
     db = tmp_path / "t.db"
     games = 24
     proc = start_arena("tournament", "--variant", "classic", "--rounds", "4", "--games", str(games),
-                       "--concurrency", "2", "--seed", "3", "--db", str(db), *LINEUP, cwd=tmp_path,
+                       "--concurrency", "2", "--seed", "3", "--shared-processes", "--db", str(db), *LINEUP,
+                       cwd=tmp_path,
                        sigint_ignored=how == "sigterm-background")
     try:
         wait_for_stored(db, 3, proc)
