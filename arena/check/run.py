@@ -142,6 +142,7 @@ class _Check:
                 # (cancelled just as its Welcome came in) ends with its stream.
                 await self.server.stop()
                 shutil.rmtree(socket_dir, ignore_errors=True)
+                self.processes.remove_copies()
                 tasks = [task for _, task in opponents]
                 _, stuck = await asyncio.wait(tasks, timeout=5) if tasks else (set(), set())
                 for task in stuck:

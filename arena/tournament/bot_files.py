@@ -37,7 +37,6 @@ import hashlib
 import importlib.util
 import os
 import pwd
-import shutil
 import stat
 import sys
 from collections.abc import Collection, Mapping
@@ -56,6 +55,9 @@ SKIPPED = (".git", "__pycache__")
 SECRET_NAMES = (".env",)
 SECRET_SUFFIXES = (".pem", ".key", ".p12", ".pfx", ".env", ".sql")
 SQLITE_HEADER = b"SQLite format 3\x00"
+SQLITE_MIN_SIZE = 512   # a database holding anything has a page, and pages are 512 bytes or more
+# The files SQLite keeps beside a database (they hold its latest pages, or none).
+JOURNAL_SUFFIXES = ("-wal", "-shm", "-journal")
 # Folders never bound as a bot's own: the root, the system trees and all inside them...
 SYSTEM_TREES = ("/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/proc", "/sys", "/dev",
                 "/run", "/boot")
@@ -220,25 +222,59 @@ def shared_because(folder: Path, cwd: Path) -> str | None:
     if within(Path(os.path.abspath(cwd)), folder):
         return "it is the folder the command runs in" if Path(os.path.abspath(cwd)) == folder else \
             "the command runs inside it"
+    untouchable = open_files()
     for path, kind in _walk(folder):
         name = path.name
         if kind == "dir" and name == LOGS_FOLDER:
             return f"it holds the arena's logs ({path})"
         if kind == "file" and (name in SECRET_NAMES or name.endswith(SECRET_SUFFIXES)):
             return f"it holds {path.name}, which may be a secret"
-        if kind == "file" and _is_sqlite(path):
+        if kind == "file" and (name.endswith(JOURNAL_SUFFIXES) or _untouched(path, untouchable)):
             return f"it holds a database ({path})"
     return None
 
 
-def _is_sqlite(path: Path) -> bool:
+def is_sqlite(path: Path, untouchable: Collection[tuple[int, int]] = ()) -> bool:
+    """Whether ``path`` is an SQLite database, by its first bytes. Never opens a file in
+    ``untouchable`` (device and inode; see :func:`open_files`): closing any descriptor of a
+    file drops every POSIX lock this process holds on it, SQLite's own included."""
     try:
-        if path.stat().st_size < 512:
+        info = path.stat()
+        if info.st_size < SQLITE_MIN_SIZE or (info.st_dev, info.st_ino) in untouchable:
             return False
         with open(path, "rb") as handle:
             return handle.read(len(SQLITE_HEADER)) == SQLITE_HEADER
     except OSError:
         return False
+
+
+def file_key(path: Path) -> tuple[int, int] | None:
+    """``path``'s device and inode, or None."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_dev, info.st_ino
+
+
+def open_files() -> set[tuple[int, int]]:
+    """The files this process has open (device and inode), where ``/proc`` tells: the
+    arena's own database among them, which it must never open and close again."""
+    keys: set[tuple[int, int]] = set()
+    try:
+        descriptors = os.listdir("/proc/self/fd")
+    except OSError:
+        return keys
+    for fd in descriptors:
+        key = file_key(Path("/proc/self/fd", fd))
+        if key is not None:
+            keys.add(key)
+    return keys
+
+
+def _untouched(path: Path, untouchable: Collection[tuple[int, int]]) -> bool:
+    """A file to leave alone: an SQLite journal, a file this process holds open, a database."""
+    return path.name.endswith(JOURNAL_SUFFIXES) or file_key(path) in untouchable or is_sqlite(path, untouchable)
 
 
 def _walk(folder: Path, limit: int = MAX_FILES * 2, into_logs: bool = True) -> list[tuple[Path, str]]:
@@ -274,7 +310,8 @@ def copy_own_files(files: BotFiles, dest: Path | None, hidden: Collection[Path] 
     """Copy the bot's own files (its folder, or its program alone) to ``dest`` (None: only
     stamp them), as plain files and folders any uid may read (``0644``, ``0755`` when
     executable; links kept as links, never followed), leaving out :data:`SKIPPED`, every
-    SQLite file and ``arena-logs`` folder, and ``hidden`` (other bots' programs). The
+    SQLite file with its journals, any file this process has open (the arena's database),
+    ``arena-logs`` folders, and ``hidden`` (other bots' programs). The
     stamp covers what was read, whether copied or hidden. BotFilesError past
     ``max_bytes`` or :data:`MAX_FILES`, or for a file it cannot read.
 
@@ -292,6 +329,7 @@ def copy_own_files(files: BotFiles, dest: Path | None, hidden: Collection[Path] 
     if own is None:
         return CodeStamp(hashlib.sha256().hexdigest(), 0, 0)
     real_hidden = {Path(os.path.realpath(path)) for path in hidden}
+    untouchable = open_files()
     digest = hashlib.sha256()
     count = size = 0
     if files.folder is None:
@@ -317,7 +355,7 @@ def copy_own_files(files: BotFiles, dest: Path | None, hidden: Collection[Path] 
             if target is not None:
                 os.symlink(link, target)
             continue
-        if kind != "file" or _is_sqlite(path):
+        if kind != "file" or _untouched(path, untouchable):
             continue
         count += 1
         if count > MAX_FILES:
@@ -338,8 +376,3 @@ def copy_own_files(files: BotFiles, dest: Path | None, hidden: Collection[Path] 
         target.write_bytes(content)
         target.chmod(0o755 if executable else 0o644)
     return CodeStamp(digest.hexdigest(), count, size)
-
-
-def remove_copies(folder: Path) -> None:
-    """Remove a run's copies (they are read-only to nobody but the bots)."""
-    shutil.rmtree(folder, ignore_errors=True)

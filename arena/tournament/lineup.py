@@ -29,13 +29,16 @@ from typing import Any
 
 import sample_bots
 from arena.tournament.bot_files import (
+    JOURNAL_SUFFIXES,
     BotFiles,
     BotFilesError,
     CodeStamp,
     copy_own_files,
+    file_key,
     find_bot_files,
+    is_sqlite,
+    open_files,
     package_folders,
-    remove_copies,
     within,
 )
 from arena.tournament.sandbox import (
@@ -294,14 +297,6 @@ def sample_lineup(notice: Callable[[str], None], with_node: bool = True, lineup:
 # What one bot process may write to its log in a run of it: a bot that prints without
 # end fills neither the disk nor the arena's time (the rest of its output is dropped).
 LOG_LIMIT = 16 << 20
-# Headers that mark a file as an SQLite database (the arena's own, or any other that
-# could hold a master seed): such files are hidden from a confined bot's own folder.
-SQLITE_HEADER = b"SQLite format 3\x00"
-SQLITE_MIN_SIZE = 512   # a database holding anything has a page, and pages are 512 bytes or more
-# The files SQLite keeps beside a database (they hold its latest pages, or none).
-JOURNAL_SUFFIXES = ("-wal", "-shm", "-journal")
-
-
 def databases_in(folders: list[Path], skip: Collection[Path] = (), depth: int = 3, budget: int = 5000) -> list[Path]:
     """SQLite files in ``folders`` (``depth`` levels down, at most ``budget`` entries looked
     at), each with its journal files (``-wal`` holds its latest pages): a confined bot sees
@@ -314,7 +309,7 @@ def databases_in(folders: list[Path], skip: Collection[Path] = (), depth: int = 
     mapping (a SIGBUS here) or checkpoint it and delete its WAL."""
     found: list[Path] = []
     todo = [(folder, 0) for folder in folders]
-    untouchable = _open_files() | {key for path in skip if (key := _file_key(path)) is not None}
+    untouchable = open_files() | {key for path in skip if (key := file_key(path)) is not None}
     while todo and budget > 0:
         folder, level = todo.pop()
         try:
@@ -330,37 +325,11 @@ def databases_in(folders: list[Path], skip: Collection[Path] = (), depth: int = 
                     continue
                 if not entry.is_file(follow_symlinks=False) or entry.name.endswith(JOURNAL_SUFFIXES):
                     continue
-                info = entry.stat(follow_symlinks=False)
-                if info.st_size < SQLITE_MIN_SIZE or (info.st_dev, info.st_ino) in untouchable:
-                    continue
-                with open(entry.path, "rb") as handle:
-                    if handle.read(len(SQLITE_HEADER)) == SQLITE_HEADER:
-                        found += [Path(entry.path + suffix) for suffix in ("", *JOURNAL_SUFFIXES)]
+                if is_sqlite(Path(entry.path), untouchable):
+                    found += [Path(entry.path + suffix) for suffix in ("", *JOURNAL_SUFFIXES)]
             except OSError:
                 continue
     return found
-
-
-def _file_key(path: Path) -> tuple[int, int] | None:
-    try:
-        info = os.stat(path)
-    except OSError:
-        return None
-    return info.st_dev, info.st_ino
-
-
-def _open_files() -> set[tuple[int, int]]:
-    """The files this process has open (device and inode), where ``/proc`` tells."""
-    keys: set[tuple[int, int]] = set()
-    try:
-        descriptors = os.listdir("/proc/self/fd")
-    except OSError:
-        return keys
-    for fd in descriptors:
-        key = _file_key(Path("/proc/self/fd", fd))
-        if key is not None:
-            keys.add(key)
-    return keys
 
 
 def exit_reason(code: int) -> str:
@@ -429,14 +398,8 @@ def _socket_base() -> Path:
 
 def socket_folder() -> Path:
     """A new folder for a local referee's Unix socket (it is bound into every sandbox, so
-    it holds the socket alone), named for this process; the folders of runs whose
-    process is gone (killed with -9) are removed on the way."""
-    base = _socket_base()
-    for stale in base.glob(f"{SOCKET_FOLDER_PREFIX}*-*"):
-        pid = stale.name.removeprefix(SOCKET_FOLDER_PREFIX).partition("-")[0]
-        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
-            shutil.rmtree(stale, ignore_errors=True)
-    folder = Path(tempfile.mkdtemp(prefix=f"{SOCKET_FOLDER_PREFIX}{os.getpid()}-", dir=base))
+    it holds the socket alone)."""
+    folder = _run_folder(_socket_base(), SOCKET_FOLDER_PREFIX)
     folder.chmod(0o755)
     return folder
 
@@ -445,14 +408,18 @@ FILES_FOLDER_PREFIX = "arena-bot-files-"
 
 
 def files_folder() -> Path:
-    """A new private folder for a run's copies of its bots' files, named for this process;
-    the folders of runs whose process is gone (killed with -9) are removed on the way."""
-    base = Path(tempfile.gettempdir())
-    for stale in base.glob(f"{FILES_FOLDER_PREFIX}*-*"):
-        pid = stale.name.removeprefix(FILES_FOLDER_PREFIX).partition("-")[0]
+    """A new private folder for a run's copies of its bots' files."""
+    return _run_folder(Path(tempfile.gettempdir()), FILES_FOLDER_PREFIX)
+
+
+def _run_folder(base: Path, prefix: str) -> Path:
+    """A new folder in ``base`` named ``prefix``, this process's id and a random part; the
+    folders of runs whose process is gone (killed with -9) are removed on the way."""
+    for stale in base.glob(f"{prefix}*-*"):
+        pid = stale.name.removeprefix(prefix).partition("-")[0]
         if pid.isdigit() and not Path(f"/proc/{pid}").exists():
-            remove_copies(stale)
-    return Path(tempfile.mkdtemp(prefix=f"{FILES_FOLDER_PREFIX}{os.getpid()}-", dir=base))
+            shutil.rmtree(stale, ignore_errors=True)
+    return Path(tempfile.mkdtemp(prefix=f"{prefix}{os.getpid()}-", dir=base))
 
 
 @dataclass
@@ -475,7 +442,6 @@ class BotProcesses:
     launched: dict[str, Launched] = field(default_factory=dict)
     files_dir: Path | None = None                                  # this run's copies of the bots' files
     copies: dict[str, Path] = field(default_factory=dict)          # by bot name
-    stamps: dict[str, CodeStamp] = field(default_factory=dict)     # what each copy holds
     _output: dict[str, asyncio.Task[None]] = field(default_factory=dict)
 
     @property
@@ -509,8 +475,9 @@ class BotProcesses:
             env = {**inherited, **entry.env, **self.bot_env, **arena_env, "ARENA_PARENT_PID": str(os.getpid())}
         # The arena's own packages are public: a file of theirs named as another bot's program
         # (--bot heur=sample_bots/heuristic_bot.py) stays readable to the sample bots.
+        public = package_folders()
         secret = [path for path in [*self.hidden, *(hidden or [])]
-                  if not any(within(path, package) for package in package_folders())]
+                  if not any(within(path, package) for package in public)]
         files = entry.files or find_bot_files(entry.command, entry.cwd)
         own: tuple[Path, Path] | None = None
         if self.confined:
@@ -557,7 +524,6 @@ class BotProcesses:
             raise BotStartError(entry.name, f"bot {entry.name!r}: its files changed since the tournament started "
                                 f"({entry.stamp.describe()} then, {stamp.describe()} now): restore them, or start "
                                 "a new tournament")
-        self.stamps[entry.name] = stamp
         self.copies[entry.name] = copy
         if files.folder is None and files.shared_because is not None and files.program is not None:
             self.log_dir.mkdir(parents=True, exist_ok=True)
@@ -570,7 +536,7 @@ class BotProcesses:
     def remove_copies(self) -> None:
         """Remove this run's copies of the bots' files."""
         if self.files_dir is not None:
-            remove_copies(self.files_dir)
+            shutil.rmtree(self.files_dir, ignore_errors=True)
             self.files_dir = None
             self.copies.clear()
 

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from arena.store import Store
+from arena.tournament.bot_files import BotFiles, copy_own_files
 from arena.tournament.lineup import databases_in
 
 # SQLite's SHARED lock on a database: a read lock on bytes 0x40000002.. (510 of them),
@@ -52,3 +53,21 @@ def test_the_look_finds_another_database_with_its_journals_and_leaves_the_arenas
         assert shared_lock(tmp_path / "arena.db") == "held"
         assert sorted(found) == [other, other.with_name("old-arena.db-journal"),
                                  other.with_name("old-arena.db-shm"), other.with_name("old-arena.db-wal")]
+
+
+def test_a_bots_copy_leaves_the_arenas_database_and_its_locks_alone(tmp_path: Path) -> None:
+    """The arena's database made inside a bot's own folder after the tournament was set up
+    (``--db bot/arena.db``): the bot's copy holds neither it nor its journals, and the
+    arena keeps its locks."""
+    bot = tmp_path / "bot"
+    bot.mkdir()
+    (bot / "bot.py").write_text("print('hi')\n")
+    files = BotFiles(bot / "bot.py", bot)
+    with Store(str(bot / "arena.db")) as store:
+        store.list_tournaments()
+        assert shared_lock(bot / "arena.db") == "held"
+
+        copy_own_files(files, tmp_path / "copy")
+
+        assert shared_lock(bot / "arena.db") == "held"
+    assert sorted(path.name for path in (tmp_path / "copy").iterdir()) == ["bot.py"]
