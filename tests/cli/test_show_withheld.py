@@ -9,12 +9,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from factories import played
+from factories import running_tournament
 
 from arena.store import Store
-from arena.tournament.lineup import BotEntry
-from arena.tournament.runner import match_spec
-from arena.tournament.settings import TournamentSettings
 
 
 def arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -22,30 +19,11 @@ def arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
                           timeout=120)
 
 
-def running_duplicate(db: Path, stored: int) -> tuple[str, list[str], list[int]]:
-    """A running tournament of two duplicate deals in three rotations each, its first
-    ``stored`` games stored as the runner stores them; its match ids and deal seeds by game."""
-    settings = TournamentSettings(game={"variant": "classic", "players": 3}, games=6, seed=11, deals="duplicate",
-                                  bots=[BotEntry(name, ["bot"]) for name in ("ann", "bob", "cy")])
-    with Store(str(db)) as store:
-        tournament = store.create_tournament(settings.to_dict(), 11, status="running")
-        schedule = settings.schedule()
-        store.put_schedule(tournament, schedule)
-        ids = []
-        for game in schedule:
-            spec = match_spec(settings, tournament, game)
-            ids.append(spec.match_id)
-            if game.index < stored:
-                record = played(spec.match_id, "classic", list(game.bots), game.seed)
-                record.tournament_id, record.game_index, record.private = tournament, game.index, spec.private
-                store.save_match(record)
-    return tournament, ids, [game.seed for game in schedule]
-
-
 def test_a_match_of_an_unfinished_tournament_is_shown_without_its_seed_and_a_private_one_not_at_all(
         tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
-    tournament, ids, deal_seeds = running_duplicate(db, stored=4)     # deal 0 played out, deal 1 once
+    with Store(str(db)) as store:
+        tournament, ids, deal_seeds = running_tournament(store, stored=4)     # deal 0 played out, deal 1 once
     for command in ("show", "export"):
         refused = arena(command, ids[3], "--db", str(db), cwd=tmp_path)
         assert refused.returncode == 2 and len(refused.stderr.strip().splitlines()) == 1, refused.stderr

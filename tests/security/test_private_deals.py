@@ -21,7 +21,7 @@ from typing import Any
 import grpc
 import pytest
 from bots.harness import ADMIN_TOKEN
-from factories import played
+from factories import played, running_tournament
 from starlette.testclient import TestClient
 
 from arena.records import MatchRecord
@@ -36,25 +36,6 @@ from arena.wire.pb.wizard_arena.v1 import arena_pb2_grpc
 BOTS = ["ann", "bob", "cy"]
 
 
-def duplicate_tournament(store: Store, stored: int, deals: str = "duplicate") -> tuple[str, list[str]]:
-    """A running tournament of two deals in three rotations each, its first ``stored``
-    games played and stored as the runner stores them; its match ids by game."""
-    settings = TournamentSettings(game={"variant": "classic", "players": 3}, games=6, seed=11, deals=deals,
-                                  bots=[BotEntry(name, ["bot"]) for name in BOTS])
-    tournament = store.create_tournament(settings.to_dict(), 11, status="running")
-    schedule = settings.schedule()
-    store.put_schedule(tournament, schedule)
-    ids = []
-    for game in schedule:
-        spec = match_spec(settings, tournament, game)
-        ids.append(spec.match_id)
-        if game.index < stored:
-            record = played(spec.match_id, "classic", list(game.bots), game.seed)
-            record.tournament_id, record.game_index, record.private = tournament, game.index, spec.private
-            store.save_match(record)
-    return tournament, ids
-
-
 def test_a_duplicate_tournament_plays_private_matches_and_an_independent_one_does_not() -> None:
     for deals, private in (("duplicate", True), ("independent", False)):
         settings = TournamentSettings(game={"variant": "classic", "players": 3}, games=3, seed=1, deals=deals,
@@ -65,7 +46,7 @@ def test_a_duplicate_tournament_plays_private_matches_and_an_independent_one_doe
 def test_a_private_match_is_withheld_until_its_deal_is_played_out(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
     with Store(str(db)) as store:
-        tournament, ids = duplicate_tournament(store, stored=4)   # deal 0 played out, deal 1 once
+        tournament, ids, _ = running_tournament(store, stored=4)   # deal 0 played out, deal 1 once
         assert store.deal_progress(tournament, 3).played == 1 and store.deal_progress(tournament, 0).done
     client = TestClient(create_app(str(db)))
     for path in (f"/matches/{ids[3]}", f"/api/matches/{ids[3]}"):
@@ -103,7 +84,7 @@ def test_a_private_match_is_withheld_until_its_deal_is_played_out(tmp_path: Path
 def test_a_finished_tournament_shows_its_private_matches(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
     with Store(str(db)) as store:
-        tournament, ids = duplicate_tournament(store, stored=4)
+        tournament, ids, _ = running_tournament(store, stored=4)
         store.set_tournament_status(tournament, "finished")     # e.g. ended with games left out
     assert TestClient(create_app(str(db))).get(f"/matches/{ids[3]}").status_code == 200
 
@@ -111,7 +92,7 @@ def test_a_finished_tournament_shows_its_private_matches(tmp_path: Path) -> None
 def test_independent_deals_are_shown_as_soon_as_stored(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
     with Store(str(db)) as store:
-        _, ids = duplicate_tournament(store, stored=4, deals="independent")
+        _, ids, _ = running_tournament(store, stored=4, deals="independent")
     assert TestClient(create_app(str(db))).get(f"/api/matches/{ids[3]}").status_code == 200
 
 
