@@ -60,17 +60,23 @@ class Series:
         return "\n".join(lines)
 
 
+def seat_bots(bots: Sequence[Bot], config: GameConfig, bot_seeds: Sequence[int], match_id: str = "") -> None:
+    """Ready ``bots`` (by seat) for a game of ``config`` played in-process: each its random
+    generator from its seed and the match's description, as the SDK gives them in the arena."""
+    for seat, bot in enumerate(bots):
+        bot.rng = random.Random(bot_seeds[seat])
+        bot.match = MatchInfo(match_id=match_id or f"local-{config.seed}", variant=config.variant, seat=seat,
+                              players=config.players, bot_names=tuple(b.name for b in bots),
+                              options=config.to_dict(), seed=bot_seeds[seat], move_time_ms=0, time_bank_ms=0)
+
+
 def play_game(bots: Sequence[Bot], config: GameConfig,
               bot_seeds: Sequence[int]) -> tuple[tuple[int, ...], tuple[int, ...], list[float], list[int]]:
     """One game; returns totals, places (by seat), decision seconds and counts (by seat)."""
     game = new_game(config)
     seconds = [0.0] * len(bots)
     counts = [0] * len(bots)
-    for seat, bot in enumerate(bots):
-        bot.rng = random.Random(bot_seeds[seat])
-        bot.match = MatchInfo(match_id=f"local-{config.seed}", variant=config.variant, seat=seat,
-                              players=config.players, bot_names=tuple(b.name for b in bots),
-                              options=config.to_dict(), seed=bot_seeds[seat], move_time_ms=0, time_bank_ms=0)
+    seat_bots(bots, config, bot_seeds)
     while not game.is_over:
         for seat in game.to_act():
             decision = game.decision(seat)

@@ -61,8 +61,8 @@ DESTROYER_PENALTY_OPTION = typer.Option(
 NO_SAMPLES_OPTION = typer.Option(
     False, "--no-samples", help="Leave the sample bots out of the lineup.")
 LINEUP_OPTION = typer.Option(
-    None, help="samples: the sample bots; ladder: the sample bots and the search bot (about 100 ms a decision: a "
-    "slower tournament) [default: samples]", show_default=False)
+    None, help="samples: the sample bots; ladder: the sample bots, the learned bot and the search bot (the "
+    "search bot takes about 100 ms a decision: a slower tournament) [default: samples]", show_default=False)
 RESUME_OPTION = typer.Option(
     None, help="Finish the tournament with this ID", show_default=False)
 SANDBOX_OPTION = typer.Option(

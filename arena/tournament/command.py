@@ -323,7 +323,7 @@ def more_bots(settings: TournamentSettings, req: TournamentRequest) -> str:
     # The ladder adds its bots to the sample bots, which are in the lineup unless left out or replaced.
     samples_in = not req.no_samples and req.lineup in (None, "samples") and not (settings.sprt and req.bots)
     if samples_in and have + len(LADDER_BOTS) >= settings.players:
-        ways.append("--lineup ladder (the sample bots and the search bot)")
+        ways.append("--lineup ladder (the sample bots, the learned bot and the search bot)")
     return ": " + ", or ".join(ways) + smaller
 
 

@@ -66,9 +66,10 @@ PYTHON_SAMPLE_BOTS = {
     "cautious": "sample_bots.cautious_bot",
 }
 NODE_BOT_NAME = "node-heuristic"
-# The reference bots `--lineup ladder` adds to the sample bots: stronger and much slower
-# (about 100 ms a decision), so the default tournament stays quick without them.
-LADDER_BOTS = {"search": "sample_bots.search_bot"}
+# The reference bots `--lineup ladder` adds to the sample bots: the learned policy (a rung
+# above heuristic, under 1 ms a decision) and the search bot (the top, about 100 ms a
+# decision, so the default tournament stays quick without it).
+LADDER_BOTS = {"learned": "sample_bots.learned_bot", "search": "sample_bots.search_bot"}
 LINEUPS = ("samples", "ladder")
 BOT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
 
@@ -281,7 +282,7 @@ def node_ready(notice: Callable[[str], None]) -> Path | None:
 
 def sample_lineup(notice: Callable[[str], None], with_node: bool = True, lineup: str = "samples") -> list[BotEntry]:
     """The sample bots: the Python ones always, the Node.js one when its runtime is here;
-    with ``lineup="ladder"`` the search bot too (:data:`LADDER_BOTS`)."""
+    with ``lineup="ladder"`` the learned and search bots too (:data:`LADDER_BOTS`)."""
     python_bots = {**PYTHON_SAMPLE_BOTS, **(LADDER_BOTS if lineup == "ladder" else {})}
     entries = [BotEntry(name, [sys.executable, "-m", module], extra_args=True)
                for name, module in python_bots.items()]

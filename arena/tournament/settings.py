@@ -245,7 +245,7 @@ class TournamentRequest:
     beta: float | None = None
     gauntlet: str | None = None     # a bot of the lineup that plays every table
     workers: int | None = None      # local workers: 1 (None) plays here; 0 only shows progress (arena worker plays)
-    lineup: str | None = None       # "samples" (None) or "ladder": the sample bots plus the search bot
+    lineup: str | None = None       # "samples" (None) or "ladder": the sample bots plus the learned and search bots
     sandbox: str | None = None      # auto (None), bwrap or none
     fresh_per_match: bool | None = None
     shared_processes: bool | None = None

@@ -249,9 +249,10 @@ def test_too_few_bots_for_the_tables_names_the_ways_to_more(tmp_path: Path) -> N
     found = re.fullmatch(r"arena: error: 6-player tables need at least 6 bots \(the lineup has (\d)\): (.*)", line)
     assert found, line
     have, ways = int(found.group(1)), found.group(2)
-    # The sample bots are 4, and 5 where Node.js runs the Node one; the ladder adds the search bot.
-    assert ways == ("add bots with --bot NAME=COMMAND (repeatable)"
-                    + (", or --lineup ladder (the sample bots and the search bot)" if have + 1 >= 6 else "")
+    # The sample bots are 4, and 5 where Node.js runs the Node one; the ladder adds the learned and
+    # search bots.
+    ladder = ", or --lineup ladder (the sample bots, the learned bot and the search bot)"
+    assert ways == ("add bots with --bot NAME=COMMAND (repeatable)" + (ladder if have + 2 >= 6 else "")
                     + f", or --players {have}")
     alone = one_error_line(arena("tournament", "--no-samples", *random_bots(["r1", "r2"]), "--db", "t.db",
                                  cwd=tmp_path))

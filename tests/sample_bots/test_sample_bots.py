@@ -116,6 +116,16 @@ def test_full_matches_between_all_sample_bots_as_processes(arena_server: Any) ->
         assert len(record.totals) == 5 and sorted(record.places)[0] == 1
 
 
+def test_the_learned_bot_plays_full_matches_as_a_process(arena_server: Any) -> None:
+    """The learned bot (numpy and its shipped weights) through the real referee, both variants."""
+    names = ["learned", "heuristic", "cautious"]
+    records = play_matches(arena_server, names, [{"variant": "classic", "players": 3, "seed": 5, "rounds": 5},
+                                                 {"variant": "extreme", "players": 3, "seed": 6, "rounds": 1}])
+    for record in records:
+        assert record.status == "completed" and not any(record.forfeited)
+        assert record.faults == [], [f"{f.bot}: {f.kind}: {f.message}" for f in record.faults]
+
+
 def test_node_bot_reconnects_into_its_seat(arena_server: Any) -> None:
     """The network under the Node.js bot drops mid-match; it reconnects within the grace
     period and the match completes with the bot still in its seat."""

@@ -151,7 +151,7 @@ def test_a_left_out_sample_bots_log_stays_when_the_tournament_then_cannot_be_sch
                       "NODE_OPTIONS": f"--require={tmp_path / 'no-such-file.js'}"})
     assert done.stderr.splitlines()[-1] == ("arena: error: 5-player tables need at least 5 bots (the lineup has 4): "
                                             "add bots with --bot NAME=COMMAND (repeatable), or --lineup ladder "
-                                            "(the sample bots and the search bot), or --players 4")
+                                            "(the sample bots, the learned bot and the search bot), or --players 4")
     assert done.returncode == 2 and "Traceback" not in done.stderr
     (note,) = [line for line in done.stderr.splitlines() if "left out of the lineup" in line]
     log = Path(note.split("its output: ")[1].split(")")[0])

@@ -338,13 +338,13 @@ def test_a_new_tournament_gets_a_fresh_63_bit_seed_and_the_format_of_its_bots() 
                           print).deals == "duplicate"
 
 
-def test_the_ladder_lineup_adds_the_search_bot_to_the_samples_and_refuses_no_samples() -> None:
+def test_the_ladder_lineup_adds_the_learned_and_search_bots_to_the_samples_and_refuses_no_samples() -> None:
     from arena.tournament.settings import TournamentRequest, build_settings
     from engine import ConfigError
 
     names = build_settings(TournamentRequest("x.db", lineup="ladder"), lambda message: None).bot_names()
-    assert "search" in names and {"random", "heuristic", "greedy", "cautious"} <= set(names)
-    assert "search" not in build_settings(TournamentRequest("x.db"), lambda message: None).bot_names()
+    assert {"search", "learned", "random", "heuristic", "greedy", "cautious"} <= set(names)
+    assert not {"search", "learned"} & set(build_settings(TournamentRequest("x.db"), lambda message: None).bot_names())
     with pytest.raises(ConfigError, match="--lineup"):
         build_settings(TournamentRequest("x.db", lineup="ladder", no_samples=True), lambda message: None)
     with pytest.raises(ConfigError, match="--lineup must be"):
