@@ -23,6 +23,11 @@ in the same worlds, so the comparison is paired and less noisy).
 * extreme ``predict``: the heuristic's tokens, every single-token change of them, no
   tokens, and the destroyer when free; later predictors predict as the heuristic does.
 
+With ``--inference policy`` each world counts by how well it explains the rivals'
+decisions of the round under the learned inference network (:func:`inferred_sampler`,
+:mod:`sample_bots.learned.inference`); ``none``, the default, counts every world alike
+(measured stronger so far: docs/bots.md, "Inference").
+
 The playout policy is the heuristic bot's idea in a few integer operations: while a
 seat still wants tricks (classic: tricks < bid; Extreme: it can pay a token for this
 trick) it plays its surest winner (the cheapest one when it plays last), otherwise it
@@ -64,6 +69,10 @@ DEADLINE_SHARE = 0.4      # of the arena's per-decision limit: the rest is trans
 BANK_SHARE = 1 / 200      # of the remaining time bank, added per decision
 SAMPLE_TRIES = 12         # random deals tried per world before the exact sampler takes over
 MAX_WORLDS = 400          # enough: past this the averages hardly move
+INFERENCES = ("policy", "none")
+WEIGH_FIRST = 16          # worlds weighed by inference at once, first (a decision short of time weighs no more)
+WEIGH_BATCH = 32          # ... and then, at most (a batch is weighed whole: it may run past the deadline)
+ESS_FLOOR = 0.5           # inference's weights are tempered to keep this share of the worlds effective
 TURN_SECONDS = 0.002      # of searching before a search waiting beside it gets the CPU
 PLACE_SCALE_LAST = 10.0   # classic points: how soft "finishing above" is after the last round
 PLACE_SCALE_ROUND = 15.0  # ... growing with the square root of the rounds still to come
@@ -327,13 +336,15 @@ def _extreme_lead(legal: int, held: list[int], is_destroyer: bool) -> int:
 
 
 class World:
-    """One sampled world: every seat's hand (bit masks), and a memo for what several
-    candidates evaluated in it share (the opponents' guessed bids, say)."""
+    """One sampled world: every seat's hand (bit masks), its weight in the averages (1, or
+    how well it explains the rivals' decisions under inference), and a memo for what
+    several candidates evaluated in it share (the opponents' guessed bids, say)."""
 
-    __slots__ = ("hands", "memo")
+    __slots__ = ("hands", "memo", "weight")
 
-    def __init__(self, hands: Sequence[int]) -> None:
+    def __init__(self, hands: Sequence[int], weight: float = 1.0) -> None:
         self.hands = hands
+        self.weight = weight
         self.memo: dict[Any, Any] = {}
 
 
@@ -388,14 +399,16 @@ def search(candidates: Sequence[Any], sample: Callable[[], Any], value: Callable
            deadline: float, max_worlds: int = MAX_WORLDS, turns: Turns = TURNS) -> tuple[list[float], int]:
     """Average ``value(world, candidate)`` over worlds from ``sample()`` until ``deadline``
     (a ``time.perf_counter()`` value), in ``turns`` with the other searches running at the
-    same time. Every candidate is tried in each world. Returns the averages and the number
-    of worlds (0: no world fitted in the time; averages all 0).
+    same time, each world counted by its ``weight`` (1 when it has none). Every candidate is
+    tried in each world. Returns the averages and the number of worlds (0: no world fitted
+    in the time; averages all 0).
 
     >>> means, n = search([1, 2], lambda: 10, lambda w, c: w * c, time.perf_counter() + 1, max_worlds=3)
     >>> means, n
     ([10.0, 20.0], 3)
     """
     totals = [0.0] * len(candidates)
+    mass = 0.0
     worlds = 0
     started = time.perf_counter()
     turn_ends = turns.take()
@@ -418,14 +431,16 @@ def search(candidates: Sequence[Any], sample: Callable[[], Any], value: Callable
                 if worlds and time.perf_counter() > deadline:
                     break  # out of time mid-world: this world is left out, the others stand
             else:
+                weight = getattr(world, "weight", 1.0)
                 for i, v in enumerate(values):
-                    totals[i] += v
+                    totals[i] += weight * v
+                mass += weight
                 worlds += 1
                 continue
             break
     finally:
         turns.give()
-    return [t / max(1, worlds) for t in totals], worlds
+    return [t / mass if mass > 0 else 0.0 for t in totals], worlds
 
 
 def deal_sampler(obs: dict[str, Any], rng: random.Random) -> Callable[[], World]:
@@ -489,6 +504,66 @@ def deal_sampler(obs: dict[str, Any], rng: random.Random) -> Callable[[], World]
     return sample
 
 
+def inferred_sampler(sample: Callable[[], World], evidence: Any) -> Callable[[], World]:
+    """The worlds of ``sample`` (uniform), each weighted by how likely the rivals' decisions
+    are with its hands (importance sampling): ``evidence.log_weights``
+    (:class:`sample_bots.learned.inference.Evidence`) weighs them in batches, 16 first and
+    then doubling up to :data:`WEIGH_BATCH`, as the search asks for more. Every world drawn
+    is a new one, each counted by its weight.
+
+    The weights are tempered, ``exp(λ log w)``, with the largest ``λ`` of at most 1 that
+    keeps the first batch's effective sample size (``(Σw)² / Σw²``) at :data:`ESS_FLOOR` of
+    its worlds: the network is sure of itself, and untempered a handful of worlds would
+    carry the whole average, as a search of a handful of worlds (adaptive tempering, as in
+    sequential Monte Carlo)."""
+    import numpy as np
+
+    ready: list[World] = []
+    size = [WEIGH_FIRST]
+    scale: list[float] = []     # the first batch's largest log weight and the decision's λ
+
+    def draw() -> World:
+        if not ready:
+            batch = [sample() for _ in range(size[0])]
+            logs = evidence.log_weights([w.hands for w in batch])
+            if not scale:
+                scale.extend([float(np.max(logs)), temper(logs - np.max(logs))])
+            top, lam = scale
+            for world, w in zip(batch, np.exp(np.clip(lam * (logs - top), -700.0, 700.0)).tolist()):
+                world.weight = w
+            ready.extend(reversed(batch))
+            size[0] = min(2 * size[0], WEIGH_BATCH)
+        return ready.pop()
+
+    return draw
+
+
+def temper(logs: Any) -> float:
+    """The largest ``λ`` in [0, 1] whose weights ``exp(λ logs)`` keep an effective sample
+    size of at least :data:`ESS_FLOOR` of the worlds (by bisection).
+
+    >>> temper([0.0, 0.0, 0.0, 0.0])
+    1.0
+    >>> 0.0 < temper([0.0, -50.0, -50.0, -50.0]) < 0.1
+    True
+    """
+    import numpy as np
+
+    spread = np.asarray(logs, dtype=np.float64) - np.max(logs)
+
+    def ess(lam: float) -> float:
+        w = np.exp(lam * spread)
+        return float(w.sum() ** 2 / (w * w).sum() / len(w))
+
+    if ess(1.0) >= ESS_FLOOR:
+        return 1.0
+    low, high = 0.0, 1.0
+    for _ in range(12):
+        middle = (low + high) / 2
+        low, high = (middle, high) if ess(middle) >= ESS_FLOOR else (low, middle)
+    return low
+
+
 def _argmax(candidates: Sequence[Any], means: list[float]) -> Any:
     return candidates[max(range(len(candidates)), key=means.__getitem__)]
 
@@ -503,10 +578,24 @@ class SearchBot(Bot):
     version = "1.0"
     budget_ms: float = DEFAULT_BUDGET_MS
     max_worlds: int = MAX_WORLDS
+    inference: str = "none"
 
     def __init__(self) -> None:
         super().__init__()
         self.last_worlds = 0  # worlds searched for the last decision (for tests and tuning)
+        if self.inference != "none":   # the policy's weights, loaded once a process before any decision
+            from sample_bots.learned.policy import RIVALS, Policy
+
+            Policy.load("classic", RIVALS), Policy.load("extreme", RIVALS)
+        # Wizard Extreme: this seat's observation of each trick it played in, by round and
+        # trick (the tokens of the rivals' views then, for inference).
+        self._views: dict[int, dict[int, dict[str, Any]]] = {}
+
+    def _remember(self, obs: dict[str, Any]) -> None:
+        if obs["variant"] == "extreme" and obs["phase"] == "play":
+            if obs["round"] not in self._views:
+                self._views = {obs["round"]: {}}
+            self._views[obs["round"]][len(obs["played"]) // obs["players"]] = obs
 
     # -- time
 
@@ -523,7 +612,18 @@ class SearchBot(Bot):
         return time.perf_counter() + max(0.0, budget) / 1000
 
     def _deal(self, obs: dict[str, Any]) -> Callable[[], World]:
-        return deal_sampler(obs, self.rng)
+        """The worlds to search: uniform (``--inference none``), or drawn in proportion to
+        how well they explain the rivals' decisions (``policy``, :func:`inferred_sampler`)."""
+        sample = deal_sampler(obs, self.rng)
+        if self.inference == "none":
+            return sample
+        from sample_bots.learned.inference import Evidence
+        from sample_bots.learned.policy import RIVALS, Policy
+
+        evidence = Evidence(obs, Policy.load(obs["variant"], RIVALS), self._views.get(obs["round"], {}))
+        if not evidence.decisions:
+            return sample
+        return inferred_sampler(sample, evidence)
 
     # -- classic
 
@@ -572,8 +672,8 @@ class SearchBot(Bot):
         values: dict[int, Callable[[Any, Any], float]] = {}
         for t in {t for t, _ in candidates}:
             values[t] = self._bid_value({**obs, "bids": [None] * players}, t)
-        means, self.last_worlds = search(candidates, self._deal(obs), lambda w, c: values[c[0]](w, c[1]), deadline,
-                                          self.max_worlds)
+        means, self.last_worlds = search(candidates, self._deal(obs), lambda w, c: values[c[0]](w, c[1]),
+                                          deadline, self.max_worlds)
         if not self.last_worlds:
             return fallback
         best: dict[int, float] = {}
@@ -583,6 +683,7 @@ class SearchBot(Bot):
 
     def play(self, obs: dict[str, Any], options: list[str]) -> str:
         deadline = self._deadline()
+        self._remember(obs)
         if obs["variant"] == "classic":
             fallback = strategy.classic_play(obs, options)
         else:
@@ -740,9 +841,12 @@ def _prediction_candidates(obs: dict[str, Any]) -> list[dict[str, Any]]:
     return seen
 
 
-def bot_class(budget_ms: float, name: str = "search", max_worlds: int = MAX_WORLDS) -> type[SearchBot]:
-    """A :class:`SearchBot` subclass with its own budget (each seat gets a fresh instance)."""
-    return type("SearchBot", (SearchBot,), {"budget_ms": budget_ms, "name": name, "max_worlds": max(1, max_worlds)})
+def bot_class(budget_ms: float, name: str = "search", max_worlds: int = MAX_WORLDS,
+              inference: str = "none") -> type[SearchBot]:
+    """A :class:`SearchBot` subclass with its own budget, world cap and inference (``policy``
+    or ``none``); each seat gets a fresh instance."""
+    return type("SearchBot", (SearchBot,), {"budget_ms": budget_ms, "name": name, "max_worlds": max(1, max_worlds),
+                                            "inference": inference})
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -753,12 +857,20 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--max-worlds", type=int, default=MAX_WORLDS,
                         help=f"worlds searched per decision at most (default {MAX_WORLDS}; "
                              "a few make a weaker, quicker bot)")
+    parser.add_argument("--inference", choices=INFERENCES, default="none",
+                        help="none (default): sample the worlds uniformly; policy: weigh them by how well they "
+                             "explain the rivals' bids and cards, under the learned policy (weaker so far: "
+                             "docs/bots.md)")
     args, rest = parser.parse_known_args(sys.argv[1:] if argv is None else argv)
     if "-h" in rest or "--help" in rest:
         parser.print_help()
     if args.max_worlds < 1:
         parser.exit(2, f"{parser.prog}: error: --max-worlds must be at least 1\n")
-    run(bot_class(args.budget_ms, max_worlds=args.max_worlds), rest)
+    if args.inference != "none":   # numpy and the policy's weights before the first request, not in its time
+        from sample_bots.learned.policy import RIVALS, Policy
+
+        Policy.load("classic", RIVALS), Policy.load("extreme", RIVALS)
+    run(bot_class(args.budget_ms, max_worlds=args.max_worlds, inference=args.inference), rest)
 
 
 if __name__ == "__main__":

@@ -81,7 +81,7 @@ def decision_samples(obs: dict[str, Any], options: list[Any] | None, answer: Any
 
 def self_play(variant_name: str, seed: int, games: range, worlds: int = DATA_WORLDS) -> list[Sample]:
     """The samples of ``games`` (game numbers) of the search bot against itself."""
-    bot_type = bot_class(1e9, max_worlds=worlds)
+    bot_type = bot_class(1e9, max_worlds=worlds, inference="none")
     samples: list[Sample] = []
     for g in games:
         players = table_size(variant_name, seed, g)
