@@ -1,13 +1,15 @@
-"""The search bot's ladder: a duplicate tournament against the sample bots, and its targets.
+"""The ladder: a duplicate tournament of the learned and search bots against the sample
+bots, and their targets.
 
 :func:`bench_ladder` runs ``arena tournament`` (the same command, as a subprocess, so the
-same machinery: referee, duplicate deals, ratings) with the search bot added to the
-sample bots, reads the leaderboard back with ``arena leaderboard --format json``, and
-checks the targets of the search bot:
+same machinery: referee, duplicate deals, ratings) with the learned and search bots added
+to the sample bots, reads the leaderboard back with ``arena leaderboard --format json``,
+and checks the targets:
 
-* classic: exact bids in at least 60 % of its rounds, and a rating at least 150 above
-  ``heuristic`` with the two rating intervals not overlapping;
-* extreme: a rating above ``heuristic``, intervals not overlapping.
+* search, classic: exact bids in at least 60 % of its rounds, and a rating at least 150
+  above ``heuristic`` with the two rating intervals not overlapping;
+* search, extreme: a rating above ``heuristic``, intervals not overlapping;
+* learned, classic: a rating at least 150 above ``heuristic``; extreme: above it.
 
 In classic it also shows each bot's exact-bid rate per hand-size band (1-5, 6-10, 11-15
 and 16-20 cards): the overall rate depends on how long the games were.
@@ -39,6 +41,7 @@ from engine import variant as variant_of
 
 CLASSIC_EXACT_TARGET = 0.60
 CLASSIC_MARGIN_TARGET = 150.0
+LEARNED_MARGIN_TARGET = 150.0
 
 
 @dataclass(frozen=True)
@@ -129,6 +132,24 @@ def check_targets(variant: str, rows: list[LadderRow], bot: str = "search",
     return {"rating > heuristic": me.rating > base.rating, "intervals apart": apart}
 
 
+def learned_targets(variant: str, rows: list[LadderRow], baseline: str = "heuristic") -> dict[str, bool]:
+    """The learned bot's targets: classic 150 above ``baseline``, Extreme above it (none when
+    either is not on the board).
+
+    >>> rows = [LadderRow("learned", 1700, 40, 100, 0.6, 2.0, 0.3, 1, 0, 0),
+    ...         LadderRow("heuristic", 1500, 30, 100, 0.55, 2.3, 1, 5, 0, 0)]
+    >>> learned_targets("classic", rows)
+    {'learned >= heuristic + 150': True}
+    """
+    me = next((r for r in rows if r.bot == "learned"), None)
+    base = next((r for r in rows if r.bot == baseline), None)
+    if me is None or base is None:
+        return {}
+    if variant_of(variant).bids:
+        return {"learned >= heuristic + 150": me.rating - base.rating >= LEARNED_MARGIN_TARGET}
+    return {"learned > heuristic": me.rating > base.rating}
+
+
 def _arena() -> list[str]:
     """How to start the ``arena`` command: the installed script beside this Python, else the module."""
     script = os.path.join(os.path.dirname(sys.executable), "arena")
@@ -140,8 +161,8 @@ def _arena() -> list[str]:
 
 def bench_ladder(variant: str = "classic", *, games: int = 200, rounds: int | None = None, players: int = 4,
                  budget_ms: float = 100.0, move_time: float = 1.0, concurrency: int = 1, seed: int = 1,
-                 samples: bool = True, extra_bots: dict[str, str] | None = None, db: str | None = None,
-                 timeout: float | None = None) -> Ladder:
+                 inference: str = "none", samples: bool = True, extra_bots: dict[str, str] | None = None,
+                 db: str | None = None, timeout: float | None = None) -> Ladder:
     """Run the tournament and return its :class:`Ladder` (ratings, intervals, exact-bid rates, targets).
 
     ``samples=False`` leaves the sample bots out (then add ``heuristic`` through
@@ -151,7 +172,9 @@ def bench_ladder(variant: str = "classic", *, games: int = 200, rounds: int | No
     if db is None:
         tmp = tempfile.mkdtemp(prefix="ladder-")
         db = os.path.join(tmp, "ladder.db")
-    bots = {"search": f"{shlex.quote(sys.executable)} -m sample_bots.search_bot --budget-ms {budget_ms:g}"}
+    python = shlex.quote(sys.executable)
+    bots = {"search": f"{python} -m sample_bots.search_bot --budget-ms {budget_ms:g} --inference {inference}",
+            "learned": f"{python} -m sample_bots.learned_bot"}
     bots.update(extra_bots or {})
     command = _arena() + ["tournament", "--variant", variant, "--players", str(players), "--games", str(games),
                           "--seed", str(seed), "--concurrency", str(concurrency), "--move-time", str(move_time),
@@ -178,7 +201,8 @@ def bench_ladder(variant: str = "classic", *, games: int = 200, rounds: int | No
                       timeouts=int(r.get("timeouts") or 0), faults=int(r.get("faults") or 0))
             for r in data["rows"]]
     played = int(data.get("metadata", {}).get("games", games))
-    return Ladder(variant, played, command, rows, check_targets(variant, rows), hand_sizes)
+    return Ladder(variant, played, command, rows, {**check_targets(variant, rows), **learned_targets(variant, rows)},
+                  hand_sizes)
 
 
 def tournament_hand_sizes(db: str, bots: list[str]) -> dict[str, HandSizeBids]:
@@ -199,11 +223,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--move-time", type=float, default=1.0)
     parser.add_argument("--concurrency", type=int, default=1)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--inference", choices=("policy", "none"), default="none")
     parser.add_argument("--db", default=None)
     args = parser.parse_args(argv)
     ladder = bench_ladder(args.variant, games=args.games, rounds=args.rounds, players=args.players,
                           budget_ms=args.budget_ms, move_time=args.move_time, concurrency=args.concurrency,
-                          seed=args.seed, db=args.db)
+                          seed=args.seed, inference=args.inference, db=args.db)
     print(ladder.table())
 
 

@@ -85,6 +85,8 @@ bench_app.command("workers")(bench.bench_workers)
 bench_app.command("sandbox")(bench.bench_sandbox)
 bench_app.command("flood")(bench.bench_flood)
 bench_app.command("ladder")(bench.bench_ladder)
+bench_app.command("learned")(bench.bench_learned)
+bench_app.command("worlds")(bench.bench_worlds)
 bench_app.command("sdk")(bench.bench_sdk)
 bench_app.command("claims")(bench.bench_claims)
 

@@ -359,18 +359,65 @@ def bench_ladder(
     budget_ms: float = typer.Option(100.0, help="The search bot's time per decision, in ms."),
     concurrency: int = typer.Option(1, help="Matches at once (the search bot uses a core each)."),
     seed: int = typer.Option(1, min=0, max=MAX_SEED, help="Master seed of the tournament."),
+    inference: str = typer.Option("none", help="The search bot's worlds: none (uniform) or policy (weighed by the "
+                                  "rivals' bids and cards)."),
+    bot: list[str] = typer.Option([], "--bot", metavar="NAME=COMMAND", help="A bot added to the ladder "
+                                  "(repeatable), e.g. the search bot with --inference none", show_default=False),
     db: Path | None = typer.Option(None, help="Keep the tournament in this database [default: a temporary one]"),
 ) -> None:
-    """The search bot against the sample bots (a duplicate tournament): ratings, exact bids and its targets."""
+    """The learned and search bots against the sample bots (a duplicate tournament): ratings, exact bids, targets."""
     from arena.bench.ladder import bench_ladder as run
+    from arena.tournament.lineup import LineupError, parse_bot_option
 
     check_choice(variant, VARIANTS, "--variant")
+    check_choice(inference, ("policy", "none"), "--inference")
     if games < 1 or not budget_ms > 0 or concurrency < 1:     # not > 0: also nan
         raise typer.BadParameter("must be positive", param_hint="--games/--budget-ms/--concurrency")
     check_rounds(variant, 4, rounds)
+    extra: dict[str, str] = {}
+    for text in bot:
+        try:
+            extra[parse_bot_option(text).name] = text.partition("=")[2].strip()
+        except LineupError as error:
+            raise typer.BadParameter(str(error), param_hint="--bot") from None
     ladder = run(variant, games=games, rounds=rounds, budget_ms=budget_ms, concurrency=concurrency, seed=seed,
-                 db=str(db) if db else None)
+                 inference=inference, extra_bots=extra, db=str(db) if db else None)
     console.print(ladder.table(), highlight=False)
+
+
+def bench_learned(
+    variant: str = typer.Option("classic", help="classic or extreme"),
+    players: int = typer.Option(4, help="Table size."),
+    games: int = typer.Option(20, help="Full games for each bot, every seat of them."),
+    seed: int = typer.Option(1, min=0, max=MAX_SEED, help="Seed of the first game."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+) -> None:
+    """The learned bot's time a decision in-process, beside the heuristic bot's in the same games (p50, p99, ratio)."""
+    from arena.bench.learned import bench_learned as run
+
+    check_choice(variant, VARIANTS, "--variant")
+    if games < 1:
+        raise typer.BadParameter("must be at least 1", param_hint="--games")
+    GameConfig(variant=variant, players=players).validate()
+    figures = run(variant, players, games, seed)
+    counts = ("decisions", "with_a_choice")
+    print_figures(figures if as_json else {k: int(v) if k in counts else f"{v:.3f}" for k, v in figures.items()},
+                  as_json)
+
+
+def bench_worlds(
+    variant: str = typer.Option("classic", help="classic or extreme"),
+    games: int = typer.Option(20, help="Full 4-player games; every decision of seat 0 is measured."),
+    worlds: int = typer.Option(100, help="Worlds drawn a decision, uniformly and by inference."),
+    seed: int = typer.Option(1, min=0, max=MAX_SEED, help="Master seed of the games."),
+) -> None:
+    """How much of each rival's true hand the search bot's sampled worlds hold, uniform against inference."""
+    from arena.bench.worlds import bench_worlds as run
+
+    check_choice(variant, VARIANTS, "--variant")
+    if games < 1 or worlds < 1:
+        raise typer.BadParameter("must be at least 1", param_hint="--games/--worlds")
+    console.print(run(variant, games=games, seed=seed, worlds=worlds).table(), highlight=False)
 
 
 def bench_sdk(
