@@ -26,31 +26,42 @@ def _chunk(variant_name: str, seed: int, start: int, stop: int, worlds: int, pat
     return len(samples)
 
 
-def chunk_path(out: Path, variant_name: str, seed: int, start: int) -> Path:
-    return out / f"{variant_name}-s{seed}-g{start:05d}.pkl"
+def chunk_path(out: Path, variant_name: str, seed: int, start: int, end: int, worlds: int = DATA_WORLDS) -> Path:
+    """The file of games ``start`` to ``end`` (excluded), played with ``worlds`` a decision."""
+    return out / f"{variant_name}-s{seed}-w{worlds}-g{start:05d}-{end:05d}.pkl"
+
+
+def chunks(games: int) -> list[tuple[int, int]]:
+    """The first ``games`` games in chunks of :data:`CHUNK` (the last one maybe shorter).
+
+    >>> chunks(12)
+    [(0, 5), (5, 10), (10, 12)]
+    """
+    return [(s, min(games, s + CHUNK)) for s in range(0, games, CHUNK)]
 
 
 def generate(variant_name: str, games: int, seed: int, out: Path, workers: int = 1,
              worlds: int = DATA_WORLDS) -> None:
-    """Play ``games`` games (in chunks of :data:`CHUNK`) and write the chunks not yet written."""
+    """Play the first ``games`` games (in chunks of :data:`CHUNK`) and write the chunks not
+    yet written."""
     out.mkdir(parents=True, exist_ok=True)
-    todo = [(s, min(games, s + CHUNK)) for s in range(0, games, CHUNK)
-            if not chunk_path(out, variant_name, seed, s).exists()]
+    todo = [(a, b) for a, b in chunks(games) if not chunk_path(out, variant_name, seed, a, b, worlds).exists()]
     started = time.perf_counter()
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        futures = [pool.submit(_chunk, variant_name, seed, a, b, worlds, chunk_path(out, variant_name, seed, a))
-                   for a, b in todo]
+        futures = [pool.submit(_chunk, variant_name, seed, a, b, worlds,
+                               chunk_path(out, variant_name, seed, a, b, worlds)) for a, b in todo]
         for i, future in enumerate(futures, 1):
             n = future.result()
             print(f"{variant_name}: chunk {i}/{len(todo)}: {n} samples, {time.perf_counter() - started:.0f} s",
                   flush=True)
 
 
-def load(out: Path, variant_name: str, seed: int) -> list[Sample]:
-    """Every sample written for ``variant_name`` and ``seed``, in game order."""
+def load(out: Path, variant_name: str, seed: int, games: int, worlds: int = DATA_WORLDS) -> list[Sample]:
+    """The samples of the first ``games`` games of ``variant_name`` and ``seed``, in game
+    order (written by :func:`generate`)."""
     samples: list[Sample] = []
-    for path in sorted(out.glob(f"{variant_name}-s{seed}-g*.pkl")):
-        samples.extend(pickle.loads(path.read_bytes()))
+    for a, b in chunks(games):
+        samples.extend(pickle.loads(chunk_path(out, variant_name, seed, a, b, worlds).read_bytes()))
     return samples
 
 

@@ -135,7 +135,7 @@ def main(argv: list[str] | None = None) -> None:
     started = time.perf_counter()
     generate(args.variant, args.games, args.seed, args.data, args.workers, args.worlds)
     played = time.perf_counter()
-    samples = load(args.data, args.variant, args.seed)
+    samples = load(args.data, args.variant, args.seed, args.games, args.worlds)
     print(f"{args.variant}: {len(samples)} decisions from {args.games} games in {played - started:.0f} s", flush=True)
     for network, advised in ((BOT, True), (RIVALS, False)):
         began = time.perf_counter()
