@@ -28,11 +28,11 @@ Per worker count it reports:
   database's locks).
 
 At the end every scheduled game of every run is checked to be stored exactly once:
-none missing, none twice (``Store.slot_counts``), and no save refused because another
+none missing, none twice (``Probes.slot_counts``, arena.store.probes), and no save refused because another
 worker had stored the same game (which only a lease claimed twice would cause).
 
-Yardsticks from the same run and server (``Store.round_trip``: ``SELECT 1``;
-``Store.bare_write``: a transaction that takes the store's write lock and commits,
+Yardsticks from the same run and server (``Probes.round_trip``: ``SELECT 1``;
+``Probes.bare_write``: a transaction that takes the store's write lock and commits,
 nothing else, which every save pays first), and the ratio of the best saves/s to bare
 writes/s of one connection, since machines and disks differ.
 
@@ -65,6 +65,7 @@ from arena.bench.machine import busy_share, children_cpu, cpu_busy
 from arena.bench.postgres import Database, throwaway_postgres
 from arena.records import MatchRecord
 from arena.store import Store
+from arena.store.probes import Probes
 
 WORKER_COUNTS = (1, 2, 4, 8, 16, 32, 64)
 GAMES = 1536                # per worker count: 384 deals of 4 games
@@ -303,7 +304,7 @@ def worker_main(location: str, name: str, template: MatchRecord, lease_seconds: 
     ``None`` ends it. An error goes back as text, so that the run stops instead of hanging."""
     try:
         store = Store(location)
-        store.round_trip()                  # the connection is open before any timing
+        Probes(store).round_trip()          # the connection is open before any timing
         results.put(("up", name, None))
         while (command := commands.get()) is not None:
             tournament_id, bots = command
@@ -375,7 +376,7 @@ def start_workers(location: str, count: int, template: MatchRecord, lease_second
 class WaitSampler:
     """Samples ``pg_stat_activity`` on its own thread while the workers run."""
 
-    store: Store
+    probes: Probes
     samples: int = 0
     lock: int = 0
     events: Counter[str] = field(default_factory=Counter)
@@ -388,7 +389,7 @@ class WaitSampler:
 
     def _run(self) -> None:
         while not self._stop.is_set():
-            waits = self.store.server_waits()
+            waits = self.probes.server_waits()
             if waits is None:
                 return
             self.samples += 1
@@ -440,7 +441,7 @@ def run_count(store: Store, pool: Workers, workers: int, games: int, seed: int,
     for queue in pool.commands[:workers]:
         queue.put((tournament_id, bots))
     pool.expect("ready", workers)
-    sampler = WaitSampler(store)
+    sampler = WaitSampler(Probes(store))
     sampler.start()
     cpu_before, server_before = cpu_busy(), children_cpu(server_pid)
     for queue in pool.commands[:workers]:
@@ -477,14 +478,14 @@ def run_count(store: Store, pool: Workers, workers: int, games: int, seed: int,
     return figures, tournament_id
 
 
-def check_slots(store: Store, tournament_id: str, scheduled: int, refused: int) -> SlotCheck:
+def check_slots(probes: Probes, tournament_id: str, scheduled: int, refused: int) -> SlotCheck:
     """Every scheduled game of the tournament stored once: none missing, none twice."""
-    counts = store.slot_counts(tournament_id)
+    counts = probes.slot_counts(tournament_id)
     return SlotCheck(tournament_id, scheduled, missing=sum(1 for i in range(scheduled) if counts.get(i, 0) == 0),
                      twice=sum(1 for n in counts.values() if n > 1), refused=refused)
 
 
-def measure_yardstick(store: Store, repeats: int = YARDSTICK_REPEATS) -> Yardstick:
+def measure_yardstick(probes: Probes, repeats: int = YARDSTICK_REPEATS) -> Yardstick:
     """Median ``SELECT 1`` and bare write transaction, after a few of each to warm up."""
     def median_ms(call: Any) -> float:
         for _ in range(10):
@@ -494,7 +495,7 @@ def measure_yardstick(store: Store, repeats: int = YARDSTICK_REPEATS) -> Yardsti
             _timed(times, call)
         return statistics.median(times)
 
-    return Yardstick(select1_ms=median_ms(store.round_trip), bare_write_ms=median_ms(store.bare_write))
+    return Yardstick(select1_ms=median_ms(probes.round_trip), bare_write_ms=median_ms(probes.bare_write))
 
 
 def template_record(rounds: int, seed: int) -> MatchRecord:
@@ -518,8 +519,9 @@ def bench_claims(plan: ClaimsPlan) -> ClaimsReport:
     load_before = os.getloadavg()[0]
     with database(plan) as db, Store(db.location) as store:
         database_name = "sqlite" if store.is_sqlite else "postgresql"
-        settings = store.server_settings()
-        yardstick = measure_yardstick(store, plan.yardstick_repeats)
+        probes = Probes(store)
+        settings = probes.server_settings()
+        yardstick = measure_yardstick(probes, plan.yardstick_repeats)
         runs: list[RunFigures] = []
         done: list[tuple[str, int]] = []
         baseline: float | None = None
@@ -532,7 +534,7 @@ def bench_claims(plan: ClaimsPlan) -> ClaimsReport:
                     figures = replace(figures, added_ms_per_game=0.0)
                 runs.append(figures)
                 done.append((tournament_id, figures.refused))
-        checks = [check_slots(store, tournament_id, games, refused) for tournament_id, refused in done]
+        checks = [check_slots(probes, tournament_id, games, refused) for tournament_id, refused in done]
     return ClaimsReport(database_name, settings, games, yardstick, runs, checks, load_before)
 
 

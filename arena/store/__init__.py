@@ -45,9 +45,6 @@ ratings       ``current_elo(variant)``, ``rating_history(bot, variant)``,
               ``elo_tracks(variant, limit)``, ``tournament_elo_steps(variant, id)`` (the Elo plot)
 reports       ``bot_games(name)`` (a bot's seats and faults: its page),
               ``newest_classic(bot, limit)`` (its exact bids by hand size; see ``reports.py``)
-probes        ``round_trip()``, ``bare_write()`` (the yardsticks), ``server_waits()``
-              (one ``pg_stat_activity`` sample), ``server_settings()``, ``slot_counts(id)``
-              (see ``probes.py``: what ``arena bench claims`` reads)
 crashes       ``save_crash(crash)`` (an ``arena.records.BotCrash``),
               ``crashes(variant=None, tournament_id=None) -> {bot: CrashSummary}``,
               ``crashes_per_variant(bot) -> {variant: CrashSummary}`` (see ``crashes.py``)
@@ -62,7 +59,8 @@ The room, module by module:
 ``leases.py``     stored schedules and the leases workers hold on their deals
 ``crashes.py``    bot crashes: one row each, read summed up per bot
 ``queries.py``    reads: matches, ratings, leaderboard inputs
-``probes.py``     the benchmarks' yardsticks and samples of what the server waits on
+``probes.py``     the benchmarks' own interface (``Probes(store)``): the yardsticks, samples
+                  of what the server waits on; not part of ``Store``, imported by ``arena.bench`` only
 ``reports.py``    reads for the other reports: a bot's page, exact bids by hand size, the Elo plot
 ``errors.py``     ``StoreError``
 
@@ -89,12 +87,11 @@ from sqlmodel import Session, create_engine
 
 from arena.records import BotCrash, MatchRecord
 from arena.stats.summaries import outcome_key, parse_outcome
-from arena.store import crashes, leases, probes, queries, registry, reports
+from arena.store import crashes, leases, queries, registry, reports
 from arena.store.codec import LOG_FORMAT, decode_log, encode_log
 from arena.store.crashes import CrashSummary
 from arena.store.errors import NotStored, StoreError, StoreUnavailable, driver_errors_translated
 from arena.store.leases import DealProgress, ScheduledGameLike, WorkUnit
-from arena.store.probes import ServerWaits
 from arena.store.queries import (
     AbTestGames,
     BoardInputs,
@@ -113,7 +110,7 @@ __all__ = [
     "LOG_FORMAT", "SCHEMA_VERSION", "AbTestGames", "BoardInputs", "BotEloStep", "BotFault", "BotGames", "BotInfo",
     "BotSeat", "ClassicGame",
     "CrashSummary", "DealProgress", "EloStep", "EloTrack", "LeaderboardInputs", "MatchSummary", "NewestClassic",
-    "NotStored", "RatingChange", "SeatAggregate", "ScheduledGameLike", "ServerWaits", "Store", "StoreError",
+    "NotStored", "RatingChange", "SeatAggregate", "ScheduledGameLike", "Store", "StoreError",
     "StoreUnavailable", "TournamentInfo", "WorkUnit",
     "decode_log", "encode_log", "hash_token", "outcome_key", "outcome_tables", "parse_outcome",
 ]
@@ -419,35 +416,6 @@ class Store:
         ``games_stored`` and ``workers`` (the names holding live leases)."""
         with self.engine.connect() as conn:
             return leases.unit_progress(conn, tournament_id)
-
-    # -- probes for the benchmarks (probes.py) ------------------------------------------------
-
-    def round_trip(self) -> None:
-        """One ``SELECT 1`` on a pooled connection: the yardstick of a statement's round trip."""
-        with self.engine.connect() as conn:
-            probes.round_trip(conn)
-
-    def bare_write(self) -> None:
-        """One write transaction that takes the store's write lock and commits, nothing else:
-        the yardstick of what every save pays before its rows (stores nothing new)."""
-        with self._lease_write() as conn:
-            probes.bare_write(conn)
-
-    def server_waits(self) -> ServerWaits | None:
-        """What the database's other sessions running a statement wait for now (one sample
-        of ``pg_stat_activity``); None on SQLite."""
-        with self.engine.connect() as conn:
-            return probes.server_waits(conn)
-
-    def server_settings(self) -> dict[str, str]:
-        """The server's version and the settings a commit's cost depends on."""
-        with self.engine.connect() as conn:
-            return probes.server_settings(conn)
-
-    def slot_counts(self, tournament_id: str) -> dict[int, int]:
-        """Stored matches per game index of a tournament: a slot stored twice shows as 2."""
-        with self.engine.connect() as conn:
-            return probes.slot_counts(conn, tournament_id)
 
     # -- matches ------------------------------------------------------------------------
 
