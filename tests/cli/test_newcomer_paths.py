@@ -10,7 +10,7 @@
   shows; bad values are one line and exit code 2;
 * ``arena bot register --rotate`` can be re-run, and without it a taken name is one line
   that names the fix;
-* the README's card examples and its links into docs/rules.md hold.
+* the card examples of docs/rules.md's "Which card wins", which the README links to, hold.
 
 Servers bind 127.0.0.1; databases are SQLite files in the test's folder.
 """
@@ -222,7 +222,7 @@ def test_bot_register_rotate_can_be_run_again(tmp_path: Path) -> None:
         "arena: error: bot 'alpha' is already registered (arena bot register alpha --rotate issues a new token)"]
 
 
-# ---------------------------------------------------------------- the README's card examples
+# ---------------------------------------------------------------- the card examples
 
 
 def github_anchors(markdown: str) -> set[str]:
@@ -238,11 +238,15 @@ def github_anchors(markdown: str) -> set[str]:
     return anchors
 
 
-def test_the_readme_links_to_the_trick_rules_of_both_variants() -> None:
+def test_the_readme_links_to_the_card_summary_and_it_to_both_trick_rules() -> None:
     readme = (ROOT / "README.md").read_text()
     rules = (ROOT / "docs" / "rules.md").read_text()
     links = re.findall(r"\]\(docs/rules\.md#([\w-]+)\)", readme)
-    assert {"winning-a-trick", "play-1"} <= set(links) and set(links) <= github_anchors(rules)
+    assert "which-card-wins" in links and set(links) <= github_anchors(rules)
+    # The summary there links to the trick rules of both variants.
+    summary = rules[rules.index("## Which card wins"):]
+    inner = re.findall(r"\]\(#([\w-]+)\)", summary)
+    assert {"winning-a-trick", "play-1"} <= set(inner) and set(inner) <= github_anchors(rules)
     # play-1 is the second "Play" heading: Wizard Extreme's, where its trick winner is.
     extreme_play = rules[rules.index("### 2. Wizard Extreme"):]
     assert extreme_play.index("#### Play") < extreme_play.index("Winner: the highest red card")
@@ -257,9 +261,9 @@ def extreme_winner(codes: list[str]) -> str:
     return codes[extreme.trick_winner([(seat, extreme_cards.INDEX[c]) for seat, c in enumerate(codes)])]
 
 
-def test_the_readme_card_examples_are_the_engines_rules() -> None:
-    readme = " ".join((ROOT / "README.md").read_text().split())
-    assert "with red trump and green led, `r2` beats `g13`, `g13` beats `g2`, and `b13` cannot win" in readme
+def test_the_card_examples_are_the_engines_rules() -> None:
+    rules = " ".join((ROOT / "docs" / "rules.md").read_text().split())
+    assert "with red trump and green led, `r2` beats `g13`, `g13` beats `g2`, and `b13` cannot win" in rules
     # Classic, red trump, green led: a trump beats the led suit, ranks compare within it,
     # another suit never wins; the first Wizard wins whatever its number; Jesters lose
     # unless there is nothing else (then the first).
