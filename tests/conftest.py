@@ -28,7 +28,7 @@ end of the test or module::
 leaderboard and Elo plot tests). ``web_db`` and ``web_client`` (one test module): the web
 tests' SQLite file of real engine games and Starlette's TestClient over it.
 
-The builders these fixtures use, and the tests too, are plain functions in factories.py;
+The builders these fixtures use, and the tests too, are plain functions in the factories package;
 no test module imports another.
 """
 
@@ -172,7 +172,7 @@ def postgres_url() -> Iterator[str]:
 @pytest.fixture(params=["sqlite"] + ([] if SKIP_POSTGRES else ["postgresql"]))
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
     """An empty store: a SQLite file in a temp dir, or the PostgreSQL test database wiped."""
-    from factories import wipe_postgres
+    from factories.databases import wipe_postgres
 
     from arena.store import Store
 
@@ -221,8 +221,8 @@ module_arena_server = pytest.fixture(_arena_servers, scope="module", name="modul
 @pytest.fixture
 def web_over() -> Iterator[Callable[[Path], str]]:
     """``web_over(db)``: start `arena web --port 0` on ``db`` as its own process, return its
-    address; stopped at the end (factories.WebServer)."""
-    from factories import WebServer
+    address; stopped at the end (factories.web_server.WebServer)."""
+    from factories.web_server import WebServer
 
     servers: list[WebServer] = []
 
@@ -239,7 +239,7 @@ def web_over() -> Iterator[Callable[[Path], str]]:
 def played_boards(store: Store) -> tuple[Store, dict[str, list[MatchRecord]]]:
     """Real 3-round engine games in three tournaments (two sets of game options, one
     organised elsewhere) and outside any, with fallbacks and timeouts; and an aborted one."""
-    from factories import played
+    from factories.records import played
 
     from arena.records import FaultRecord
 
@@ -273,7 +273,8 @@ def played_boards(store: Store) -> tuple[Store, dict[str, list[MatchRecord]]]:
 @pytest.fixture(scope="module")
 def web_db(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     """The web tests' database file and the id of its one tournament (classic, hidden bids)."""
-    from factories import WEB_BOTS, played
+    from factories.records import played
+    from factories.web_server import WEB_BOTS
 
     from arena.records import FaultRecord
     from arena.store import Store

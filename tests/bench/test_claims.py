@@ -24,7 +24,7 @@ RUN = ["database", "games_per_run", "yardstick_select1_ms", "yardstick_bare_writ
 
 @pytest.fixture
 def pg_database(postgres_url: str) -> Iterator[str]:
-    from factories import wipe_postgres
+    from factories.databases import wipe_postgres
 
     wipe_postgres(postgres_url)
     yield postgres_url

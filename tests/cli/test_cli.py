@@ -173,8 +173,8 @@ def test_bot_register_prints_a_token_once_and_stores_only_its_hash(tmp_path: Pat
 
 def _two_tournaments(path: Path) -> tuple[str, str]:
     """A database with one classic and one extreme tournament (hand-made records)."""
-    from factories import classic_record as classic
-    from factories import extreme_record as extreme
+    from factories.records import classic_record as classic
+    from factories.records import extreme_record as extreme
 
     with Store(str(path)) as store:
         first = store.create_tournament({"game": {"variant": "classic"}}, master_seed=1)

@@ -26,7 +26,8 @@ from typing import Any
 
 import grpc
 import pytest
-from factories import ROOT, played
+from factories import ROOT
+from factories.records import played
 
 from arena.records import MatchRecord
 from arena.store import Store

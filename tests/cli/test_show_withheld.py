@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from factories import running_tournament
+from factories.tournaments import running_tournament
 
 from arena.store import Store
 

@@ -11,7 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from factories import ROOT, arena_stdout
+from factories import ROOT
+from factories.commands import arena_stdout
 
 if not os.environ.get("CI"):
     pytest.importorskip("pettingzoo", reason="the train extra is not installed: pip install -e '.[train]'")

@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 from browser_fixtures import browser, page, screenshot  # noqa: F401  (the fixtures, for these tests)
-from factories import first_line
+from factories.web_server import first_line
 
 START_SECONDS = 30
 

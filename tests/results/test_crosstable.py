@@ -10,7 +10,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from factories import played
+from factories.records import played
 from rich.table import Table
 
 from arena.records import MatchRecord

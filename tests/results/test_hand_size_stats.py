@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from factories import played
+from factories.records import played
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from starlette.testclient import TestClient

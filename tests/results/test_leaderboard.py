@@ -13,9 +13,9 @@ from typing import Any
 
 import numpy as np
 import pytest
-from factories import classic_record as classic
-from factories import extreme_record as extreme
-from factories import played
+from factories.records import classic_record as classic
+from factories.records import extreme_record as extreme
+from factories.records import played
 from rich.console import Console
 from rich.table import Table
 

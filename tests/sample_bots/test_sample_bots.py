@@ -15,8 +15,9 @@ import subprocess
 from typing import Any
 
 import pytest
-from factories import ROOT, node_available
-from factories import sample_bot_command as bot_command
+from factories import ROOT
+from factories.bots import node_available
+from factories.bots import sample_bot_command as bot_command
 
 from arena.records import MatchRecord, MatchSpec
 from sample_bots.evaluate import bot_factory, play_series
@@ -132,7 +133,7 @@ def test_node_bot_reconnects_into_its_seat(arena_server: Any) -> None:
     reason = node_available()
     if reason:
         pytest.skip(f"Node.js bot not playable: {reason}")
-    from factories import DroppingProxy
+    from factories.network import DroppingProxy
 
     names = ["node-heuristic", "random", "random2"]
     arena = arena_server(grace=10.0, local_bots={name: f"token-{name}" for name in names})

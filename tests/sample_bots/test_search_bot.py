@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 from factories import ROOT
-from factories import sample_bot_command as bot_command
+from factories.bots import sample_bot_command as bot_command
 
 from engine import GameConfig, new_game
 from sample_bots.evaluate import bot_factory, play_game

@@ -29,7 +29,8 @@ from typing import Any
 
 import grpc
 import pytest
-from factories import ROOT, DroppingProxy
+from factories import ROOT
+from factories.network import DroppingProxy
 
 from arena import sdk
 from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb

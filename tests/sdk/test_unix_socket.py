@@ -30,7 +30,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from factories import ROOT, node_or_skip, python_bot
+from factories import ROOT
+from factories.bots import node_or_skip, python_bot
 
 from arena import sdk
 from arena.records import MatchRecord, MatchSpec

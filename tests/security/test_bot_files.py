@@ -21,7 +21,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from factories import TEST_BOTS, needs_bwrap
+from factories import TEST_BOTS
+from factories.bots import needs_bwrap
 
 from arena.store import Store
 from arena.tournament.bot_limits import BotLimits

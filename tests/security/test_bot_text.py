@@ -18,7 +18,9 @@ from typing import Any
 
 import grpc
 import pytest
-from factories import TEST_BOTS, WebServer, arena_stdout
+from factories import TEST_BOTS
+from factories.commands import arena_stdout
+from factories.web_server import WebServer
 
 from arena.referee import auth
 from arena.store import Store

@@ -25,7 +25,8 @@ import time
 from pathlib import Path
 
 import pytest
-from factories import slow_tournament, wait_for
+from factories.live import slow_tournament
+from factories.web_server import wait_for
 
 from arena.store import Store
 

@@ -20,7 +20,8 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 import pytest
-from factories import TEST_BOTS, needs_bwrap
+from factories import TEST_BOTS
+from factories.bots import needs_bwrap
 
 from arena.store import Store
 

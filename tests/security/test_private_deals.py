@@ -21,7 +21,8 @@ from typing import Any
 import grpc
 import pytest
 from bots.harness import ADMIN_TOKEN
-from factories import played, running_tournament
+from factories.records import played
+from factories.tournaments import running_tournament
 from starlette.testclient import TestClient
 
 from arena.records import MatchRecord
@@ -169,7 +170,8 @@ def test_a_running_duplicate_match_cannot_be_watched_in_arena_web(tmp_path: Path
                                                                   web_over: Any) -> None:
     """A real local duplicate tournament: arena web lists its running match as private,
     and its live page and event stream refuse it."""
-    from factories import get_json, http_fetch, slow_tournament, wait_for
+    from factories.live import get_json, slow_tournament
+    from factories.web_server import http_fetch, wait_for
 
     db = tmp_path / "arena.db"
     runner = slow_tournament(tmp_path, db, "--rounds", "3", "--games", "3", "--deals", "duplicate", sleep_ms=60)

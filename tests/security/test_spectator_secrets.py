@@ -34,7 +34,9 @@ from typing import Any
 
 import grpc
 import pytest
-from factories import Fetch, http_fetch, played, slow_tournament, wait_for
+from factories.live import slow_tournament
+from factories.records import played
+from factories.web_server import Fetch, http_fetch, wait_for
 from starlette.applications import Starlette
 from starlette.routing import Mount, Route
 from starlette.testclient import TestClient
@@ -321,7 +323,7 @@ def test_no_page_names_the_database_s_password_host_or_folder(tmp_path: Path, po
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     """An interrupted tournament's resume command names the database without its
     credentials or host (a PostgreSQL URL) or its folders (a SQLite path)."""
-    from factories import wipe_postgres
+    from factories.databases import wipe_postgres
 
     wipe_postgres(postgres_url)
     monkeypatch.chdir(tmp_path)                  # a URL's run lock lives in the working folder
@@ -489,7 +491,7 @@ def test_a_real_tournament_shows_no_secret_until_it_finishes(tmp_path: Path, web
 def test_a_database_error_names_neither_its_server_nor_its_file(tmp_path: Path, postgres_url: str) -> None:
     """A 503 (the PostgreSQL server refuses arena web's reconnection) and a 404 (no such
     match in a SQLite file) say what went wrong without the server's address or the path."""
-    from factories import wipe_postgres
+    from factories.databases import wipe_postgres
     from sqlalchemy import create_engine, text
 
     wipe_postgres(postgres_url)

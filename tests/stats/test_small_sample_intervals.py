@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from factories import played
+from factories.records import played
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from starlette.testclient import TestClient

@@ -12,9 +12,10 @@ from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 import pytest
-from factories import as_schema_2, as_schema_3, drop_schema_5, played
-from factories import classic_record as classic
-from factories import extreme_record as extreme
+from factories.databases import as_schema_2, as_schema_3, drop_schema_5
+from factories.records import classic_record as classic
+from factories.records import extreme_record as extreme
+from factories.records import played
 from rich.console import Console
 from sqlalchemy import inspect
 

@@ -13,7 +13,8 @@ from typing import Any
 import numpy as np
 import pytest
 import sqlalchemy
-from factories import as_schema_1, played
+from factories.databases import as_schema_1
+from factories.records import played
 
 import arena.store
 from arena.records import FaultRecord, MatchRecord

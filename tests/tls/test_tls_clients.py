@@ -34,7 +34,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from factories import ROOT, node_or_skip, python_bot
+from factories import ROOT
+from factories.bots import node_or_skip, python_bot
 
 from arena import sdk
 from arena.records import MatchRecord, MatchSpec
@@ -295,7 +296,7 @@ def test_bots_with_client_certificates_play_where_the_arena_asks_for_them(pki: P
         "heuristic": (python_bot("heuristic") + ["--arena", ARENA], {
             "ARENA_TLS_CA": pki.ca, "ARENA_TLS_CERT": pki.client, "ARENA_TLS_KEY": pki.client_key}),
     }
-    from factories import node_available
+    from factories.bots import node_available
 
     if node_available() is None:
         bots["node-heuristic"] = (NODE + ["--arena", ARENA, "--tls-ca", pki.ca], {

@@ -231,7 +231,7 @@ class RecordingRunner:
     async def run_match(self, spec):
         import asyncio
 
-        from factories import played
+        from factories.records import played
 
         assert spec.game_index not in self.spans, f"game {spec.game_index} started twice"
         start = time.monotonic()

@@ -132,7 +132,7 @@ def test_two_workers_on_sqlite_one_killed_mid_game(tmp_path: Path, one_worker_ru
 
 @pytest.fixture
 def pg_database(postgres_url: str) -> Iterator[str]:
-    from factories import wipe_postgres
+    from factories.databases import wipe_postgres
 
     wipe_postgres(postgres_url)
     yield postgres_url

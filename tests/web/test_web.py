@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from factories import WEB_BOTS, played
+from factories.records import played
+from factories.web_server import WEB_BOTS
 from starlette.testclient import TestClient
 
 from arena.store import Store, StoreUnavailable

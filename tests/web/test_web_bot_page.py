@@ -9,7 +9,7 @@ import html
 import re
 from pathlib import Path
 
-from factories import classic_record
+from factories.records import classic_record
 from starlette.testclient import TestClient
 
 from arena.store import Store

@@ -11,7 +11,8 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from factories import as_schema_1, as_schema_2, played
+from factories.databases import as_schema_1, as_schema_2
+from factories.records import played
 from starlette.testclient import TestClient
 
 from arena.records import FaultRecord, MatchRecord

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from factories import played
+from factories.records import played
 from starlette.testclient import TestClient
 
 from arena.store import Store

@@ -8,7 +8,7 @@ import re
 from datetime import UTC, datetime
 from pathlib import Path
 
-from factories import played
+from factories.records import played
 from starlette.testclient import TestClient
 
 from arena.records import BotCrash

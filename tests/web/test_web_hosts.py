@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from factories import WebServer
+from factories.web_server import WebServer
 from starlette.testclient import TestClient
 
 from arena.store import Store

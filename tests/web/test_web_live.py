@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from factories import card_names, moment, played, running_match, slow_tournament
+from factories.live import card_names, moment, running_match, slow_tournament
+from factories.records import played
 from starlette.testclient import TestClient
 
 from arena.store import Store

@@ -28,7 +28,9 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 from browser_fixtures import browser, page, screenshot  # noqa: F401  (the fixtures, for these tests)
-from factories import Match, Site, WebServer, arena_stdout
+from factories.browser_site import Match, Site
+from factories.commands import arena_stdout
+from factories.web_server import WebServer
 
 from arena.store import Store
 

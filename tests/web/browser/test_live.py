@@ -22,7 +22,8 @@ import pytest
 
 if not os.environ.get("CI"):
     pytest.importorskip("playwright", reason="playwright is not installed (pip install -e '.[test]')")
-from factories import arena_stdout, card_names, moment, running_match, slow_tournament  # noqa: E402
+from factories.commands import arena_stdout  # noqa: E402
+from factories.live import card_names, moment, running_match, slow_tournament  # noqa: E402
 from playwright.sync_api import Page, expect  # noqa: E402
 
 pytestmark = pytest.mark.slow

@@ -23,11 +23,11 @@ import pytest
 # Outside CI, no Playwright means a skip (one line); in CI the import below fails the run.
 if not os.environ.get("CI"):
     pytest.importorskip("playwright", reason="playwright is not installed (pip install -e '.[test]')")
-from factories import arena_stdout  # noqa: E402
+from factories.commands import arena_stdout  # noqa: E402
 from playwright.sync_api import Browser, Page, expect  # noqa: E402
 
 if TYPE_CHECKING:
-    from factories import Site
+    from factories.browser_site import Site
 
 Shoot = Callable[[Page, str], None]
 
