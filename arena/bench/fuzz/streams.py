@@ -2,7 +2,9 @@
 answers every decision request with a behaviour drawn from :data:`BEHAVIOURS` and checks
 the server's side of the contract on what it reads; :class:`Agent`, one fuzz bot (an
 anchor stream kept open, reconnecting after every end, plus probe streams); and the
-openings a probe stream starts with.
+openings a probe stream starts with. They see the run they belong to only through
+:class:`FuzzRun`, what they read of it (:class:`~arena.bench.fuzz.run.Fuzzer` is one), so
+this module does not import the run's.
 """
 
 from __future__ import annotations
@@ -13,26 +15,39 @@ import random
 import re
 from collections import deque
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import grpc
 
 from arena.bench.fuzz.checks import Tally, Told
 from arena.bench.fuzz.messages import bad_option, bad_prediction, hand_of, honest_prediction, odd_hello
-from arena.bench.fuzz.settings import CLIENT_OPTIONS, FIXED_BAD_OPTIONS, U32, U64
+from arena.bench.fuzz.settings import CLIENT_OPTIONS, FIXED_BAD_OPTIONS, U32, U64, FuzzSettings
 from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
 from arena.wire.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
 from arena.wire.protocol import WIRE_TO_KIND
 from engine import VARIANT_RECORDS, VARIANTS
-
-if TYPE_CHECKING:
-    from arena.bench.fuzz.run import Fuzzer
 
 BEHAVIOURS: tuple[tuple[str, int], ...] = (
     ("honest", 30), ("repeat", 5), ("answer_then_other", 3), ("bad_option", 13), ("wrong_id", 10),
     ("bad_prediction", 8), ("no_choice", 3), ("empty", 4), ("hello_again", 4), ("flood", 3), ("slow", 8),
     ("silent", 4), ("disconnect", 3), ("reconnect_early", 2), ("half_close", 1), ("big_flood", 1),
 )
+
+
+class FuzzRun(Protocol):
+    """What a fuzz bot's streams read of the run they belong to: the server's address,
+    every bot's name, the settings (the grace a reconnect waits past), the shared tally,
+    whether fuzzing is over (``draining``: answer honestly now) or the whole run is
+    (``finished``), and the probe to start beside an agent's anchor stream."""
+
+    address: str
+    names: list[str]
+    settings: FuzzSettings
+    tally: Tally
+    draining: bool
+    finished: asyncio.Event
+
+    async def probe(self, agent: Agent, rng: random.Random) -> None: ...
 
 
 def variant_asking(kind: int) -> str:
@@ -50,7 +65,7 @@ def variant_asking(kind: int) -> str:
 class Session:
     """One ``Play`` stream of a fuzz bot: reads everything, answers requests by behaviour."""
 
-    def __init__(self, fuzzer: Fuzzer, agent: Agent, rng: random.Random, label: str) -> None:
+    def __init__(self, fuzzer: FuzzRun, agent: Agent, rng: random.Random, label: str) -> None:
         self.fuzzer, self.agent, self.rng, self.label = fuzzer, agent, rng, label
         self.tally = fuzzer.tally
         self.sid = f"{agent.name}#{agent.next_session()}"
@@ -415,7 +430,7 @@ def open_with_hello(hello: pb.Hello, what: str) -> Callable[[Session], Awaitable
 class Agent:
     """One fuzz bot: an anchor stream kept open (reconnecting after every end), plus probes."""
 
-    def __init__(self, fuzzer: Fuzzer, name: str, token: str, rng: random.Random) -> None:
+    def __init__(self, fuzzer: FuzzRun, name: str, token: str, rng: random.Random) -> None:
         self.fuzzer, self.name, self.token, self.rng = fuzzer, name, token, rng
         self.capacity = rng.choice((1, 1, 2, 3))
         self.in_use = 0                    # tables the organiser loops gave it
