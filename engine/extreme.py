@@ -22,8 +22,10 @@ Representation, chosen for speed: a card is an ``int`` 0..74 and a hand an ``int
 mask (see :mod:`engine.extreme_cards`, which also holds the tokens); token holdings are
 lists of seven counts in ``TOKEN_COLOURS`` order; the event log (:mod:`engine.events`)
 holds tuples. Names (``"r7"``, ``"blue"``) appear only at the edges: actions,
-observations, events. The rules a playout needs are plain functions on those ints
-(:func:`legal_plays`, :func:`trick_winner`, :func:`round_penalties`), and the game calls them.
+observations and events, made in :mod:`engine.extreme_json`. The rules a playout needs
+are plain functions on those ints (:func:`legal_plays`, :func:`trick_winner`,
+:func:`round_penalties` here; what a prediction may take, in :mod:`engine.extreme_tokens`),
+and the game calls them.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from engine import extreme_tokens
 from engine.core import (
     PAY,
     PLAY,
@@ -63,6 +66,14 @@ from engine.extreme_cards import (
     codes_of,
     deck_for,
 )
+from engine.extreme_json import (
+    cards_json,
+    event_dict,
+    last_trick_json,
+    pay_json,
+    round_history_json,
+    tokens_json,
+)
 from engine.game import Game
 from engine.masks import pick
 
@@ -77,7 +88,6 @@ MAX_DESTROYER_PENALTY = 1000
 
 OVER = "over"
 HIGHER_IS_BETTER = False  # totals are penalty points: the fewest win
-DESTROYER_CHANCE = 0.2  # how often random_action takes a free destroyer
 
 
 def legal_plays(hand: int, lead_cards: int) -> int:
@@ -151,10 +161,6 @@ def next_dealer(penalties: list[int], dealer: int) -> int:
     players = len(penalties)
     best = min(penalties)
     return next(s % players for s in range(dealer + 1, dealer + 1 + players) if penalties[s % players] == best)
-
-
-def _tokens_json(counts: list[int]) -> dict[str, int]:
-    return dict(zip(TOKEN_COLOURS, counts))
 
 
 # ---------------------------------------------------------------------------
@@ -357,29 +363,7 @@ class ExtremeGame(Game):
             return options[int(rng.random() * len(options))]
         if phase != PREDICT or seat != self._current:
             raise self._nothing_to_decide(seat)
-        if self._destroyer is None and rng.random() < DESTROYER_CHANCE:
-            return Prediction(destroyer=True)
-        supply = list(self._supply)
-        held = [list(t) for t in self._tokens]
-        others = [s for s in range(self.players) if s != seat]
-        counts = [0] * 5
-        pairs: list[tuple[str, int]] = []
-        for _ in range(int(rng.random() * 6)):
-            choices = [c for c in range(5) if supply[c] or (supply[WHITE] and any(held[s][c] for s in others))]
-            if not choices:
-                break
-            colour = choices[int(rng.random() * len(choices))]
-            counts[colour] += 1
-            if supply[colour]:
-                supply[colour] -= 1
-            else:
-                holders = [s for s in others if held[s][colour]]
-                holder = holders[int(rng.random() * len(holders))]
-                held[holder][colour] -= 1
-                supply[WHITE] -= 1
-                pairs.append((COLOURS[colour], holder))
-        take_from = tuple(pairs) if rng.random() < 0.5 else ()
-        return Prediction(tokens={COLOURS[c]: n for c, n in enumerate(counts) if n}, take_from=take_from)
+        return extreme_tokens.random_prediction(seat, self._supply, self._tokens, self._destroyer is None, rng)
 
     def apply(self, seat: int, action: Any) -> None:
         """Play ``action`` for ``seat``. An illegal action raises :class:`IllegalAction`
@@ -409,24 +393,17 @@ class ExtremeGame(Game):
     # -- prediction -------------------------------------------------------------
 
     def can_take(self, seat: int) -> dict[str, int]:
-        """How many tokens of each colour ``seat`` could take now, each colour on its own.
-
-        The supply's tokens plus those the other players hold, as far as the supply has
-        white tokens to give in exchange. The white tokens are shared by all colours: one
-        prediction can take from others at most as many tokens as there are white ones.
-        """
-        white = self._supply[WHITE]
-        return {
-            COLOURS[c]: self._supply[c] + min(white, sum(t[c] for s, t in enumerate(self._tokens) if s != seat))
-            for c in range(5)
-        }
+        """How many tokens of each colour ``seat`` could take now, each colour on its own
+        (:func:`engine.extreme_tokens.can_take`)."""
+        return extreme_tokens.can_take(self._supply, self._tokens, seat)
 
     def _predict(self, seat: int, action: Any) -> None:
         try:
             prediction = Prediction.from_json(action)
         except ValueError as exc:
             raise IllegalAction(str(exc), seat=seat, kind=PREDICT) from None
-        counts, exchanges = self._plan_prediction(seat, prediction)
+        counts, exchanges = extreme_tokens.plan_prediction(prediction, seat, self._supply, self._tokens,
+                                                           self._destroyer)
         # Legal: from here on nothing can fail.
         self.actions.append([seat, action_to_json(prediction)])
         self._predicted[seat] = True
@@ -452,72 +429,6 @@ class ExtremeGame(Game):
             self._legal = legal_plays(self._hands[leader], 0)
         else:
             self._current = self._next_seat[seat]
-
-    def _plan_prediction(self, seat: int, p: Prediction) -> tuple[list[int], list[tuple[int, int]]]:
-        """Check a prediction; return the token counts and the ``(colour, holder)`` exchanges.
-
-        Tokens come from the supply first. For each colour the supply lacks, ``take_from``
-        must name one holder per missing token; a colour it does not name is taken by the
-        default: holders clockwise from the predictor's left, each emptied before the next.
-        """
-
-        def illegal(message: str) -> IllegalAction:
-            return IllegalAction(message, seat=seat, kind=PREDICT)
-
-        if p.destroyer:
-            if any(p.tokens.values()) or p.take_from:
-                raise illegal("the destroyer predicts nothing: take the destroyer or tokens, not both")
-            if self._destroyer is not None:
-                raise illegal(f"the destroyer is taken this round (by seat {self._destroyer}); predict tokens")
-            return [0] * 5, []
-        counts = [0] * 5
-        for name, n in p.tokens.items():
-            if name not in COLOURS:
-                raise illegal(f"only coloured tokens can be predicted ({', '.join(COLOURS)}), not {name!r}")
-            if n < 0:
-                raise illegal(f"token counts must be 0 or more (got {name} {n})")
-            counts[COLOURS.index(name)] = n
-        short = [max(0, counts[c] - self._supply[c]) for c in range(5)]
-        available = [list(t) for t in self._tokens]  # what is left to take, per holder
-        exchanges: list[tuple[int, int]] = []
-        named = [0] * 5
-        for name, holder in p.take_from:
-            if name not in COLOURS:
-                raise illegal(f"take_from names coloured tokens only, not {name!r}")
-            c = COLOURS.index(name)
-            if short[c] == 0:
-                raise illegal(f"take_from names {name}, but the supply has the {name} tokens you asked for")
-            if not 0 <= holder < self.players or holder == seat:
-                raise illegal(f"take_from must name another player's seat (got {holder})")
-            if available[holder][c] == 0:
-                raise illegal(f"seat {holder} holds no more {name} tokens to take")
-            available[holder][c] -= 1
-            named[c] += 1
-            exchanges.append((c, holder))
-        for c in range(5):
-            if named[c] and named[c] != short[c]:
-                raise illegal(
-                    f"the supply lacks {short[c]} {COLOURS[c]} token(s) but take_from names {named[c]}; "
-                    "name one seat per missing token, or leave that colour out to use the default")
-            need = short[c] - named[c]
-            holder = seat
-            while need:
-                holder = self._next_seat[holder]
-                if holder == seat:
-                    raise illegal(self._cannot_have(seat, counts))
-                while need and available[holder][c]:
-                    available[holder][c] -= 1
-                    need -= 1
-                    exchanges.append((c, holder))
-        if len(exchanges) > self._supply[WHITE]:
-            raise illegal(self._cannot_have(seat, counts))
-        return counts, exchanges
-
-    def _cannot_have(self, seat: int, counts: list[int]) -> str:
-        wanted = ", ".join(f"{COLOURS[c]} {n}" for c, n in enumerate(counts) if n)
-        can = ", ".join(f"{colour} {n}" for colour, n in self.can_take(seat).items())
-        return (f"cannot have {wanted}: can be had {can} (the supply, plus other players' tokens for one "
-                f"white token each; {self._supply[WHITE]} white token(s) left for all colours together)")
 
     # -- play ---------------------------------------------------------------------
 
@@ -662,19 +573,9 @@ class ExtremeGame(Game):
         """
         check_viewer(seat, self.players)
         phase = self._phase
-        last = None
-        if self._last_trick is not None:
-            cards, winner = self._last_trick
-            last = {"cards": _cards_json(cards), "winner": winner}
         pay = None
         if phase == PAY and self._last_trick is not None:
-            cards, winner = self._last_trick
-            pay = {
-                "seat": winner,
-                "lead_suit": COLOURS[COLOUR_OF[cards[0][1]]],
-                "winning_card": CODES[next(c for s, c in cards if s == winner)],
-                "options": list(self._pay_options),
-            }
+            pay = pay_json(self._last_trick, self._pay_options)
         return {
             "variant": "extreme",
             "players": self.players,
@@ -691,21 +592,13 @@ class ExtremeGame(Game):
             "tricks_won": list(self._tricks_won),
             "leader": self._leader,
             "lead_suit": None if self._lead is None else COLOURS[self._lead],
-            "trick": _cards_json(self._trick),
-            "last_trick": last,
+            "trick": cards_json(self._trick),
+            "last_trick": last_trick_json(self._last_trick),
             "played": [CODES[c] for c in self._played],
             "scores": list(self._totals),
-            "round_history": [
-                {
-                    "round": i + 1,
-                    "scores": [line.score for line in rnd],
-                    "destroyer": next((s for s, line in enumerate(rnd) if line.destroyer), None),
-                    "tokens": [dict(line.tokens or {}) for line in rnd],
-                }
-                for i, rnd in enumerate(self._history)
-            ] if round_history else None,
-            "tokens": [_tokens_json(t) for t in self._tokens],
-            "supply": _tokens_json(self._supply),
+            "round_history": round_history_json(self._history) if round_history else None,
+            "tokens": [tokens_json(t) for t in self._tokens],
+            "supply": tokens_json(self._supply),
             "destroyer": self._destroyer,
             "destroyer_free": phase == PREDICT and self._destroyer is None,
             "predicted": list(self._predicted),
@@ -725,7 +618,7 @@ class ExtremeGame(Game):
         (['round_start'], 4)
         """
         check_viewer(seat, self.players)
-        return self._log.visible_to(seat, start, _event_dict)
+        return self._log.visible_to(seat, start, event_dict)
 
     def logged_events(self, start: int = 0) -> tuple[list[Event], int]:
         """Every event logged from position ``start`` on, private ones too, as stored
@@ -734,7 +627,7 @@ class ExtremeGame(Game):
 
     def event_dict(self, event: Event) -> dict[str, Any]:
         """The dict form of one of :meth:`logged_events` (as :meth:`events_for` gives it)."""
-        return _event_dict(event)
+        return event_dict(event)
 
     def snapshot(self) -> dict[str, Any]:
         """The full state, hidden hands included; equal snapshots mean equal games."""
@@ -775,37 +668,3 @@ class ExtremeGame(Game):
             message = f"seat {seat} has nothing to decide now; waiting for seat {self._current} ({self._phase})"
         return IllegalAction(message, seat=seat, kind=None)
 
-
-def _cards_json(cards: tuple[tuple[int, int], ...] | list[tuple[int, int]]) -> list[dict[str, Any]]:
-    return [{"seat": s, "card": CODES[c]} for s, c in cards]
-
-
-def _event_dict(event: Event) -> dict[str, Any]:
-    """Turn a stored event tuple into the dict bots see (see ``docs/engine-extreme.md``)."""
-    kind = event[1]
-    p = event[2:]
-    if kind == "play":
-        return {"type": "play", "seat": p[0], "card": CODES[p[1]]}
-    if kind == "trick":
-        cards = p[1]
-        return {"type": "trick", "winner": p[0], "leader": cards[0][0], "cards": _cards_json(cards),
-                "lead_suit": COLOURS[p[2]], "destroyer_won": p[3]}
-    if kind == "token_returned":
-        return {"type": kind, "seat": p[0], "colour": TOKEN_COLOURS[p[1]], "chosen": p[2]}
-    if kind in ("black_taken", "black_exhausted", "destroyer"):
-        return {"type": kind, "seat": p[0]}
-    if kind == "prediction":
-        return {"type": kind, "seat": p[0],
-                "tokens": {COLOURS[c]: n for c, n in enumerate(p[1]) if n},
-                "take_from": [[COLOURS[c], s] for c, s in p[2]]}
-    if kind == "token_exchange":
-        return {"type": kind, "from_seat": p[0], "to_seat": p[1], "colour": COLOURS[p[2]]}
-    if kind == "round_start":
-        return {"type": kind, "round": p[0], "dealer": p[1]}
-    if kind == "hand":
-        return {"type": kind, "seat": p[0], "cards": list(codes_of(p[1]))}
-    if kind == "round_end":
-        return {"type": kind, "round": p[0], "penalties": list(p[1]), "totals": list(p[2]), "dealer_next": p[3]}
-    if kind == "game_over":
-        return {"type": kind, "totals": list(p[0]), "places": list(p[1])}
-    raise AssertionError(f"unknown event {kind}")
