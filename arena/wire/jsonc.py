@@ -3,10 +3,10 @@
 Every JSON string the arena writes (observations and events on the wire, results,
 records, the store's logs) is compact: no spaces, UTF-8 (non-ASCII characters are not
 escaped). :func:`dumps` writes it with orjson, because the referee encodes an
-observation for every decision: a late-game classic observation (2 KB) takes about
-9 µs with orjson against 60-90 µs with the standard library's encoder, the largest
-single cost of a decision before. What orjson refuses (integers beyond 64 bits) goes
-to the standard library instead, so nothing the standard library can write fails here.
+observation for every decision and the standard library's encoder takes several times
+as long over the same 2 KB (``arena bench referee-work`` measures a decision's whole
+cost, docs/speed.md). What orjson refuses (integers beyond 64 bits) goes to the
+standard library instead, so nothing the standard library can write fails here.
 
 Reading: :func:`loads` reads what the standard library reads, exactly (every integer
 stays an integer). :func:`loads_fast` is orjson, for the arena's own JSON on a hot
