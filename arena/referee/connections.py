@@ -186,12 +186,11 @@ class Connection:
         """Carry the stream until either side ends it: write the outbox with
         ``context.write`` while a reader task routes the bot's answers.
 
-        Measured back to back with 32 matches, this costs less referee CPU per decision
-        than grpc draining a response iterator, or a separate writer task. Writing a
-        request from the match's own task when the stream is idle was measured twice:
-        it cost 7-15% of the decisions per second with 64 matches on 256 connections
-        (81 -> 92 µs of CPU a decision with the write started at once and not awaited),
-        and the sequential round trip's ratio to the bare one did not move: not done.
+        Writing here costs the referee less CPU a decision than grpc draining a response
+        iterator, a writer task of its own, or writing a request from the match's task
+        when the stream is idle (fewer decisions a second with many matches, and no
+        shorter a round trip), each run against it in ``arena bench referee``
+        (docs/speed.md).
         """
         reader = asyncio.ensure_future(self.read_loop(context))
         outbox = self._outbox
