@@ -386,8 +386,8 @@ def _upgrade_from_1(conn: Connection, name: str) -> None:
     Timeouts come from the faults table. Think times need every completed match's log:
     the seat of each action is in its (compressed JSON) actions and the latencies beside
     them, so each log is decoded once here, a page of matches at a time to keep memory
-    flat (about 100 MB), and counted as a save counts them (``arena.stats.think_times``).
-    Measured: 13 s for 100,000 full-size matches (a 1 GB file).
+    flat whatever the database's size, and counted as a save counts them
+    (``arena.stats.think_times``). Its time therefore grows with the number of matches.
     """
     started = time.perf_counter()
     matches, seats, logs = MatchRow.__table__, MatchSeatRow.__table__, MatchLogRow.__table__
@@ -470,8 +470,7 @@ def _upgrade_from_2(conn: Connection, name: str) -> None:
     past ``move_time``, summed per seat and capped at the bank, and the whole bank for a
     seat with a timeout. That estimate misses what a dropped connection cost (such an
     answer is not in the log) and the rounding of the logged latencies. Every other
-    match keeps NULL bank figures: not known. Measured: 0.3 s for 2,000 full-size
-    matches (so about 15 s per 100,000).
+    match keeps NULL bank figures: not known.
     """
     started = time.perf_counter()
     matches, seats, logs = MatchRow.__table__, MatchSeatRow.__table__, MatchLogRow.__table__
