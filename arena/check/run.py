@@ -266,7 +266,7 @@ class _Check:
             playing.cancel()
             await asyncio.gather(playing, return_exceptions=True)
             for match_id, match in cut.items():
-                referee = self.server.recent.get(match_id)
+                referee = self.server.host.find_match(match_id)
                 if referee is not None and referee.record is not None:
                     self._add(outcomes, outcome_of(match, referee.record, cut_short=True))
             self.report.failure = (f"it exited with code {self.exited.result()} during the {variant} matches; "

@@ -1,5 +1,5 @@
 """``arena serve``: the referee as a long-running server (arena.referee.server), with
-``--auto-match`` its own matchmaking (arena.referee.ladder), and ``arena tls-cert``: a
+``--auto-match`` its own matchmaking (arena.referee.automatch), and ``arena tls-cert``: a
 certificate for it (arena.tls).
 
 Its limits default to the referee's own (arena.referee.limits). Plaintext is served on
@@ -58,7 +58,8 @@ def serve(
     On loopback (the default host) it speaks plaintext unless given a certificate; on any
     other host it needs --tls-cert and --tls-key, or --insecure.
     """
-    from arena.referee.server import serve as serve_forever  # imported here: it brings grpc
+    from arena.referee.automatch import AutoMatch  # imported here: it brings grpc
+    from arena.referee.server import serve as serve_forever
 
     check_host(host)
     tls = server_tls(host, tls_cert, tls_key, tls_client_ca, insecure)
@@ -75,8 +76,9 @@ def serve(
     open_store(db, must_exist=False)  # refuse a foreign database before binding the port
     try:
         asyncio.run(serve_forever(host=host, port=port, db_path=db_location(db), move_time=move_time,
-                                  time_bank=time_bank, max_faults=max_faults, grace=grace, ladder_variant=auto_match,
-                                  quiet=quiet, tls=tls))
+                                  time_bank=time_bank, max_faults=max_faults, grace=grace,
+                                  auto_match=None if auto_match is None else AutoMatch(auto_match), quiet=quiet,
+                                  tls=tls))
     except OSError as error:   # the port was taken between the check and grpc's bind
         fail(str(error))
 

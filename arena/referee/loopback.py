@@ -50,12 +50,11 @@ class LoopbackReferee:
     def __init__(self, *, move_time: float = MOVE_TIME, time_bank: float = TIME_BANK, max_faults: int = MAX_FAULTS,
                  grace: float = GRACE, hello_timeout: float | None = None) -> None:
         # The gRPC server is imported when a referee is made, not with this module.
-        from arena.referee.server import ArenaServer
+        from arena.referee.server import HELLO_TIMEOUT, ArenaServer
 
-        self.server: ArenaServer = ArenaServer(store=None, move_time=move_time, time_bank=time_bank,
-                                               max_faults=max_faults, grace=grace)
-        if hello_timeout is not None:
-            self.server.hello_timeout = min(self.server.hello_timeout, hello_timeout)
+        self.server: ArenaServer = ArenaServer(
+            store=None, move_time=move_time, time_bank=time_bank, max_faults=max_faults, grace=grace,
+            hello_timeout=HELLO_TIMEOUT if hello_timeout is None else min(HELLO_TIMEOUT, hello_timeout))
 
     @property
     def port(self) -> int:

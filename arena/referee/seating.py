@@ -222,6 +222,11 @@ class Registry:
         return sorted({name for name in bots
                        if not any(c.plays(variant) and c.free_slots() > 0 for c in self.by_name.get(name, []))})
 
+    def idle(self, variant: str) -> list[str]:
+        """The bots, by name in order, with a stream that plays ``variant`` and has a free slot."""
+        return sorted(name for name, conns in self.by_name.items()
+                      if any(c.plays(variant) and c.free_slots() > 0 for c in conns))
+
     def info(self) -> dict[str, ConnectedBotInfo]:
         out: dict[str, ConnectedBotInfo] = {}
         for name, conns in self.by_name.items():

@@ -179,7 +179,7 @@ class LocalArena:
         self.referee = LoopbackReferee(move_time=settings.move_time, time_bank=settings.time_bank,
                                        max_faults=settings.max_faults, grace=grace)
         self.server = self.referee.server
-        self.server.absent = {}
+        self.server.host.absent = {}
         self.log_dir = log_dir
         self.optional = optional
         self.notice = notice
@@ -297,7 +297,7 @@ class LocalArena:
                 try:
                     return waiting.result()
                 except TimeoutError as exc:
-                    late = [n for n in names if n not in self.server.registry.by_name]
+                    late = [n for n in names if n not in self.server.connected_bots()]
                     if not late or not set(late) <= self.optional:
                         raise BotStartError(late[0] if late else "", f"{exc}{hint} (bot output is in {self.log_dir})",
                                             self.log_dir) from None

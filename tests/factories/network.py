@@ -54,8 +54,8 @@ class DroppingProxy:
         """Run ``spec`` on ``arena`` (an ArenaThread) and cut every proxied connection once
         the match is well under way (20 actions in); return the finished match's record."""
         match = asyncio.wrap_future(arena.submit(arena.arena.run_match(spec)))
-        server = arena.arena
-        while not server.running or len(next(iter(server.running.values())).game.actions) < 20:
+        host = arena.arena.host
+        while not host.running or len(next(iter(host.running.values())).game.actions) < 20:
             await asyncio.sleep(0.005)
         assert not match.done(), "the match ended before the drop; make it longer"
         self.dropped_at = time.monotonic()

@@ -242,7 +242,7 @@ def test_a_cancelled_match_gives_its_seats_back(arena: ArenaThread, tmp_path: Pa
     while arena.arena.connected_bots()["quiet"].free_slots != 1:
         assert time.monotonic() < deadline
         time.sleep(0.01)
-    assert not arena.arena.running
+    assert not arena.arena.host.running
     while not (ended := [m for m in read_report(report) if m["msg"] == "match_ended"]):
         assert time.monotonic() < deadline
         time.sleep(0.01)

@@ -75,17 +75,15 @@ def test_hello_must_name_the_tokens_bot(channel: grpc.Channel) -> None:
     outgoing.put(None)
 
 
-def test_a_stream_that_never_says_hello_is_closed(arena: ArenaThread, channel: grpc.Channel) -> None:
-    arena.arena.hello_timeout = 0.5
-    try:
+def test_a_stream_that_never_says_hello_is_closed(arena_server: Any) -> None:
+    impatient = arena_server(local_bots={"honest0": "token-honest0"}, hello_timeout=0.5)
+    with grpc.insecure_channel(impatient.address) as channel:
         outgoing: queue.Queue[Any] = queue.Queue()   # nothing is ever sent
         call = pb_grpc.ArenaStub(channel).Play(iter(outgoing.get, None), metadata=bearer("token-honest0"))
         with pytest.raises(grpc.RpcError) as closed:
             next(call)
         assert closed.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
         outgoing.put(None)
-    finally:
-        arena.arena.hello_timeout = 10.0
 
 
 def test_a_good_token_is_welcomed(arena: ArenaThread, channel: grpc.Channel) -> None:
@@ -216,7 +214,7 @@ def test_spectate_streams_public_events_live(arena: ArenaThread, channel: grpc.C
     spec = MatchSpec(config={"variant": "classic", "players": 3, "seed": 5, "rounds": 2},
                      bots=["ponder", "honest0", "honest1"], match_id="watched-1", move_time=0.5, time_bank=1.0)
     running = arena.submit(arena.arena.run_match(spec))
-    while "watched-1" not in arena.arena.running:
+    while "watched-1" not in arena.arena.host.running:
         time.sleep(0.01)
     stream = pb_grpc.ArenaStub(channel).Spectate(pb.SpectateRequest(match_id="watched-1"))
     events = []
@@ -258,12 +256,12 @@ def test_list_matches(arena: ArenaThread, channel: grpc.Channel) -> None:
 def test_waiting_for_absent_bots_names_them(arena: ArenaThread) -> None:
     with pytest.raises(TimeoutError, match="ghost"):
         arena.call(arena.arena.wait_connected(["honest0", "ghost"], 0.2))
-    arena.arena.seat_timeout = 0.3
+    arena.arena.host.seat_timeout = 0.3
     try:
         with pytest.raises(SeatingError, match="ghost"):
             arena.run_match(["honest0", "ghost", "honest1"])
     finally:
-        arena.arena.seat_timeout = 10.0
+        arena.arena.host.seat_timeout = 10.0
 
 
 def test_connected_bots(arena: ArenaThread) -> None:

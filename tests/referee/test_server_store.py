@@ -1,5 +1,5 @@
 """The arena with a database: store tokens, stored matches, leaderboard, spectating a
-stored match, the ladder, and ``serve()`` as a real process stopped by SIGTERM."""
+stored match, auto-match, and ``serve()`` as a real process stopped by SIGTERM."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ import pytest
 from bots.harness import ADMIN_TOKEN, ArenaThread, bot_command
 
 from arena.records import MatchRecord
+from arena.referee.automatch import AutoMatch
 from arena.store import Store
 from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
 from arena.wire.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
@@ -102,8 +103,8 @@ def test_a_rotated_token_stops_working_at_once(arena: ArenaThread, store: Store)
 
 def test_a_stored_match_can_be_spectated(arena: ArenaThread, store: Store) -> None:
     record = arena.run_match(BOTS, match_id="replayed-1", config=CONFIG)
-    arena.call(arena.arena.save(record))
-    arena.arena.recent.clear()          # forget it: only the store knows it now
+    arena.call(arena.arena.host.save(record))
+    arena.arena.host.recent.clear()          # forget it: only the store knows it now
     with grpc.insecure_channel(arena.address) as channel:
         events = [json.loads(e) for m in pb_grpc.ArenaStub(channel).Spectate(pb.SpectateRequest(match_id="replayed-1"))
                   for e in m.events_json]
@@ -111,10 +112,10 @@ def test_a_stored_match_can_be_spectated(arena: ArenaThread, store: Store) -> No
     assert events == json.loads(json.dumps(game.events_for(None, 0)[0]))
 
 
-def test_the_ladder_keeps_idle_bots_playing(tmp_path: Path, arena_server: Any) -> None:
-    store = Store(str(tmp_path / "ladder.db"))
+def test_auto_match_keeps_idle_bots_playing(tmp_path: Path, arena_server: Any) -> None:
+    store = Store(str(tmp_path / "auto-match.db"))
     arena = arena_server(store=store, move_time=0.5, time_bank=1.0,
-                         ladder={"variant": "classic", "players": 3, "rounds": 1, "interval": 0.1})
+                         auto_match=AutoMatch("classic", players=3, rounds=1, interval=0.1))
     try:
         for name in BOTS:
             arena.start_bot("random_bot.py", name, wait=False, token=store.register_bot(name))

@@ -171,7 +171,7 @@ def test_a_stray_with_no_open_request_is_charged_to_no_seat(arena: ArenaThread, 
     bot.send(pb.BotMessage(hello=pb.Hello(name="stray-idle")))
     notice = bot.until("fault").fault
     assert notice.match_id == "" and notice.faults == 0 and not notice.forfeited
-    assert arena.arena.running == {}      # and no match was touched
+    assert arena.arena.host.running == {}      # and no match was touched
     bot.close()
 
 
@@ -262,7 +262,7 @@ def test_spectators_are_capped_per_match(arena: ArenaThread, channel: grpc.Chann
     match = arena.submit(arena.arena.run_match(MatchSpec(
         config={"variant": "classic", "players": 3, "seed": 36, "rounds": 2}, bots=["dawdle", *HONEST[:2]],
         match_id="crowded", move_time=1.0, time_bank=1.0)))
-    while "crowded" not in arena.arena.running:
+    while "crowded" not in arena.arena.host.running:
         time.sleep(0.01)
     stub = pb_grpc.ArenaStub(channel)
     watching = [stub.Spectate(pb.SpectateRequest(match_id="crowded")) for _ in range(2)]
@@ -296,7 +296,7 @@ def test_seats_handed_back_respect_the_streams_capacity_and_variants(arena: Aren
     assert classic_only.until("match_started").match_started.match_id == "split-classic"
     both.close()                        # its extreme seat has nowhere to go: it waits, then forfeits
     time.sleep(0.5)
-    streams = arena.arena.registry.by_name["split"]
+    streams = arena.arena.host.registry.by_name["split"]
     assert [sorted(r.match_id for r in c.matches()) for c in streams] == [["split-classic"]]
     classic_only.close()
     assert extreme.result(20).forfeited[0] and classic.result(20).forfeited[0]
