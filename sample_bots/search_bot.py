@@ -33,6 +33,9 @@ seat still wants tricks (classic: tricks < bid; Extreme: it can pay a token for 
 trick) it plays its surest winner (the cheapest one when it plays last), otherwise it
 ducks with its most dangerous losing card; the Extreme destroyer always ducks.
 
+The worlds are sampled in :mod:`sample_bots.search_worlds` and played out in
+:mod:`sample_bots.playouts`; this module holds the search over them and the bot.
+
 Time: a decision takes at most ``--budget-ms`` (default 100) of wall-clock time from the
 moment the SDK asks, and never more than about 40 % of the arena's per-decision limit
 (``deadline_ms`` of the request) plus a sliver of the time bank. The SDK asks each match's
@@ -48,8 +51,6 @@ whenever there is only one option)::
 from __future__ import annotations
 
 import argparse
-import math
-import random
 import sys
 import threading
 import time
@@ -60,292 +61,19 @@ from typing import Any
 from arena.sdk import Bot, run
 from engine import classic_cards as cc
 from engine import extreme_cards as xc
-from engine import worlds as _worlds
-from engine.masks import cards_of
 from sample_bots import strategy
+from sample_bots.playouts import classic_outcome, classic_playout, extreme_playout, guess_classic_bid
+from sample_bots.search_worlds import World, deal_sampler, inferred_sampler
 
 DEFAULT_BUDGET_MS = 100.0
 DEADLINE_SHARE = 0.4      # of the arena's per-decision limit: the rest is transport and load
 BANK_SHARE = 1 / 200      # of the remaining time bank, added per decision
-SAMPLE_TRIES = 12         # random deals tried per world before the exact sampler takes over
 MAX_WORLDS = 400          # enough: past this the averages hardly move
 INFERENCES = ("policy", "none")
-WEIGH_FIRST = 16          # worlds weighed by inference at once, first (a decision short of time weighs no more)
-WEIGH_BATCH = 32          # ... and then, at most (a batch is weighed whole: it may run past the deadline)
-ESS_FLOOR = 0.5           # inference's weights are tempered to keep this share of the worlds effective
 TURN_SECONDS = 0.002      # of searching before a search waiting beside it gets the CPU
-PLACE_SCALE_LAST = 10.0   # classic points: how soft "finishing above" is after the last round
-PLACE_SCALE_ROUND = 15.0  # ... growing with the square root of the rounds still to come
-
-# ---------------------------------------------------------------- classic tables
-
-_C_WIZ, _C_JES = cc.WIZARD, cc.JESTER
-_C_SUIT = cc.SUIT_OF
-_C_RANK = cc.RANK_OF
-_C_SUIT_MASKS = cc.SUIT_MASKS
-_C_SPECIAL = cc.SPECIAL_MASK
-
-
-def _classic_danger(trump: int) -> tuple[int, ...]:
-    """How likely each card is to win later: the order to keep or shed cards in."""
-    out = []
-    for c in range(cc.NUM_CARDS):
-        suit = _C_SUIT[c]
-        out.append(100 if suit == _C_WIZ else 0 if suit == _C_JES else (50 if suit == trump else 0) + _C_RANK[c])
-    return tuple(out)
-
-
-_C_DANGER = {t: _classic_danger(t) for t in range(-1, 4)}
-
-
-_BIT = tuple(1 << c for c in range(128))
-
-
-def classic_playout(hands: list[int], trump: int, bids: Sequence[int], tricks: Sequence[int], leader: int,
-                    trick: Sequence[int], players: int) -> list[int]:
-    """Play the round to its end with the greedy policy; returns the tricks won per seat.
-
-    ``trick``: the cards of the trick in progress, led by ``leader``. ``hands`` is copied.
-
-    >>> I = cc.INDEX
-    >>> classic_playout([1 << I["W1"], 1 << I["b2"], 1 << I["b9"]], 2, [1, 0, 0], [0, 0, 0], 0, [], 3)
-    [1, 0, 0]
-    """
-    hands = list(hands)
-    tricks = list(tricks)
-    danger = _C_DANGER[trump]
-    cards = list(trick)
-    # The trick in progress so far: lead suit (-1: none yet), freed by a Wizard, best strength.
-    lead, freed, best, best_pos = -1, False, -1, 0
-    for i, c in enumerate(cards):
-        lead, freed, best, best_pos = _classic_step(c, i, lead, freed, best, best_pos, trump)
-    seat = (leader + len(cards)) % players
-    while hands[seat]:
-        hand = hands[seat]
-        follow = hand & _C_SUIT_MASKS[lead] if lead >= 0 else 0
-        legal = follow | (hand & _C_SPECIAL) if follow else hand
-        want = bids[seat] > tricks[seat]
-        last = len(cards) == players - 1
-        options = cards_of(legal)
-        if len(options) == 1:
-            pick = options[0]
-        elif not cards:
-            # Leading: the surest card while tricks are wanted, else the most harmless.
-            pick = max(options, key=danger.__getitem__) if want else min(options, key=danger.__getitem__)
-        else:
-            win_best, win_c, lose_best, lose_c, low_c, low_d = -1, -1, -1, -1, -1, 1000
-            for c in options:
-                suit = _C_SUIT[c]
-                if freed:
-                    s = -1
-                elif suit == _C_WIZ:
-                    s = 300
-                elif suit == _C_JES:
-                    s = 0
-                else:
-                    lead_now = lead if lead >= 0 else suit
-                    s = 200 + _C_RANK[c] if suit == trump else 100 + _C_RANK[c] if suit == lead_now else 0
-                d = danger[c]
-                if s > best:
-                    # A winner: while wanting, the surest (last to play: the cheapest).
-                    key = -d if last else d
-                    if key > win_best:
-                        win_best, win_c = key, c
-                elif d > lose_best:
-                    lose_best, lose_c = d, c
-                if d < low_d:
-                    low_d, low_c = d, c
-            if want:
-                pick = win_c if win_c >= 0 else low_c
-            elif lose_c >= 0:
-                pick = lose_c
-            else:  # every card wins: the last player sheds its biggest, others their smallest
-                pick = max(options, key=danger.__getitem__) if last else low_c
-        hands[seat] = hand ^ (1 << pick)
-        lead, freed, best, best_pos = _classic_step(pick, len(cards), lead, freed, best, best_pos, trump)
-        cards.append(pick)
-        if len(cards) == players:
-            leader = (leader + best_pos) % players
-            tricks[leader] += 1
-            cards = []
-            lead, freed, best, best_pos = -1, False, -1, 0
-            seat = leader
-        else:
-            seat = (seat + 1) % players
-    return tricks
-
-
-def _classic_step(c: int, pos: int, lead: int, freed: bool, best: int, best_pos: int,
-                  trump: int) -> tuple[int, bool, int, int]:
-    """The trick state after card ``c`` is played at position ``pos``."""
-    suit = _C_SUIT[c]
-    if freed:
-        return lead, freed, best, best_pos
-    if suit == _C_WIZ:
-        return lead, lead < 0, 300, pos  # a Wizard before any numbered card frees the trick
-    if suit == _C_JES:
-        s = 0
-    else:
-        if lead < 0:
-            lead = suit
-        s = 200 + _C_RANK[c] if suit == trump else 100 + _C_RANK[c] if suit == lead else 0
-    if s > best:
-        return lead, freed, s, pos
-    return lead, freed, best, best_pos
-
-
-def _classic_score(bid: int, tricks: int) -> int:
-    return 20 + 10 * tricks if bid == tricks else -10 * abs(bid - tricks)
-
-
-def classic_outcome(obs: dict[str, Any]) -> Callable[[Sequence[int], Sequence[int]], float]:
-    """How good a round's end (every seat's bid and tricks) is for the observing seat.
-
-    The ratings come from places, so: the sum over the others of a smooth "I finish above
-    them", tanh of the game-total difference after this round over the spread the rounds
-    still to come may add (nearly a step in the last round, nearly linear early on).
-    """
-    me, players = obs["seat"], obs["players"]
-    others = [s for s in range(players) if s != me]
-    totals = obs.get("scores") or [0] * players
-    left = max(0, obs.get("rounds", obs["round"]) - obs["round"])
-    scale = PLACE_SCALE_LAST + PLACE_SCALE_ROUND * left ** 0.5
-    tanh = math.tanh
-
-    def pairwise(bids: Sequence[int], won: Sequence[int]) -> float:
-        mine = totals[me] + _classic_score(bids[me], won[me])
-        out = 0.0
-        for s in others:
-            out += tanh((mine - totals[s] - _classic_score(bids[s], won[s])) / scale)
-        return 10 * out + 0.01 * mine
-    return pairwise
-
-
-def _guess_classic_bid(hand: int, trump: int, players: int) -> int:
-    """What a sensible opponent bids with this hand: the heuristic's bid (the best expected
-    score under its per-card chances)."""
-    trump_name = cc.SUITS[trump] if trump >= 0 else None
-    codes = list(cc.codes_of(hand))
-    return strategy.classic_bid({"hand": codes, "trump": trump_name, "players": players}, range(len(codes) + 1))
-
-
-# ---------------------------------------------------------------- extreme
-
-_X_COLOUR = xc.COLOUR_OF
-_X_MASKS = xc.COLOUR_MASKS
-_WHITE, _BLACK, _RED = xc.WHITE, xc.BLACK, xc.RED
-_X_PENALTY = xc.TOKEN_PENALTY
-
-
-def extreme_playout(hands: list[int], tokens: list[list[int]], supply: list[int], destroyer: int | None,
-                    black_taken: int, leader: int, trick: Sequence[int], players: int, base: int,
-                    me: int) -> int:
-    """Play the round to its end with the greedy policy; returns ``me``'s penalty.
-
-    ``trick``: the cards of the trick in progress, led by ``leader``. Nothing passed in is changed.
-
-    >>> I = xc.INDEX
-    >>> none = [0] * 7
-    >>> extreme_playout([1 << I["r9"], 1 << I["b2"], 1 << I["b9"]], [[1, 0, 0, 0, 0, 0, 0], none[:], none[:]],
-    ...                 [4, 3, 3, 3, 3, 4, 6], None, 0, 0, [], 3, 4, 0)
-    0
-    """
-    hands = list(hands)
-    tokens = [list(t) for t in tokens]
-    supply = list(supply)
-    cards = list(trick)
-    seat = (leader + len(cards)) % players
-    while hands[seat]:
-        hand = hands[seat]
-        lead = _X_COLOUR[cards[0]] if cards else -1
-        legal = (hand & _X_MASKS[lead]) or hand if lead >= 0 else hand
-        held = tokens[seat]
-        if not cards:
-            pick = _extreme_lead(legal, held, seat == destroyer)
-        else:
-            best_key = max(1000 + c if _X_COLOUR[c] == _RED else c if _X_COLOUR[c] == lead else -1 for c in cards)
-            last = len(cards) == players - 1
-            win_c, win_k, lose_c, lose_k, low_c, low_k = -1, -1, -1, -1, -1, 10_000
-            for c in cards_of(legal):
-                colour = _X_COLOUR[c]
-                key = 1000 + c if colour == _RED else c if colour == lead else -1
-                if key > best_key:
-                    payable = seat != destroyer and (held[lead] or held[_WHITE] or (colour == _RED and held[_RED]))
-                    if payable:
-                        k = -key if last else key
-                        if k > win_k:
-                            win_k, win_c = k, c
-                    if key < low_k:
-                        low_k, low_c = key, c
-                else:
-                    # Shed high cards while ducking (reds last: they win later tricks).
-                    k = c % 15 + (20 if colour == _RED else 0)
-                    if k > lose_k:
-                        lose_k, lose_c = k, c
-            pick = win_c if win_c >= 0 else lose_c if lose_c >= 0 else low_c
-        hands[seat] = hand ^ (1 << pick)
-        cards.append(pick)
-        if len(cards) < players:
-            seat = (seat + 1) % players
-            continue
-        lead = _X_COLOUR[cards[0]]
-        keys = [1000 + c if _X_COLOUR[c] == _RED else c if _X_COLOUR[c] == lead else -1 for c in cards]
-        pos = keys.index(max(keys))
-        winner = (leader + pos) % players
-        if winner != destroyer:
-            held = tokens[winner]
-            won_red = _X_COLOUR[cards[pos]] == _RED
-            if held[_WHITE]:  # a white one costs 4 when kept: return it first
-                colour = _WHITE
-            elif held[lead]:
-                colour = lead
-            elif won_red and held[_RED]:
-                colour = _RED
-            else:
-                colour = -1
-            if colour >= 0:
-                held[colour] -= 1
-                supply[colour] += 1
-            elif supply[_BLACK]:
-                supply[_BLACK] -= 1
-                held[_BLACK] += 1
-                black_taken += 1
-        leader = seat = winner
-        cards = []
-    if me == destroyer:
-        return max(0, base - black_taken)
-    return sum(n * _X_PENALTY[c] for c, n in enumerate(tokens[me]))
-
-
-def _extreme_lead(legal: int, held: list[int], is_destroyer: bool) -> int:
-    """Lead the top card of a colour we hold tokens for; otherwise our lowest card."""
-    best_c, best_k = -1, -1
-    low_c, low_k = -1, 10_000
-    for c in cards_of(legal):
-        colour = _X_COLOUR[c]
-        rank = c % 15
-        if not is_destroyer and held[colour] and rank + 100 * held[colour] > best_k:
-            best_c, best_k = c, rank + 100 * held[colour]
-        k = rank + (20 if colour == _RED else 0)
-        if k < low_k:
-            low_c, low_k = c, k
-    return best_c if best_c >= 0 else low_c
-
 
 # ---------------------------------------------------------------- the search loop
 
-
-class World:
-    """One sampled world: every seat's hand (bit masks), its weight in the averages (1, or
-    how well it explains the rivals' decisions under inference), and a memo for what
-    several candidates evaluated in it share (the opponents' guessed bids, say)."""
-
-    __slots__ = ("hands", "memo", "weight")
-
-    def __init__(self, hands: Sequence[int], weight: float = 1.0) -> None:
-        self.hands = hands
-        self.weight = weight
-        self.memo: dict[Any, Any] = {}
 
 
 class Turns:
@@ -443,127 +171,6 @@ def search(candidates: Sequence[Any], sample: Callable[[], Any], value: Callable
     return [t / mass if mass > 0 else 0.0 for t in totals], worlds
 
 
-def deal_sampler(obs: dict[str, Any], rng: random.Random) -> Callable[[], World]:
-    """Worlds as :func:`engine.sample_deal` samples them (uniform among the deals consistent
-    with the observation), faster: what the observation implies is worked out once per
-    decision, and a plain shuffle that happens to respect the shown voids is taken as it is
-    (uniform given that it fits); otherwise ``sample_deal``'s own sampler places the cards.
-
-    >>> from engine import GameConfig, new_game
-    >>> obs = new_game(GameConfig(variant="classic", players=4, seed=2, rounds=5)).observe(1)
-    >>> world = deal_sampler(obs, random.Random(0))()
-    >>> [h.bit_count() for h in world.hands]
-    [1, 1, 1, 1]
-    """
-    unseen, bins, sizes, forbidden = _worlds._unseen_and_bins(obs)
-    players, me = obs["players"], obs["seat"]
-    classic = obs["variant"] == "classic"
-    index, suit_masks = (cc.INDEX, cc.SUIT_MASKS) if classic else (xc.INDEX, xc.COLOUR_MASKS)
-    mine = sum(1 << index[c] for c in obs["hand"])
-    cards = cards_of(unseen)
-    cuts = []
-    start = 0
-    for n in sizes:
-        cuts.append((start, start + n))
-        start += n
-    void_masks = [sum(suit_masks[s] for s in f) for f in forbidden]
-    checks = [(b, m) for b, m in enumerate(void_masks) if m]
-    seats = bins
-    bit = _BIT.__getitem__
-    choose = rng.sample
-    if seats[-1] < 0:  # classic's undealt pile: whatever the hands leave (no void applies to it)
-        cuts.pop()
-    dealt = cuts[-1][1] if cuts else 0
-    # The exact sampler's groups: per suit somebody is void in, the bins that may get it.
-    groups = [(unseen & suit_masks[s], tuple(b for b, f in enumerate(forbidden) if s not in f))
-              for s in sorted({s for f in forbidden for s in f})]
-    groups = [(m, allowed) for m, allowed in groups if m]
-    tally = [0, 0]  # random deals tried, kept
-
-    def sample() -> World:
-        # A uniformly random ordered choice of the cards in other hands, cut into hands,
-        # kept if it respects the voids (rejection sampling: uniform among those that do);
-        # when few fit (under 1 in 10 so far), the exact sampler instead.
-        tries = SAMPLE_TRIES if tally[0] < 2 * SAMPLE_TRIES or 10 * tally[1] >= tally[0] else 0
-        for _ in range(tries):
-            drawn = choose(cards, dealt)
-            masks = [sum(map(bit, drawn[a:b])) for a, b in cuts]
-            tally[0] += 1
-            if not any(masks[b] & m for b, m in checks):
-                tally[1] += 1
-                break
-        else:
-            masks = _worlds._place_exact(unseen, sizes, groups, rng)
-        hands = [0] * players
-        hands[me] = mine
-        for s, m in zip(seats, masks):
-            if s >= 0:
-                hands[s] = m
-        return World(hands)
-
-    return sample
-
-
-def inferred_sampler(sample: Callable[[], World], evidence: Any) -> Callable[[], World]:
-    """The worlds of ``sample`` (uniform), each weighted by how likely the rivals' decisions
-    are with its hands (importance sampling): ``evidence.log_weights``
-    (:class:`sample_bots.learned.inference.Evidence`) weighs them in batches, 16 first and
-    then doubling up to :data:`WEIGH_BATCH`, as the search asks for more. Every world drawn
-    is a new one, each counted by its weight.
-
-    The weights are tempered, ``exp(λ log w)``, with the largest ``λ`` of at most 1 that
-    keeps the first batch's effective sample size (``(Σw)² / Σw²``) at :data:`ESS_FLOOR` of
-    its worlds: the network is sure of itself, and untempered a handful of worlds would
-    carry the whole average, as a search of a handful of worlds (adaptive tempering, as in
-    sequential Monte Carlo)."""
-    import numpy as np
-
-    ready: list[World] = []
-    size = [WEIGH_FIRST]
-    scale: list[float] = []     # the first batch's largest log weight and the decision's λ
-
-    def draw() -> World:
-        if not ready:
-            batch = [sample() for _ in range(size[0])]
-            logs = evidence.log_weights([w.hands for w in batch])
-            if not scale:
-                scale.extend([float(np.max(logs)), temper(logs - np.max(logs))])
-            top, lam = scale
-            for world, w in zip(batch, np.exp(np.clip(lam * (logs - top), -700.0, 700.0)).tolist()):
-                world.weight = w
-            ready.extend(reversed(batch))
-            size[0] = min(2 * size[0], WEIGH_BATCH)
-        return ready.pop()
-
-    return draw
-
-
-def temper(logs: Any) -> float:
-    """The largest ``λ`` in [0, 1] whose weights ``exp(λ logs)`` keep an effective sample
-    size of at least :data:`ESS_FLOOR` of the worlds (by bisection).
-
-    >>> temper([0.0, 0.0, 0.0, 0.0])
-    1.0
-    >>> 0.0 < temper([0.0, -50.0, -50.0, -50.0]) < 0.1
-    True
-    """
-    import numpy as np
-
-    spread = np.asarray(logs, dtype=np.float64) - np.max(logs)
-
-    def ess(lam: float) -> float:
-        w = np.exp(lam * spread)
-        return float(w.sum() ** 2 / (w * w).sum() / len(w))
-
-    if ess(1.0) >= ESS_FLOOR:
-        return 1.0
-    low, high = 0.0, 1.0
-    for _ in range(12):
-        middle = (low + high) / 2
-        low, high = (middle, high) if ess(middle) >= ESS_FLOOR else (low, middle)
-    return low
-
-
 def _argmax(candidates: Sequence[Any], means: list[float]) -> Any:
     return candidates[max(range(len(candidates)), key=means.__getitem__)]
 
@@ -650,7 +257,7 @@ class SearchBot(Bot):
             guessed = world.memo.get(trump)
             if guessed is None:  # the other bids depend on the world only
                 guessed = world.memo[trump] = [
-                    known[s] if known[s] is not None else _guess_classic_bid(hands[s], trump, players)
+                    known[s] if known[s] is not None else guess_classic_bid(hands[s], trump, players)
                     for s in range(players)]
             bids = list(guessed)
             bids[me] = bid
@@ -667,7 +274,7 @@ class SearchBot(Bot):
         candidates = []
         for suit in options:
             t = cc.SUITS.index(suit)
-            guess = _guess_classic_bid(hand, t, players)
+            guess = guess_classic_bid(hand, t, players)
             candidates += [(t, b) for b in range(max(0, guess - 1), min(obs["hand_size"], guess + 1) + 1)]
         values: dict[int, Callable[[Any, Any], float]] = {}
         for t in {t for t, _ in candidates}:
@@ -710,7 +317,7 @@ class SearchBot(Bot):
                 # Unseen (secret) bids: what the seat has won plus what its hand still promises.
                 bids = world.memo["bids"] = [
                     known[s] if known[s] is not None
-                    else tricks[s] + _guess_classic_bid(hands[s], trump, players)
+                    else tricks[s] + guess_classic_bid(hands[s], trump, players)
                     for s in range(players)]
             card = cc.INDEX[code]
             hs = list(hands)

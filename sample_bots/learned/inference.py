@@ -21,7 +21,7 @@ What is used, where the rival's view is known exactly:
 
 The probabilities are mixed with a uniform choice (:data:`MIX`): the rivals are not the
 policy, and one unlikely-looking card should not rule a world out (the search bot tempers
-the weights further, :func:`sample_bots.search_bot.temper`). Of the cards, the
+the weights further, :func:`sample_bots.search_worlds.temper`). Of the cards, the
 :data:`RECENT_CARDS` most recent are weighed: each decision weighed costs a network pass
 in every world (24 decisions: about 0.09 ms a world here).
 """
