@@ -39,7 +39,6 @@ def serve(
                                           "whenever 4 connected bots that play VARIANT (classic or extreme) have a "
                                           "free slot, seat them in a match of no tournament (docs/serve.md).",
                                           show_default=False),
-    ladder: str | None = typer.Option(None, "--ladder", hidden=True, help="The old name of --auto-match."),
     quiet: bool = typer.Option(False, "--quiet", help="Log only warnings (default: connections, matches, faults)."),
     tls_cert: Path | None = typer.Option(None, "--tls-cert", metavar="FILE", help="Serve TLS with this PEM "
                                          "certificate (chain); with --tls-key. `arena tls-cert HOST` makes one.",
@@ -63,7 +62,7 @@ def serve(
 
     check_host(host)
     tls = server_tls(host, tls_cert, tls_key, tls_client_ca, insecure)
-    auto_match = auto_match_variant(auto_match, ladder)
+    check_choice(auto_match, VARIANTS, "--auto-match")
     if not 0 <= port <= 65535:
         raise typer.BadParameter("must be between 0 and 65535", param_hint="--port")
     for name, value, least in (("--move-time", move_time, MIN_MOVE_TIME), ("--time-bank", time_bank, 0.0),
@@ -81,18 +80,6 @@ def serve(
                                   tls=tls))
     except OSError as error:   # the port was taken between the check and grpc's bind
         fail(str(error))
-
-
-def auto_match_variant(auto_match: str | None, ladder: str | None) -> str | None:
-    """The variant of ``--auto-match``, or of ``--ladder``, its old name (kept, hidden, for
-    scripts; renamed because "the ladder" is the search bots' lineup, ``--lineup ladder``).
-    A variant that is no variant, or the two options disagreeing, is one line (exit 2)."""
-    if auto_match is not None and ladder is not None and auto_match != ladder:
-        fail(f"--ladder is the old name of --auto-match; give one (got --auto-match {auto_match} "
-             f"and --ladder {ladder})")
-    variant = auto_match if auto_match is not None else ladder
-    check_choice(variant, VARIANTS, "--auto-match" if auto_match is not None else "--ladder")
-    return variant
 
 
 def check_port_free(host: str, port: int) -> None:

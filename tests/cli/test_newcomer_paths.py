@@ -5,7 +5,7 @@
   ``arena`` and ``python`` first on the PATH (as a wheel user has them), twice in a row:
   both times the server starts, the sample bots register and connect, and the tournament
   plays on it;
-* ``arena serve --auto-match VARIANT`` (and ``--ladder``, its old name): a real server
+* ``arena serve --auto-match VARIANT``: a real server
   process seats four real bot processes in matches of no tournament, which its board
   shows; bad values are one line and exit code 2;
 * ``arena bot register --rotate`` can be re-run, and without it a taken name is one line
@@ -32,7 +32,7 @@ import pytest
 from factories import ROOT
 
 from arena.store import Store
-from engine import GameConfig, classic, classic_cards, extreme, extreme_cards
+from engine import classic, classic_cards, extreme, extreme_cards
 from sample_bots import strategy
 
 BIN = Path(sys.executable).parent          # the installed `arena` and `python` (the venv's)
@@ -147,7 +147,7 @@ def served(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[tuple[str
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("served", ["--auto-match", "--ladder"], indirect=True)
+@pytest.mark.parametrize("served", ["--auto-match"], indirect=True)
 def test_auto_match_seats_connected_bots_in_matches_of_no_tournament(served: tuple[str, Path],
                                                                     tmp_path: Path) -> None:
     address, db = served
@@ -174,8 +174,8 @@ def test_auto_match_seats_connected_bots_in_matches_of_no_tournament(served: tup
         assert sorted(match.bots) == sorted(SAMPLE_BOTS) and match.status == "completed"
     with Store(str(db)) as store:
         record = store.load_match(matches[0].match_id)
-    assert record.config["players"] == 4
-    assert classic.hand_sizes(GameConfig.from_dict(record.config)) == tuple(range(1, 16))   # full length
+    assert record.config.players == 4
+    assert classic.hand_sizes(record.config) == tuple(range(1, 16))   # full length
     board = arena_cli("leaderboard", "--db", str(db), "--variant", "classic", cwd=tmp_path)
     assert board.returncode == 0, board.stderr
     assert all(name in board.stdout for name in SAMPLE_BOTS)
@@ -183,8 +183,7 @@ def test_auto_match_seats_connected_bots_in_matches_of_no_tournament(served: tup
 
 BAD_SERVE = [
     (["--auto-match", "chess"], "--auto-match"),
-    (["--ladder", "poker"], "--ladder"),
-    (["--auto-match", "classic", "--ladder", "extreme"], "old name of --auto-match"),
+    (["--ladder", "classic"], "No such option: --ladder"),
 ]
 
 
