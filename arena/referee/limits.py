@@ -1,8 +1,9 @@
 """The time control and fault limits of a match, with the arena's defaults written once.
 
 Everything that offers these limits (``arena serve``, ``arena tournament``, ``arena
-bot check``, :class:`arena.referee.server.ArenaServer`) takes its defaults from here.
-This module imports nothing, so reading a default costs nothing.
+bot check``, :class:`arena.referee.server.ArenaServer`) takes its defaults from here;
+the three a tournament stores with its settings are written in ``arena.settings``, the
+room below the store that every reader of those settings imports.
 
 >>> Limits()
 Limits(move_time=1.0, time_bank=10.0, max_faults=3, grace=5.0)
@@ -12,9 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-MOVE_TIME = 1.0     # seconds per decision
-TIME_BANK = 10.0    # extra seconds per match, drawn on when a decision takes longer
-MAX_FAULTS = 3      # faults that forfeit a match
+from arena.settings import MAX_FAULTS, MOVE_TIME, TIME_BANK
+
 GRACE = 5.0         # seconds a disconnected bot has to come back before its seats forfeit
 
 # The longest limit accepted for a decision or a bank: a day is far beyond any use, and

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from arena.stats.sprt import SprtMonitor, SprtSettings, games_per_set, monitor_from, status_line
+from arena.stats.sprt import SprtMonitor, SprtSettings, bounds_of, games_per_set, monitor_from, status_line
 from arena.store import MatchSummary, Store
 from engine import GameConfig
 
@@ -44,7 +44,7 @@ def test_result(settings: dict[str, Any], stored: Sequence[MatchSummary]) -> dic
     def number(x: float) -> float | None:
         return None if x != x else round(x, 4)     # nan (undefined) as null
 
-    bounds = sprt.bounds()
+    bounds = bounds_of(sprt)
     return {"candidate": sprt.candidate, "baseline": sprt.baseline, "alpha": sprt.alpha, "beta": sprt.beta,
             "elo0": bounds.elo0,
             "elo1": bounds.elo1,

@@ -46,10 +46,12 @@ Pure: math and numpy, no I/O. The test over a stored A/B test's games as they en
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from arena.settings import LEADERBOARD_SCALE, SprtSettings
 
 # Before this many units the variance is too poor an estimate to act on: with 5, a lucky
 # run of alike units early stops the test (alpha 0.09 instead of 0.05, measured in
@@ -557,59 +559,21 @@ def status_line(status: SprtStatus, players: int) -> str:
             f" · {elo} · LOS {100 * status.los:.1f}%")
 
 
-# The scale an A/B test's bounds are stored on since they are the leaderboard's Elo.
-LEADERBOARD_SCALE = "leaderboard"
-
-
-@dataclass(frozen=True)
-class SprtSettings:
-    """An A/B test as its tournament stores it: the two bots and the bounds.
-
-    ``scale`` is ``"leaderboard"``: the bounds are Elo on the leaderboard's scale. A test
-    stored before that has no scale (None); it gave its bounds as Elo on the set score, a
-    unit of ``logistic(elo)``, and :meth:`bounds` reads them as the leaderboard Elo of that
-    same unit.
+def bounds_of(settings: SprtSettings) -> SprtBounds:
+    """The bounds of a stored A/B test on the leaderboard's Elo scale: a test stored before
+    the scale was (``scale`` None) gave them as Elo on the set score, a unit of
+    ``logistic(elo)``, read here as the leaderboard Elo of that same unit.
 
     >>> old = SprtSettings.from_json({"candidate": "new", "baseline": "old", "elo0": 0, "elo1": 10,
     ...                               "alpha": 0.05, "beta": 0.05})
-    >>> b = old.bounds()
-    >>> b.elo0, round(b.elo1, 2), "scale" in old.to_json()
-    (0.0, 20.02, False)
+    >>> b = bounds_of(old)
+    >>> b.elo0, round(b.elo1, 2)
+    (0.0, 20.02)
     """
-
-    candidate: str
-    baseline: str
-    elo0: float
-    elo1: float
-    alpha: float = 0.05
-    beta: float = 0.05
-    scale: str | None = LEADERBOARD_SCALE
-
-    def bounds(self) -> SprtBounds:
-        elo0, elo1 = self.elo0, self.elo1
-        if self.scale != LEADERBOARD_SCALE:
-            elo0, elo1 = unit_elo(logistic(elo0)), unit_elo(logistic(elo1))
-        return SprtBounds(elo0, elo1, self.alpha, self.beta)
-
-    def to_json(self) -> dict[str, object]:
-        """The stored form (a test without a scale is stored as it was, without one)."""
-        data: dict[str, object] = {"candidate": self.candidate, "baseline": self.baseline, "elo0": self.elo0,
-                                   "elo1": self.elo1, "alpha": self.alpha, "beta": self.beta}
-        if self.scale is not None:
-            data["scale"] = self.scale
-        return data
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, object]) -> SprtSettings:
-        def number(key: str, default: float | None = None) -> float:
-            value = data.get(key, default)
-            if not isinstance(value, int | float):
-                raise ValueError(f"the stored A/B test has no number {key!r}")
-            return float(value)
-
-        scale = data.get("scale")
-        return cls(str(data["candidate"]), str(data["baseline"]), number("elo0"), number("elo1"),
-                   number("alpha", 0.05), number("beta", 0.05), scale if isinstance(scale, str) else None)
+    elo0, elo1 = settings.elo0, settings.elo1
+    if settings.scale != LEADERBOARD_SCALE:
+        elo0, elo1 = unit_elo(logistic(elo0)), unit_elo(logistic(elo1))
+    return SprtBounds(elo0, elo1, settings.alpha, settings.beta)
 
 
 def monitor_from(settings: SprtSettings, players: int,
@@ -617,7 +581,7 @@ def monitor_from(settings: SprtSettings, players: int,
                  aborted: Iterable[int] = ()) -> SprtMonitor:
     """A monitor for a stored test: its settings, its stored games (game index, bots,
     places) and the indexes of the aborted ones among them."""
-    monitor = SprtMonitor(settings.candidate, settings.baseline, players, settings.bounds())
+    monitor = SprtMonitor(settings.candidate, settings.baseline, players, bounds_of(settings))
     void = set(aborted)
     for index, bots, places in games:
         if index is not None:
@@ -632,7 +596,7 @@ def verdict(status: SprtStatus, settings: SprtSettings, finished: bool) -> str:
     >>> verdict(s, SprtSettings("new", "old", 0.0, 20.0), True)
     'H1 accepted: new is stronger than old (Elo >= 20 is likelier than Elo <= 0)'
     """
-    bounds = settings.bounds()
+    bounds = bounds_of(settings)
     candidate, baseline, elo0, elo1 = settings.candidate, settings.baseline, bounds.elo0, bounds.elo1
     if status.decision == "H1":
         return (f"H1 accepted: {candidate} is stronger than {baseline} "

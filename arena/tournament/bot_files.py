@@ -39,10 +39,10 @@ import os
 import pwd
 import stat
 import sys
-from collections.abc import Collection, Mapping
-from dataclasses import dataclass
+from collections.abc import Collection
 from pathlib import Path
-from typing import Any
+
+from arena.settings import BotFiles, CodeStamp
 
 MIB = 1 << 20
 MAX_BYTES = 256 * MIB     # the most a bot's own files may hold (the copy's size cap)
@@ -68,67 +68,6 @@ ARENA_PACKAGES = ("engine", "arena", "sample_bots")
 
 class BotFilesError(ValueError):
     """A bot's own files that cannot be copied: too big, unreadable. One line."""
-
-
-@dataclass(frozen=True)
-class CodeStamp:
-    """Which code a bot ran: the SHA-256 of its own files (each file's path relative to the
-    copy, whether it is executable, and its content; a link's target), their count and
-    size.
-
-    >>> CodeStamp("ab" * 32, 3, 2048).describe()
-    'sha256 abababababab, 3 files, 2.0 KiB'
-    """
-
-    sha256: str
-    files: int
-    bytes: int
-
-    def describe(self) -> str:
-        size = f"{self.bytes / MIB:.1f} MiB" if self.bytes >= MIB else f"{self.bytes / 1024:.1f} KiB"
-        return f"sha256 {self.sha256[:12]}, {self.files} file{'s' if self.files != 1 else ''}, {size}"
-
-    def to_json(self) -> dict[str, Any]:
-        return {"sha256": self.sha256, "files": self.files, "bytes": self.bytes}
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> CodeStamp:
-        return cls(str(data["sha256"]), int(data["files"]), int(data["bytes"]))
-
-
-@dataclass(frozen=True)
-class BotFiles:
-    """What a bot's command names: its program, its own folder (None: it sees its program
-    alone, for ``shared_because``), and the other paths it names, each readable alone.
-    Paths are absolute as spelled, not resolved, so that the sandbox has them where the
-    command names them."""
-
-    program: Path | None
-    folder: Path | None = None
-    data: tuple[Path, ...] = ()
-    shared_because: str | None = None
-
-    @property
-    def own(self) -> Path | None:
-        """What is copied: the own folder, else the program alone."""
-        return self.folder or self.program
-
-    def to_json(self) -> dict[str, Any]:
-        return {"program": _text(self.program), "folder": _text(self.folder), "data": [str(p) for p in self.data],
-                "shared_because": self.shared_because}
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> BotFiles:
-        data_paths = tuple(Path(p) for p in data.get("data") or [])
-        return cls(_path(data.get("program")), _path(data.get("folder")), data_paths, data.get("shared_because"))
-
-
-def _text(path: Path | None) -> str | None:
-    return str(path) if path is not None else None
-
-
-def _path(text: object) -> Path | None:
-    return Path(str(text)) if text else None
 
 
 def within(path: Path, folder: Path) -> bool:

@@ -55,6 +55,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from arena.settings import BotLimits
+
 MIB = 1024 * 1024
 # Address space above the memory limit that RLIMIT_AS allows (rlimit fallback only):
 # node 20 reserves ~750 MiB of address space at start, and every thread a stack.
@@ -69,32 +71,20 @@ CPU_WEIGHT = 100      # cgroup v2 default weight: every bot the same
 CGROUP_V1, CGROUP_V2, RLIMIT, NO_LIMITS = "cgroup v1", "cgroup v2", "rlimit", "none"
 
 
-@dataclass(frozen=True)
-class BotLimits:
-    """What one bot may use, over all of its processes (see the module docstring for how
-    each is enforced by each limiter). CPU has no number: every bot gets an equal share
-    (cgroup ``cpu.shares``/``cpu.weight``), so a bot with 8 spinning threads gets no more
-    than one with 1; rlimits cannot do that."""
+def prlimit_options(limits: BotLimits, address_space: bool = False, nproc: int | None = None) -> list[str]:
+    """The options of util-linux ``prlimit`` for ``limits`` (soft = hard).
 
-    memory_mb: int = 512         # over all the bot's processes
-    processes: int = 64          # processes and threads
-    file_size_mb: int = 64       # largest file it may write
-    open_files: int = 256        # per process
-
-    def prlimit_options(self, address_space: bool = False, nproc: int | None = None) -> list[str]:
-        """The options of util-linux ``prlimit`` for these limits (soft = hard).
-
-        >>> BotLimits(file_size_mb=1).prlimit_options()
-        ['--fsize=1048576', '--nofile=256', '--core=0']
-        >>> BotLimits(memory_mb=512).prlimit_options(address_space=True, nproc=70)[-2:]
-        ['--as=1610612736', '--nproc=70']
-        """
-        options = [f"--fsize={self.file_size_mb * MIB}", f"--nofile={self.open_files}", "--core=0"]
-        if address_space:
-            options.append(f"--as={(self.memory_mb + AS_HEADROOM_MB) * MIB}")
-        if nproc is not None:
-            options.append(f"--nproc={nproc}")
-        return options
+    >>> prlimit_options(BotLimits(file_size_mb=1))
+    ['--fsize=1048576', '--nofile=256', '--core=0']
+    >>> prlimit_options(BotLimits(memory_mb=512), address_space=True, nproc=70)[-2:]
+    ['--as=1610612736', '--nproc=70']
+    """
+    options = [f"--fsize={limits.file_size_mb * MIB}", f"--nofile={limits.open_files}", "--core=0"]
+    if address_space:
+        options.append(f"--as={(limits.memory_mb + AS_HEADROOM_MB) * MIB}")
+    if nproc is not None:
+        options.append(f"--nproc={nproc}")
+    return options
 
 
 def _read(path: Path) -> str:

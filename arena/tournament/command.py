@@ -35,7 +35,14 @@ from arena.tournament.progress import progress_bar, status_text
 from arena.tournament.runner import LocalArena, MatchRunner, RemoteArena, RunSummary, Standing
 from arena.tournament.sandbox import SandboxError, SandboxMode, find_confinement
 from arena.tournament.schedule import ScheduleError
-from arena.tournament.settings import DEFAULT_DB, TournamentRequest, TournamentSettings, build_settings, finalize_games
+from arena.tournament.settings import (
+    DEFAULT_DB,
+    TournamentRequest,
+    TournamentSettings,
+    build_settings,
+    finalize_games,
+    schedule_of,
+)
 from arena.tournament.worker import LocalWorkers, crash_saver, decided, is_complete, play_claimed, saver
 from engine import ConfigError, variant
 
@@ -292,7 +299,7 @@ def new_run(req: TournamentRequest, notice: Callable[[str], None]) -> Run:
         raise ScheduleError(f"{error}{more_bots(settings, req)}") from None
     store = Store(req.db)
     tournament_id = store.create_tournament(settings.to_dict(), settings.seed)
-    store.put_schedule(tournament_id, settings.schedule())     # the rows workers claim from
+    store.put_schedule(tournament_id, schedule_of(settings))     # the rows workers claim from
     run = Run(store, settings, tournament_id, log_dir_for(req.db, tournament_id), created_db=created_db, new=True)
     if not settings.server:
         run.requested_games = req.games
@@ -421,7 +428,7 @@ def leave_out_dropped(run: Run, local: LocalArena, notice: Callable[[str], None]
         settings.bots = [b for b in settings.bots if b.name not in local.dropped]
         finalize_games(settings, run.requested_games, notice)
         run.store.update_tournament_settings(run.tournament_id, settings.to_dict())
-        run.store.replace_schedule(run.tournament_id, settings.schedule())
+        run.store.replace_schedule(run.tournament_id, schedule_of(settings))
 
 
 async def check_lineup(run: Run, console: Console, notice: Callable[[str], None]) -> None:
@@ -447,7 +454,7 @@ async def play_with_progress(runner: MatchRunner | None, run: Run, console: Cons
     stored game, whoever played it."""
     store, settings, tid = run.store, run.settings, run.tournament_id
     done = store.finished_game_indexes(tid)
-    store.put_schedule(tid, settings.schedule())     # tournaments stored before schedules were rows
+    store.put_schedule(tid, schedule_of(settings))     # tournaments stored before schedules were rows
     stored = StoredGames(store, tid)
     if workers is not None:
         return await watch_workers(workers, run, stored, console)

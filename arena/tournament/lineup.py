@@ -22,17 +22,16 @@ import stat
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import sample_bots
+from arena.settings import BotEntry
 from arena.tournament.bot_files import (
     JOURNAL_SUFFIXES,
     BotFiles,
     BotFilesError,
-    CodeStamp,
     copy_own_files,
     file_key,
     find_bot_files,
@@ -85,50 +84,6 @@ class BotStartError(RuntimeError):
         super().__init__(message)
         self.bot = bot
         self.log = log        # the bot's output, when it ran at all
-
-
-@dataclass
-class BotEntry:
-    """A bot the arena starts: its name and its command (before the arena's own arguments)."""
-
-    name: str
-    command: list[str]
-    cwd: Path | None = None
-    # Sample bots understand these; foreign commands get them only through the environment.
-    extra_args: bool = False
-    env: dict[str, str] = field(default_factory=dict)   # added to the process's environment
-    readable: list[Path] = field(default_factory=list)  # folders a confined bot may read besides its own
-    # What its command names (arena.tournament.bot_files), and the stamp of its own files
-    # when the tournament was made: a run whose copy differs refuses to start the bot.
-    files: BotFiles | None = None
-    stamp: CodeStamp | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        """The stored form. A bot without a command (one connected to a server, which the
-        arena does not start) is stored by its name alone.
-
-        >>> BotEntry("a", ["./a"], Path("/bots")).to_json()
-        {'name': 'a', 'command': ['./a'], 'cwd': '/bots', 'extra_args': False, 'env': {}, 'readable': []}
-        >>> BotEntry.from_json(BotEntry("b", []).to_json())
-        BotEntry(name='b', command=[], cwd=None, extra_args=False, env={}, readable=[], files=None, stamp=None)
-        """
-        if not self.command:
-            return {"name": self.name}
-        stored = {"name": self.name, "command": list(self.command), "cwd": str(self.cwd) if self.cwd else None,
-                  "extra_args": self.extra_args, "env": dict(self.env), "readable": [str(p) for p in self.readable]}
-        if self.files is not None:
-            stored["files"] = self.files.to_json()
-        if self.stamp is not None:
-            stored["stamp"] = self.stamp.to_json()
-        return stored
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> BotEntry:
-        return cls(str(data["name"]), list(data.get("command") or []), Path(data["cwd"]) if data.get("cwd") else None,
-                   bool(data.get("extra_args")), dict(data.get("env") or {}),
-                   [Path(p) for p in data.get("readable") or []],
-                   BotFiles.from_json(data["files"]) if isinstance(data.get("files"), dict) else None,
-                   CodeStamp.from_json(data["stamp"]) if isinstance(data.get("stamp"), dict) else None)
 
 
 def check_name(name: str) -> str:

@@ -70,6 +70,7 @@ from arena.tournament.bot_limits import (
     describe_limits,
     find_limiter,
     join_command,
+    prlimit_options,
     user_tasks,
 )
 
@@ -490,7 +491,7 @@ async def launch(conf: Confinement, spec: LaunchSpec, stdout: int, stderr: int) 
     command = join_command(groups.procs_files()) if groups is not None else []
     prlimit = shutil.which("prlimit")
     if conf.limiter != NO_LIMITS and prlimit is not None:
-        options = conf.limits.prlimit_options(address_space=conf.limiter == RLIMIT, nproc=_nproc(conf, bot_uid))
+        options = prlimit_options(conf.limits, address_space=conf.limiter == RLIMIT, nproc=_nproc(conf, bot_uid))
         command += [prlimit, *options, "--"]
     fds: tuple[int, ...] = ()
     cwd: Path | None

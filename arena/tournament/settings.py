@@ -1,16 +1,16 @@
 """A tournament's settings: every default and every check of ``arena tournament``, once.
 
-:class:`TournamentSettings` is the one object behind the command's options: its
-fields' defaults are the defaults the help shows, :func:`build_settings` checks a
-:class:`TournamentRequest` (the command line as given) into one, and it is stored
-with the tournament (:meth:`TournamentSettings.to_dict`) so that ``--resume`` needs
-nothing else (:meth:`TournamentSettings.from_dict`). The time limits and the faults
-default to the referee's own (arena.referee.limits), the game options
-to the engine's (:class:`engine.GameConfig`).
+:class:`TournamentSettings` (``arena.settings``, the value every room reads) is the one
+object behind the command's options: its fields' defaults are the defaults the help
+shows, :func:`build_settings` checks a :class:`TournamentRequest` (the command line as
+given) into one, and it is stored with the tournament so that ``--resume`` needs nothing
+else. The time limits and the faults default to the referee's own (arena.referee.limits),
+the game options to the engine's (:class:`engine.GameConfig`); :func:`schedule_of` gives
+its games.
 
->>> settings = TournamentSettings(games=8, bots=[BotEntry("a", ["./a"]), BotEntry("b", ["./b"])])
->>> TournamentSettings.from_dict(settings.to_dict()) == settings
-True
+>>> settings = TournamentSettings(game={"players": 3}, games=3, bots=[BotEntry(n, ["./" + n]) for n in "abc"])
+>>> len(schedule_of(settings)), sorted(schedule_of(settings)[0].bots)
+(3, ['a', 'b', 'c'])
 >>> DEFAULTS.games, DEFAULTS.move_time, DEFAULTS.time_bank, DEFAULTS.max_faults, DEFAULTS.concurrency
 (40, 1.0, 10.0, 3, 4)
 """
@@ -21,12 +21,15 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from arena.referee.limits import MAX_FAULTS, MAX_SECONDS, MOVE_TIME, TIME_BANK
-from arena.tls import ClientTls, read_pem
-from arena.tournament.bot_limits import BotLimits
-from arena.tournament.lineup import LINEUPS, BotEntry, LineupError, parse_bot_option, sample_lineup
+from arena.referee.limits import MAX_SECONDS
+
+# TournamentSettings is imported from here too: the value and the checks that make one.
+from arena.settings import BotEntry as BotEntry
+from arena.settings import SprtSettings, TournamentSettings
+from arena.tls import read_pem
+from arena.tournament.lineup import LINEUPS, LineupError, parse_bot_option, sample_lineup
 from arena.tournament.sandbox import SandboxMode
 from arena.tournament.schedule import (
     DEAL_FORMATS,
@@ -39,9 +42,6 @@ from arena.tournament.schedule import (
     round_games,
 )
 from engine import VARIANT_RECORDS, ConfigError, GameConfig
-
-if TYPE_CHECKING:   # numpy, which the test's statistics need, costs every command 0.1 s to import
-    from arena.stats.sprt import SprtSettings
 
 # Where the arena keeps its database unless --db (or ARENA_DB) says otherwise.
 DEFAULT_DB = "arena.db"
@@ -59,149 +59,18 @@ MAX_CONCURRENCY = 256
 MAX_FAULT_LIMIT = 1000
 
 
-def default_game() -> dict[str, Any]:
-    """The engine's default table; the other game options are the engine's defaults too."""
-    config = GameConfig()
-    return {"variant": config.variant, "players": config.players}
+def schedule_of(settings: TournamentSettings) -> list[ScheduledGame]:
+    """Every game of the tournament ``settings`` describe, from its master seed: an A/B
+    test's sets, a gauntlet's tables or a round robin's."""
+    if settings.sprt is not None:
+        from arena.tournament.sprt import games_per_set, sprt_schedule
 
-
-@dataclass
-class TournamentSettings:
-    """Every setting of a tournament; stored with it so ``--resume`` needs nothing else.
-
-    ``game`` holds the engine's game options (a ``GameConfig`` as a dict, without the
-    seed: every deal gets its own seed from the master ``seed``). ``deals`` is the
-    format, ``duplicate`` or ``independent`` (arena.tournament.schedule); settings stored before
-    it existed were duplicate.
-    """
-
-    game: dict[str, Any] = field(default_factory=default_game)
-    games: int = 40
-    seed: int = 0
-    # Whether the organiser gave ``seed`` (``--seed``): only then is it echoed when a run
-    # starts; a drawn seed is shown once the tournament has finished. Settings stored
-    # before this field existed read as drawn, the safe side.
-    seed_given: bool = False
-    move_time: float = MOVE_TIME      # the referee's defaults (arena.referee.limits)
-    time_bank: float = TIME_BANK
-    max_faults: int = MAX_FAULTS
-    concurrency: int = 4
-    server: str | None = None
-    # How the organiser's calls reach ``server``: TLS (``tls``), trusting the CA certificate
-    # at ``tls_ca`` (an absolute path, so that --resume works from any folder) or, without
-    # it, the system's roots; plaintext when ``tls`` is false.
-    tls: bool = False
-    tls_ca: str | None = None
-    # The organiser's client certificate and key (absolute paths), for a server that
-    # requires one (arena serve --tls-client-ca).
-    tls_cert: str | None = None
-    tls_key: str | None = None
-    deals: str = DEAL_FORMATS[0]     # duplicate
-    # The lineup: the bots this arena starts (remote bots, by name only, without a command).
-    bots: list[BotEntry] = field(default_factory=list)
-    # "round-robin"; "gauntlet": every table has the bot ``gauntlet`` and opponents from
-    # the rest; or "sprt": a duplicate A/B test (arena.tournament.sprt) of the two bots
-    # and the bounds in ``sprt``, the other bots being the opponents and ``games`` the
-    # limit (whole sets).
-    format: str = "round-robin"
-    sprt: SprtSettings | None = None
-    gauntlet: str | None = None
-    # How the bots this arena starts run (arena.tournament.sandbox): confined with
-    # bubblewrap where it works ("auto"), always ("bwrap") or never ("none"); a fresh
-    # process for every match; one process a bot for every game, rotations of a deal
-    # included (trusted bots; else no process plays one deal twice, and settings stored
-    # before this field read so too); the limits of each bot over all its processes; the
-    # variables the organiser passes to them (a confined bot's environment is cleared).
-    sandbox: str = SandboxMode.AUTO.value
-    fresh_per_match: bool = False
-    shared_processes: bool = False
-    memory_limit_mb: int = BotLimits.memory_mb
-    process_limit: int = BotLimits.processes
-    file_size_limit_mb: int = BotLimits.file_size_mb
-    open_files_limit: int = BotLimits.open_files
-    bot_env: dict[str, str] = field(default_factory=dict)
-
-    @property
-    def variant(self) -> str:
-        return self.game_config(0).variant
-
-    @property
-    def players(self) -> int:
-        return self.game_config(0).players
-
-    def game_config(self, seed: int) -> GameConfig:
-        return GameConfig.from_options(self.game, seed)
-
-    def client_tls(self) -> ClientTls | None:
-        """How to reach :attr:`server`: over TLS (trusting :attr:`tls_ca`, or the system's
-        roots) or, None, in plaintext.
-
-        >>> TournamentSettings(server="h:1", tls=True, tls_ca="/etc/arena/ca.pem").client_tls()
-        ClientTls(ca=PosixPath('/etc/arena/ca.pem'), cert=None, key=None)
-        """
-        if not self.tls:
-            return None
-        return ClientTls(Path(self.tls_ca) if self.tls_ca else None, Path(self.tls_cert) if self.tls_cert else None,
-                         Path(self.tls_key) if self.tls_key else None)
-
-    def bot_limits(self) -> BotLimits:
-        return BotLimits(memory_mb=self.memory_limit_mb, processes=self.process_limit,
-                         file_size_mb=self.file_size_limit_mb, open_files=self.open_files_limit)
-
-    def bot_names(self) -> list[str]:
-        return [b.name for b in self.bots]
-
-    def schedule(self) -> list[ScheduledGame]:
-        if self.sprt is not None:
-            from arena.tournament.sprt import games_per_set, sprt_schedule
-
-            return sprt_schedule(self.sprt.candidate, self.sprt.baseline, self.opponents(), self.players,
-                                 self.games // games_per_set(self.players), self.seed)
-        if self.gauntlet is not None:
-            return gauntlet_schedule(self.gauntlet, self.opponents(), self.players, self.games, self.seed, self.deals)
-        return make_schedule(self.bot_names(), self.players, self.games, self.seed, self.deals)
-
-    def opponents(self) -> list[str]:
-        """Every bot but the one(s) under test: an A/B test's candidate and baseline, a
-        gauntlet's bot (in a round robin, every bot)."""
-        tested = (self.sprt.candidate, self.sprt.baseline) if self.sprt else (self.gauntlet,)
-        return [name for name in self.bot_names() if name not in tested]
-
-    def describe(self) -> str:
-        """The tournament in words, for its start line.
-
-        >>> TournamentSettings(games=8, deals="independent", bots=[BotEntry("a", []), BotEntry("b", [])]).describe()
-        'classic, 2 bots (a, b), 8 games, independent deals'
-        """
-        if self.sprt is not None:
-            s = self.sprt
-            return (f"{self.variant}, SPRT {s.candidate} against {s.baseline}, elo0 {s.elo0:g}, "
-                    f"elo1 {s.elo1:g}, alpha {s.alpha:g}, beta {s.beta:g}, up to {self.games} games, "
-                    f"opponents {', '.join(self.opponents())}")
-        if self.gauntlet is not None:
-            return (f"{self.variant}, gauntlet of {self.gauntlet} against {len(self.opponents())} bots "
-                    f"({', '.join(self.opponents())}), {self.games} games, {self.deals} deals")
-        return (f"{self.variant}, {len(self.bots)} bots ({', '.join(self.bot_names())}), "
-                f"{self.games} games, {self.deals} deals")
-
-    def to_dict(self) -> dict[str, Any]:
-        """The stored form: JSON values only."""
-        data = {f.name: getattr(self, f.name) for f in fields(self)}
-        data.update(game=dict(self.game), bots=[b.to_json() for b in self.bots], bot_env=dict(self.bot_env),
-                    sprt=self.sprt.to_json() if self.sprt else None)
-        return data
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> TournamentSettings:
-        """The settings of a stored tournament (fields it does not know are left out)."""
-        known = {f.name for f in fields(cls)}
-        values = {k: v for k, v in data.items() if k in known}
-        values["bots"] = [BotEntry.from_json(b) for b in values.get("bots") or []]
-        if values.get("sprt") is not None:
-            from arena.stats.sprt import SprtSettings  # numpy: only where a test is read
-
-            values["sprt"] = SprtSettings.from_json(values["sprt"])
-        return cls(**values)
+        return sprt_schedule(settings.sprt.candidate, settings.sprt.baseline, settings.opponents(), settings.players,
+                             settings.games // games_per_set(settings.players), settings.seed)
+    if settings.gauntlet is not None:
+        return gauntlet_schedule(settings.gauntlet, settings.opponents(), settings.players, settings.games,
+                                 settings.seed, settings.deals)
+    return make_schedule(settings.bot_names(), settings.players, settings.games, settings.seed, settings.deals)
 
 
 DEFAULTS = TournamentSettings()
@@ -482,8 +351,6 @@ def _sprt_settings(req: TournamentRequest, settings: TournamentSettings,
         raise LineupError(f"two bots are named {duplicate!r}")
     settings.bots = [candidate, baseline, *opponents]
     settings.format, settings.deals = "sprt", "duplicate"
-    from arena.stats.sprt import SprtSettings  # numpy: only for an A/B test
-
     settings.sprt = SprtSettings(candidate.name, baseline.name, bounds.elo0, bounds.elo1, bounds.alpha, bounds.beta)
     return settings
 
@@ -513,7 +380,7 @@ def finalize_games(settings: TournamentSettings, requested: int | None, notice: 
     if settings.games != wanted:
         notice(f"games rounded up from {wanted} to {settings.games} so that every bot plays every seat "
                f"equally often ({bots} bots, {settings.players} seats)")
-    settings.schedule()  # raises ScheduleError for an impossible lineup
+    schedule_of(settings)  # raises ScheduleError for an impossible lineup
 
 
 def _finalize_sprt_games(settings: TournamentSettings, requested: int | None, notice: Callable[[str], None]) -> None:
@@ -530,7 +397,7 @@ def _finalize_sprt_games(settings: TournamentSettings, requested: int | None, no
     if settings.games != wanted:
         notice(f"the game limit is rounded up from {wanted} to {settings.games}: whole sets of {per_set} games "
                f"(each of {settings.players} seats, once for each side)")
-    settings.schedule()
+    schedule_of(settings)
 
 
 def _finalize_gauntlet_games(settings: TournamentSettings, requested: int | None,
@@ -546,4 +413,4 @@ def _finalize_gauntlet_games(settings: TournamentSettings, requested: int | None
     if settings.games != wanted:
         notice(f"games rounded up from {wanted} to {settings.games} so that every opponent meets "
                f"{settings.gauntlet} equally often ({opponents} opponents, {settings.players} seats)")
-    settings.schedule()
+    schedule_of(settings)

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from arena.records import BotCrash, MatchRecord
 from arena.tournament.runner import MatchRunner, RunSummary, Standing, match_spec, worker_name
-from arena.tournament.settings import LEASE_SECONDS, TournamentSettings
+from arena.tournament.settings import LEASE_SECONDS, TournamentSettings, schedule_of
 
 if TYPE_CHECKING:
     from arena.store import Store  # imported where used: the CLI starts without SQLAlchemy
@@ -104,7 +104,7 @@ async def play_claimed(
     """
     worker = worker or worker_name()
     await asyncio.to_thread(release_dead_local_workers, store, tournament_id)
-    schedule = {game.index: game for game in settings.schedule()}
+    schedule = {game.index: game for game in schedule_of(settings)}
     summary = RunSummary(0, 0, 0, 0.0, defaultdict(Standing))
     for name in settings.bot_names():
         summary.standings[name]
@@ -263,7 +263,7 @@ async def run_worker(store: Store, db: str, tournament_id: str | None, slots: in
             notice(f"tournament {tid} is played on the server {settings.server}, not by workers")
             cannot.add(tid)
             continue
-        store.put_schedule(tid, settings.schedule())     # tournaments stored before schedules were rows
+        store.put_schedule(tid, schedule_of(settings))     # tournaments stored before schedules were rows
         if is_complete(store, settings, tid):
             say(f"tournament {tid} is already complete")
             run.tournaments.append(tid)

@@ -16,12 +16,12 @@ def running_tournament(store: Store, stored: int, deals: str = "duplicate") -> t
     stored as the runner stores them; its match ids and deal seeds by game."""
     from arena.tournament.lineup import BotEntry
     from arena.tournament.runner import match_spec
-    from arena.tournament.settings import TournamentSettings
+    from arena.tournament.settings import TournamentSettings, schedule_of
 
     settings = TournamentSettings(game={"variant": "classic", "players": 3}, games=6, seed=11, deals=deals,
                                   bots=[BotEntry(name, ["bot"]) for name in ("ann", "bob", "cy")])
     tournament = store.create_tournament(settings.to_dict(), 11, status="running")
-    schedule = settings.schedule()
+    schedule = schedule_of(settings)
     store.put_schedule(tournament, schedule)
     ids = []
     for game in schedule:

@@ -29,7 +29,7 @@ from arena.records import MatchRecord
 from arena.store import Store
 from arena.tournament.lineup import BotEntry
 from arena.tournament.runner import match_spec
-from arena.tournament.settings import TournamentSettings
+from arena.tournament.settings import TournamentSettings, schedule_of
 from arena.web.app import create_app
 from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
 from arena.wire.pb.wizard_arena.v1 import arena_pb2_grpc
@@ -41,7 +41,7 @@ def test_a_duplicate_tournament_plays_private_matches_and_an_independent_one_doe
     for deals, private in (("duplicate", True), ("independent", False)):
         settings = TournamentSettings(game={"variant": "classic", "players": 3}, games=3, seed=1, deals=deals,
                                       bots=[BotEntry(name, []) for name in BOTS])
-        assert all(match_spec(settings, "t", game).private is private for game in settings.schedule())
+        assert all(match_spec(settings, "t", game).private is private for game in schedule_of(settings))
 
 
 def test_a_private_match_is_withheld_until_its_deal_is_played_out(tmp_path: Path) -> None:
@@ -74,7 +74,7 @@ def test_a_private_match_is_withheld_until_its_deal_is_played_out(tmp_path: Path
     # The deal's last rotations are stored: shown, with the tournament still running.
     with Store(str(db)) as store:
         settings = TournamentSettings.from_dict(store.get_tournament(tournament).settings)
-        for game in settings.schedule()[4:]:
+        for game in schedule_of(settings)[4:]:
             record = played(ids[game.index], "classic", list(game.bots), game.seed)
             record.tournament_id, record.game_index, record.private = tournament, game.index, True
             store.save_match(record)

@@ -45,7 +45,7 @@ from arena.store import Store
 from arena.tournament.lineup import BotEntry
 from arena.tournament.lock import hold_lock, log_dir_for
 from arena.tournament.schedule import derive_seed, new_master_seed
-from arena.tournament.settings import TournamentSettings
+from arena.tournament.settings import TournamentSettings, schedule_of
 from arena.web import disclosure
 from arena.web.app import create_app
 from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
@@ -68,7 +68,7 @@ class Secrets:
         """The master seed and every deal and bot seed of the whole schedule."""
         self.numbers[master] = f"master seed of {tournament_id}"
         self.numbers[derive_seed(master, "tables")] = f"table draw seed of {tournament_id}"
-        for game in settings.schedule():
+        for game in schedule_of(settings):
             self.numbers[game.seed] = f"deal seed of {tournament_id} game {game.index}"
             for seat, seed in enumerate(game.bot_seeds):
                 self.numbers[seed] = f"bot seed of {tournament_id} game {game.index} seat {seat}"
@@ -110,7 +110,7 @@ def store_tournament(store: Store, master: int, stored: int, status: str) -> tup
     schedule stored (the bot seeds with it) and its first ``stored`` games played."""
     settings = settings_of(master, 6)
     tournament = store.create_tournament(settings.to_dict(), master, status=status)
-    schedule = settings.schedule()
+    schedule = schedule_of(settings)
     store.put_schedule(tournament, schedule)
     seeds = {}
     for game in schedule[:stored]:

@@ -42,7 +42,7 @@ from google.protobuf.json_format import MessageToDict
 from arena.records import MatchRecord
 from arena.store import Store
 from arena.tournament.schedule import derive_seed
-from arena.tournament.settings import TournamentSettings
+from arena.tournament.settings import TournamentSettings, schedule_of
 from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
 from arena.wire.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
 from engine import GameConfig, new_game, options_of
@@ -279,7 +279,7 @@ def schedule_seeds(settings: dict[str, Any], master_seed: int) -> set[int]:
     seeds: set[int] = set()
     for deals in ("duplicate", "independent"):
         data = {**settings, "seed": master_seed, "deals": deals}
-        seeds.update(game.seed for game in TournamentSettings.from_dict(data).schedule())
+        seeds.update(game.seed for game in schedule_of(TournamentSettings.from_dict(data)))
     for index in range(settings["games"]):
         seeds.update((derive_seed(master_seed, "deal", index), derive_seed(master_seed, "game deal", index)))
     return seeds

@@ -25,6 +25,7 @@ from arena.stats.sprt import (
     SprtBounds,
     SprtMonitor,
     SprtSettings,
+    bounds_of,
     default_min_units,
     game_score,
     llr_exact,
@@ -310,8 +311,8 @@ def test_an_aborted_game_leaves_its_set_out_and_the_test_goes_on() -> None:
 
 
 def test_a_stored_test_of_the_old_scale_keeps_its_meaning() -> None:
-    old = SprtSettings.from_json({"candidate": "a", "baseline": "b", "elo0": 0, "elo1": 10,
-                                  "alpha": 0.05, "beta": 0.05}).bounds()
+    old = bounds_of(SprtSettings.from_json({"candidate": "a", "baseline": "b", "elo0": 0, "elo1": 10,
+                                            "alpha": 0.05, "beta": 0.05}))
     assert old.scores()[1] == pytest.approx(1 / (1 + 10 ** (-10 / 400)))      # the unit it meant
-    new = SprtSettings("a", "b", 0, 10).bounds()
+    new = bounds_of(SprtSettings("a", "b", 0, 10))
     assert new.elo1 == 10

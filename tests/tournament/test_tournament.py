@@ -259,13 +259,14 @@ def play(settings, done: set[int], runner: RecordingRunner, db: Path):
     import asyncio
 
     from arena.tournament.runner import match_spec
+    from arena.tournament.settings import schedule_of
     from arena.tournament.worker import play_claimed, saver
 
     with Store(str(db)) as store:
         tournament = store.create_tournament(settings.to_dict(), settings.seed, status="running")
-        store.put_schedule(tournament, settings.schedule())
+        store.put_schedule(tournament, schedule_of(settings))
         for index in sorted(done):
-            spec = match_spec(settings, tournament, settings.schedule()[index])
+            spec = match_spec(settings, tournament, schedule_of(settings)[index])
             store.save_match(asyncio.run(RecordingRunner(0).run_match(spec)))
         summary = asyncio.run(play_claimed(runner, store, settings, tournament, saver(store)))
         saved = sorted(store.finished_game_indexes(tournament) - done)
@@ -273,7 +274,9 @@ def play(settings, done: set[int], runner: RecordingRunner, db: Path):
 
 
 def overlapping_deals(settings, runner: RecordingRunner) -> list[tuple[int, int]]:
-    games = {g.index: g for g in settings.schedule()}
+    from arena.tournament.settings import schedule_of
+
+    games = {g.index: g for g in schedule_of(settings)}
     return [(a, b) for a in runner.spans for b in runner.spans if a < b and games[a].deal == games[b].deal
             and runner.spans[a][0] < runner.spans[b][1] and runner.spans[b][0] < runner.spans[a][1]]
 
@@ -316,12 +319,12 @@ def test_independent_deals_run_side_by_side(tmp_path: Path) -> None:
 
 
 def test_settings_stored_before_the_deals_option_are_duplicate() -> None:
-    from arena.tournament.settings import TournamentSettings
+    from arena.tournament.settings import TournamentSettings, schedule_of
 
     old = {"game": {"variant": "classic", "players": 4}, "games": 8, "seed": 3, "bots": [{"name": n} for n in "abcd"]}
     settings = TournamentSettings.from_dict(old)
     assert settings.deals == "duplicate"
-    assert len({g.seed for g in settings.schedule()}) == 2
+    assert len({g.seed for g in schedule_of(settings)}) == 2
     assert TournamentSettings.from_dict(json.loads(json.dumps({**old, "deals": "independent"}))).deals == "independent"
 
 
