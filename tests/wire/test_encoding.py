@@ -28,7 +28,8 @@ from arena.wire.encoding import (
     prediction_of,
 )
 from engine import PREDICT, ExtremeGame, Game, GameConfig, IllegalAction, Prediction, new_game, replay
-from engine.extreme_cards import COLOURS
+from engine.extreme_cards import COLOURS, TOKEN_COLOURS
+from engine.extreme_tokens import plan_prediction
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -128,11 +129,12 @@ def engine_legal(game: ExtremeGame, obs: dict[str, Any]) -> set[Any]:
     of seats to take each missing token from among those holding it (up to one more
     token than the white ones allow, so the engine's refusal of those is tested too).
     The engine's own check
-    (``_plan_prediction``, what ``apply`` runs before it changes anything) judges."""
+    (``plan_prediction``, what ``apply`` runs before it changes anything) judges."""
     seat, p = obs["seat"], obs["players"]
     supply = [obs["supply"][c] for c in COLOURS]
     white = obs["supply"]["white"]
     held = {s: [obs["tokens"][s][c] for c in COLOURS] for s in range(p) if s != seat}
+    holdings = [[t[c] for c in TOKEN_COLOURS] for t in obs["tokens"]]
     legal: set[Any] = set()
     if obs["destroyer_free"]:
         legal.add("destroyer")
@@ -151,7 +153,8 @@ def engine_legal(game: ExtremeGame, obs: dict[str, Any]) -> set[Any]:
             prediction = Prediction(tokens={COLOURS[c]: n for c, n in enumerate(counts) if n},
                                     take_from=tuple((COLOURS[c], s) for c, s in pairs))
             try:
-                game._plan_prediction(seat, prediction)
+                plan_prediction(prediction, seat, [obs["supply"][c] for c in TOKEN_COLOURS], holdings,
+                                obs["destroyer"])
             except IllegalAction:
                 continue
             legal.add(outcome(prediction, seat, p))
