@@ -104,6 +104,20 @@ def bench_against_bare(players: int = 4, games: int = 1000, seed: int = 0, chunk
     return figures
 
 
+def first_option_games_per_s(configs: list[GameConfig]) -> float:
+    """Games per second of a bare loop through the engine: every game of ``configs`` played
+    to its end, each seat taking its first legal option (a prediction: the default). The
+    yardstick of ``arena bench referee``'s tournament: the same deals without the arena."""
+    started = time.perf_counter()
+    for config in configs:
+        game = new_game(config)
+        while not game.is_over:
+            for seat in game.to_act():
+                decision = game.decision(seat)
+                game.apply(seat, decision.options[0] if decision.options else decision.default)
+    return len(configs) / (time.perf_counter() - started)
+
+
 def _figures(variant: str, players: int, games: int, decisions: int, seconds: float) -> dict:
     return {
         "variant": variant,

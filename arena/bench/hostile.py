@@ -28,23 +28,18 @@ import contextlib
 import json
 import os
 import statistics
-import sys
 import time
 from typing import Any
 
 import grpc
 
-from arena.bench.referee import CLIENT_OPTIONS, _arena_with_bots, _reap, _spec
+from arena.bench.referee_bots import arena_with_bots, match_spec
+from arena.bench.spawn import reap, spawn
+from arena.bench.transports import CLIENT_OPTIONS
 from arena.referee.loopback import LoopbackReferee
 from arena.referee.server import tune_gc
 from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
 from arena.wire.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
-
-
-async def _spawn(*args: str) -> asyncio.subprocess.Process:
-    return await asyncio.create_subprocess_exec(sys.executable, "-m", "arena.bench.hostile", *args,
-                                                env={**os.environ, "GRPC_VERBOSITY": "ERROR"})
-
 
 # ---------------------------------------------------------------------- (1) spectators
 
@@ -95,21 +90,21 @@ async def _watch(address: str, match_ids: list[str], spectators: int, ready: str
 
 async def spectator_slowdown(matches: int = 5, spectators: int = 50) -> dict[str, float]:
     """Median match time without and with ``spectators`` live spectators, alternating."""
-    arena, bots = await _arena_with_bots(connections=1, move_time=1.0)
+    arena, bots = await arena_with_bots(connections=1, move_time=1.0)
     port = arena.port
     watched = [f"watched-{i}" for i in range(matches)]
     ready = f"/tmp/bench-hostile-{os.getpid()}.ready"
-    viewers = await _spawn("--spectate", f"127.0.0.1:{port}", "--spectators", str(spectators),
-                           "--ready", ready, *watched)
+    viewers = await spawn("arena.bench.hostile", "--spectate", f"127.0.0.1:{port}", "--spectators", str(spectators),
+                          "--ready", ready, *watched)
     try:
         while not os.path.exists(ready):
             await asyncio.sleep(0.05)
-        await arena.run_match(_spec(seed=10_000))       # warm-up, not counted
+        await arena.run_match(match_spec(seed=10_000))       # warm-up, not counted
         alone, watched_times = [], []
         for i in range(matches):
-            record = await arena.run_match(_spec(seed=i))
+            record = await arena.run_match(match_spec(seed=i))
             alone.append((record.finished_at - record.started_at).total_seconds())
-            spec = _spec(seed=i)
+            spec = match_spec(seed=i)
             spec.match_id = watched[i]
             record = await arena.run_match(spec)
             watched_times.append((record.finished_at - record.started_at).total_seconds())
@@ -118,7 +113,7 @@ async def spectator_slowdown(matches: int = 5, spectators: int = 50) -> dict[str
             received = json.load(result)
     finally:
         await arena.stop(0)
-        await _reap([*bots, viewers])
+        await reap([*bots, viewers])
         for path in (ready, ready + ".json"):
             with contextlib.suppress(FileNotFoundError):
                 os.remove(path)
@@ -164,8 +159,8 @@ async def flood_cost(messages: int = 10_000) -> dict[str, float]:
     report = f"/tmp/bench-hostile-flood-{os.getpid()}.json"
     try:
         cpu_before, started = time.process_time(), time.perf_counter()
-        flooder = await _spawn("--flood", address, "--token", "flood-token",
-                               "--messages", str(messages), "--report", report)
+        flooder = await spawn("arena.bench.hostile", "--flood", address, "--token", "flood-token",
+                              "--messages", str(messages), "--report", report)
         await arena.wait_connected(["flooder"], 30)
         while "flooder" in arena.connected_bots():     # until the limit closes the stream
             await asyncio.sleep(0.001)

@@ -219,7 +219,7 @@ async def bare_client(address: str, token: str) -> None:
     the arena ends it. No SDK: no lanes, threads, queues or logs, no observation parsed."""
     import grpc
 
-    from arena.bench.referee import bare_play
+    from arena.bench.referee_bots import bare_play
 
     async with grpc.aio.insecure_channel(address) as channel:
         await bare_play(channel, token, lambda options: options[0])

@@ -20,18 +20,6 @@ from pathlib import Path
 from arena.bench.fuzz.settings import FuzzSettings
 
 
-def rss_mb(pid: int) -> float | None:
-    """Resident memory of a process in MB (VmRSS), or None when it is gone."""
-    try:
-        with open(f"/proc/{pid}/status") as status:
-            for line in status:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        return None
-    return None
-
-
 async def start_server(workdir: Path, settings: FuzzSettings,
                        admin_token: str) -> tuple[asyncio.subprocess.Process, str]:
     """``arena serve`` on 127.0.0.1, port 0; returns the process and the address it printed."""

@@ -24,7 +24,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from arena.bench.fuzz.checks import Played, Tally, check_records, collect
 from arena.bench.fuzz.messages import odd_hello, random_text
-from arena.bench.fuzz.processes import rss_mb, start_honest_bot, start_server, stop_process, summarise_log
+from arena.bench.fuzz.processes import start_honest_bot, start_server, stop_process, summarise_log
 from arena.bench.fuzz.settings import CLIENT_OPTIONS, HONEST_BOTS, U32, U64, FuzzReport, FuzzSettings
 from arena.bench.fuzz.streams import (
     Agent,
@@ -36,6 +36,7 @@ from arena.bench.fuzz.streams import (
     open_with_message,
     stray_flood_opening,
 )
+from arena.bench.machine import rss_mb
 from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
 from arena.wire.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
 from engine import VARIANTS
