@@ -65,6 +65,7 @@ from engine.core import (
 from engine.events import PUBLIC, Event, EventLog, check_viewer
 from engine.game import Game
 from engine.masks import mask_of, pick
+from engine.observations import ClassicObservation, TrickCard
 
 OVER = "over"  # the phase after the last round; the other phases are the decision kinds
 HIGHER_IS_BETTER = True  # totals are points: the most wins
@@ -378,9 +379,9 @@ class ClassicGame(Game):
             self._choose_trump(seat, action)
         self.actions.append([seat, action])
 
-    def observe(self, seat: int | None, *, round_history: bool = True) -> dict[str, Any]:
+    def observe(self, seat: int | None, *, round_history: bool = True) -> ClassicObservation:
         """What ``seat`` may know now (``None``: a spectator), as a JSON-serialisable dict.
-        Every field is described in ``docs/engine.md``; ``round_history=False`` leaves
+        Every field is described in :class:`~engine.observations.ClassicObservation`; ``round_history=False`` leaves
         that field ``None`` (see :meth:`engine.game.Game.observe`)."""
         check_viewer(seat, self.players)
         phase = self._phase
@@ -616,7 +617,7 @@ class ClassicGame(Game):
             self._round += 1
             self._start_round()
 
-    def _trick_json(self, leader: int, cards: Sequence[int]) -> list[dict[str, Any]]:
+    def _trick_json(self, leader: int, cards: Sequence[int]) -> list[TrickCard]:
         return [{"seat": (leader + i) % self.players, "card": CODES[c]} for i, c in enumerate(cards)]
 
     def _event_dict(self, event: Event) -> dict[str, Any]:

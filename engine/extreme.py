@@ -76,6 +76,7 @@ from engine.extreme_json import (
 )
 from engine.game import Game
 from engine.masks import pick
+from engine.observations import ExtremeObservation
 
 HAND_SIZE = 15  # every player gets 15 cards, so every round has 15 tricks
 # Default length: one round per player, doubled for three players.
@@ -227,7 +228,7 @@ class ExtremeGame(Game):
         return game
 
     @classmethod
-    def from_observation(cls, config: GameConfig, obs: dict[str, Any], hands: list[int]) -> ExtremeGame:
+    def from_observation(cls, config: GameConfig, obs: ExtremeObservation, hands: list[int]) -> ExtremeGame:
         """The game at the decision point a seat's observation ``obs`` describes, with every
         seat's current hand given as a bit mask (``hands``; the observer's must match its
         observation). Tokens, supply, destroyer, tricks, the trick in progress and the
@@ -248,6 +249,8 @@ class ExtremeGame(Game):
             raise EngineError("from_observation: the hands must have the observed sizes")
         if obs["phase"] == OVER:
             raise EngineError("from_observation: the game is over")
+        if obs["round_history"] is None:
+            raise EngineError("from_observation: the observation needs its round_history")
         game._round = obs["round"] - 1
         game._totals = list(obs["scores"])
         game._history = [
@@ -275,7 +278,9 @@ class ExtremeGame(Game):
         game._phase = obs["phase"]
         game._current = current = obs["to_act"][0]
         if game._phase == PAY:
-            game._pay_options = tuple(obs["pay"]["options"])
+            pay = obs["pay"]
+            assert pay is not None   # present while the phase is pay
+            game._pay_options = tuple(pay["options"])
             game._legal = legal_plays(game._hands[current], 0)
         elif game._phase == PLAY:
             game._legal = legal_plays(game._hands[current], game._follow)
@@ -560,10 +565,10 @@ class ExtremeGame(Game):
 
     # -- observation and events ------------------------------------------------------
 
-    def observe(self, seat: int | None, *, round_history: bool = True) -> dict[str, Any]:
+    def observe(self, seat: int | None, *, round_history: bool = True) -> ExtremeObservation:
         """Everything ``seat`` may know now, as plain JSON data (``None``: a spectator).
 
-        Fields are documented in ``docs/engine-extreme.md``; ``round_history=False``
+        Fields are documented in :class:`~engine.observations.ExtremeObservation`; ``round_history=False``
         leaves that field ``None`` (see :meth:`engine.game.Game.observe`).
 
         >>> game = ExtremeGame(GameConfig(variant="extreme", players=3, seed=1))

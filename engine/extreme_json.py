@@ -19,6 +19,7 @@ from typing import Any
 from engine.core import SeatRound
 from engine.events import Event
 from engine.extreme_cards import CODES, COLOUR_OF, COLOURS, TOKEN_COLOURS, codes_of
+from engine.observations import ExtremeRound, LastTrick, PayDecision, TrickCard
 
 # A trick as the game keeps it: (seat, card) in play order.
 Cards = Sequence[tuple[int, int]]
@@ -29,12 +30,12 @@ def tokens_json(counts: Sequence[int]) -> dict[str, int]:
     return dict(zip(TOKEN_COLOURS, counts))
 
 
-def cards_json(cards: Cards) -> list[dict[str, Any]]:
+def cards_json(cards: Cards) -> list[TrickCard]:
     """A trick's cards: ``[{"seat", "card"}]`` in play order."""
     return [{"seat": s, "card": CODES[c]} for s, c in cards]
 
 
-def last_trick_json(last_trick: tuple[Cards, int] | None) -> dict[str, Any] | None:
+def last_trick_json(last_trick: tuple[Cards, int] | None) -> LastTrick | None:
     """The last finished trick of the round, ``{"cards", "winner"}``, or ``None``."""
     if last_trick is None:
         return None
@@ -42,7 +43,7 @@ def last_trick_json(last_trick: tuple[Cards, int] | None) -> dict[str, Any] | No
     return {"cards": cards_json(cards), "winner": winner}
 
 
-def pay_json(last_trick: tuple[Cards, int], options: Sequence[str]) -> dict[str, Any]:
+def pay_json(last_trick: tuple[Cards, int], options: Sequence[str]) -> PayDecision:
     """The pay decision: the trick just won (its winner, lead colour and winning card) and
     the token colours the winner may return."""
     cards, winner = last_trick
@@ -54,7 +55,7 @@ def pay_json(last_trick: tuple[Cards, int], options: Sequence[str]) -> dict[str,
     }
 
 
-def round_history_json(history: Sequence[Sequence[SeatRound]]) -> list[dict[str, Any]]:
+def round_history_json(history: Sequence[Sequence[SeatRound]]) -> list[ExtremeRound]:
     """The finished rounds: each round's penalties, its destroyer and the tokens each seat
     held at its end (non-zero counts only)."""
     return [

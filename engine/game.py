@@ -26,6 +26,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from engine.core import Action, Decision, GameConfig, GameResult
 from engine.events import Event
+from engine.observations import Observation
 
 
 @runtime_checkable
@@ -68,8 +69,9 @@ class Game(Protocol):
         :class:`~engine.core.IllegalAction` and changes nothing."""
         ...
 
-    def observe(self, seat: int | None, *, round_history: bool = True) -> dict[str, Any]:
-        """What ``seat`` may know now, as a JSON-serialisable dict; ``None``: a spectator.
+    def observe(self, seat: int | None, *, round_history: bool = True) -> Observation:
+        """What ``seat`` may know now, as a JSON-serialisable dict (typed in
+        :mod:`engine.observations`); ``None``: a spectator.
 
         ``round_history=False`` leaves the field ``round_history`` ``None``, in its
         place. The finished rounds are the same for every viewer and change only as a

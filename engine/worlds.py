@@ -53,11 +53,11 @@ by ``guess_bid(seat, hand_codes, observation)`` if given, else uniformly at rand
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from math import factorial
-from typing import Any
+from typing import Any, cast
 
 from engine import classic as _classic
 from engine import classic_cards as _cc
@@ -68,8 +68,9 @@ from engine.core import EngineError, GameConfig
 from engine.extreme import ExtremeGame
 from engine.game import Game
 from engine.masks import cards_of
+from engine.observations import ExtremeObservation
 
-GuessBid = Callable[[int, list[str], dict[str, Any]], int]
+GuessBid = Callable[[int, list[str], Mapping[str, Any]], int]
 
 # Rejection sampling is exact and cheap while most random deals are consistent; after this
 # many misses the exact counting sampler takes over (a mixture of exact samplers is exact).
@@ -95,7 +96,7 @@ class Deal:
 # ---------------------------------------------------------------- what the seat has seen
 
 
-def round_tricks(observation: dict[str, Any]) -> list[list[tuple[int, int]]]:
+def round_tricks(observation: Mapping[str, Any]) -> list[list[tuple[int, int]]]:
     """This round's tricks as ``(seat, card)`` lists in play order, the trick in progress
     last (if started). Rebuilt from ``played``: the first trick is led left of the dealer,
     every later one by the previous trick's winner.
@@ -123,7 +124,7 @@ def round_tricks(observation: dict[str, Any]) -> list[list[tuple[int, int]]]:
     return tricks
 
 
-def void_suits(observation: dict[str, Any]) -> list[frozenset[int]]:
+def void_suits(observation: Mapping[str, Any]) -> list[frozenset[int]]:
     """Per seat, the suits (classic, 0..3 = blue, green, red, yellow) or colours (Extreme,
     0..4 = red, yellow, green, blue, purple) it has shown void in this round.
 
@@ -155,7 +156,7 @@ def _suit_index(name: str | None) -> int:
     return _cc.SUITS.index(name) if name else _cc.NO_SUIT
 
 
-def _unseen_and_bins(observation: dict[str, Any]) -> tuple[int, list[int], list[int], list[frozenset[int]]]:
+def _unseen_and_bins(observation: Mapping[str, Any]) -> tuple[int, list[int], list[int], list[frozenset[int]]]:
     """The unseen cards (mask), the bins (other seats, then classic's undealt pile) with
     their sizes, and per bin the suits it may not receive."""
     seat = observation["seat"]
@@ -194,7 +195,7 @@ def _unseen_and_bins(observation: dict[str, Any]) -> tuple[int, list[int], list[
 # ---------------------------------------------------------------- sampling the hands
 
 
-def sample_deal(observation: dict[str, Any], rng: random.Random) -> Deal:
+def sample_deal(observation: Mapping[str, Any], rng: random.Random) -> Deal:
     """The hidden cards placed at random, uniformly among the placements consistent with
     the observation (see the module docstring); the seat's own hand as observed.
 
@@ -332,7 +333,7 @@ def _count(counts: tuple[int, ...], alloweds: tuple[tuple[int, ...], ...], caps:
 # ---------------------------------------------------------------- the world as a game
 
 
-def config_of(observation: dict[str, Any], seed: int = 0) -> GameConfig:
+def config_of(observation: Mapping[str, Any], seed: int = 0) -> GameConfig:
     """The game configuration an observation implies (with ``seed`` for later rounds).
 
     Classic's amigo length shows only once a hand size differs from the round number;
@@ -355,7 +356,7 @@ def config_of(observation: dict[str, Any], seed: int = 0) -> GameConfig:
     )
 
 
-def sample_world(observation: dict[str, Any], rng: random.Random, *, config: GameConfig | None = None,
+def sample_world(observation: Mapping[str, Any], rng: random.Random, *, config: GameConfig | None = None,
                  guess_bid: GuessBid | None = None) -> Game:
     """A complete game state consistent with ``observation`` (a seat's ``game.observe(seat)``
     dict), at the same decision point: the same seats to act, the same legal options for
@@ -374,11 +375,11 @@ def sample_world(observation: dict[str, Any], rng: random.Random, *, config: Gam
     else:
         config = GameConfig.from_dict({**config.to_dict(), "seed": seed})
     if observation["variant"] == "extreme":
-        return ExtremeGame.from_observation(config, observation, list(deal.hands))
+        return ExtremeGame.from_observation(config, cast(ExtremeObservation, observation), list(deal.hands))
     return _classic_world(config, observation, deal, rng, guess_bid)
 
 
-def _classic_world(config: GameConfig, obs: dict[str, Any], deal: Deal, rng: random.Random,
+def _classic_world(config: GameConfig, obs: Mapping[str, Any], deal: Deal, rng: random.Random,
                    guess_bid: GuessBid | None) -> ClassicGame:
     players = obs["players"]
     hands = list(deal.hands)

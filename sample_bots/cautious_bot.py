@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from arena.sdk import Bot, run
+from arena.sdk import Bot, ClassicObservation, ExtremeObservation, Observation, run
 from sample_bots import strategy
 
 PESSIMISM = -0.12       # added to every card's win chance when bidding/predicting
@@ -23,21 +23,21 @@ class CautiousBot(Bot):
     name = "cautious"
     version = "1.0"
 
-    def bid(self, obs: dict[str, Any], options: list[int]) -> int:
+    def bid(self, obs: ClassicObservation, options: list[int]) -> int:
         return strategy.classic_bid(obs, options, shift=PESSIMISM)
 
-    def play(self, obs: dict[str, Any], options: list[str]) -> str:
+    def play(self, obs: Observation, options: list[str]) -> str:
         if obs["variant"] == "classic":
             return strategy.classic_play(obs, options, threshold=WIN_THRESHOLD)
         return strategy.extreme_play(obs, options)
 
-    def trump(self, obs: dict[str, Any], options: list[str]) -> str:
+    def trump(self, obs: ClassicObservation, options: list[str]) -> str:
         return strategy.classic_trump(obs, options)
 
-    def predict(self, obs: dict[str, Any]) -> dict[str, Any]:
+    def predict(self, obs: ExtremeObservation) -> dict[str, Any]:
         return strategy.extreme_predict(obs, shift=PESSIMISM, destroyer_margin=DESTROYER_MARGIN)
 
-    def pay(self, obs: dict[str, Any], options: list[str]) -> str:
+    def pay(self, obs: ExtremeObservation, options: list[str]) -> str:
         return strategy.extreme_pay(obs, options)
 
 

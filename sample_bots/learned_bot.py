@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from arena.sdk import Bot, run
+from arena.sdk import Bot, ClassicObservation, ExtremeObservation, Observation, run
 from engine import Prediction
 from sample_bots.learned.policy import Policy
 
@@ -22,24 +22,24 @@ class LearnedBot(Bot):
     name = "learned"
     version = "1.0"
 
-    def _best(self, obs: dict[str, Any], options: list[Any] | None) -> Any:
+    def _best(self, obs: Observation, options: list[Any] | None) -> Any:
         return Policy.load(obs["variant"]).best(obs, options)
 
-    def bid(self, obs: dict[str, Any], options: list[int]) -> int:
+    def bid(self, obs: ClassicObservation, options: list[int]) -> int:
         return int(self._best(obs, options))
 
-    def trump(self, obs: dict[str, Any], options: list[str]) -> str:
+    def trump(self, obs: ClassicObservation, options: list[str]) -> str:
         return str(self._best(obs, options))
 
-    def play(self, obs: dict[str, Any], options: list[str]) -> str:
+    def play(self, obs: Observation, options: list[str]) -> str:
         return str(self._best(obs, options))
 
-    def predict(self, obs: dict[str, Any]) -> dict[str, Any]:
+    def predict(self, obs: ExtremeObservation) -> dict[str, Any]:
         prediction = self._best(obs, None)
         assert isinstance(prediction, Prediction)
         return prediction.to_json()
 
-    def pay(self, obs: dict[str, Any], options: list[str]) -> str:
+    def pay(self, obs: ExtremeObservation, options: list[str]) -> str:
         return str(self._best(obs, options))
 
 

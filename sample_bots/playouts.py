@@ -14,7 +14,7 @@ returns. :mod:`sample_bots.search_bot` calls them for every candidate in every w
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from engine import classic_cards as cc
@@ -144,7 +144,7 @@ def _classic_score(bid: int, tricks: int) -> int:
     return 20 + 10 * tricks if bid == tricks else -10 * abs(bid - tricks)
 
 
-def classic_outcome(obs: dict[str, Any]) -> Callable[[Sequence[int], Sequence[int]], float]:
+def classic_outcome(obs: Mapping[str, Any]) -> Callable[[Sequence[int], Sequence[int]], float]:
     """How good a round's end (every seat's bid and tricks) is for the observing seat.
 
     The ratings come from places, so: the sum over the others of a smooth "I finish above

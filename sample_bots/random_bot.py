@@ -2,22 +2,22 @@
 
 from typing import Any
 
-from arena.sdk import Bot, run
+from arena.sdk import Bot, ClassicObservation, ExtremeObservation, Observation, run
 
 
 class RandomBot(Bot):
     name = "random"
     version = "1.0"
 
-    def bid(self, obs: dict[str, Any], options: list[int]) -> int:  # ints 0..round
+    def bid(self, obs: ClassicObservation, options: list[int]) -> int:  # ints 0..round
         return self.rng.choice(options)
 
-    def play(self, obs: dict[str, Any], options: list[str]) -> str:  # card codes
+    def play(self, obs: Observation, options: list[str]) -> str:  # card codes
         return self.rng.choice(options)
 
     trump = pay = play  # the same rule for suits (trump) and token colours (pay)
 
-    def predict(self, obs: dict[str, Any]) -> dict[str, Any]:
+    def predict(self, obs: ExtremeObservation) -> dict[str, Any]:
         if obs["destroyer_free"] and self.rng.random() < 0.15:
             return {"destroyer": True}
         # Up to two different colours, one token each, straight from the supply: always legal.

@@ -55,10 +55,10 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from arena.sdk import Bot, run
+from arena.sdk import Bot, ClassicObservation, ExtremeObservation, Observation, run
 from engine import classic_cards as cc
 from engine import extreme_cards as xc
 from sample_bots import strategy
@@ -196,9 +196,9 @@ class SearchBot(Bot):
             Policy.load("classic", RIVALS), Policy.load("extreme", RIVALS)
         # Wizard Extreme: this seat's observation of each trick it played in, by round and
         # trick (the tokens of the rivals' views then, for inference).
-        self._views: dict[int, dict[int, dict[str, Any]]] = {}
+        self._views: dict[int, dict[int, ExtremeObservation]] = {}
 
-    def _remember(self, obs: dict[str, Any]) -> None:
+    def _remember(self, obs: Observation) -> None:
         if obs["variant"] == "extreme" and obs["phase"] == "play":
             if obs["round"] not in self._views:
                 self._views = {obs["round"]: {}}
@@ -218,7 +218,7 @@ class SearchBot(Bot):
             budget = min(budget, DEADLINE_SHARE * limit + BANK_SHARE * bank)
         return time.perf_counter() + max(0.0, budget) / 1000
 
-    def _deal(self, obs: dict[str, Any]) -> Callable[[], World]:
+    def _deal(self, obs: Observation) -> Callable[[], World]:
         """The worlds to search: uniform (``--inference none``), or drawn in proportion to
         how well they explain the rivals' decisions (``policy``, :func:`inferred_sampler`)."""
         sample = deal_sampler(obs, self.rng)
@@ -234,7 +234,7 @@ class SearchBot(Bot):
 
     # -- classic
 
-    def bid(self, obs: dict[str, Any], options: list[int]) -> int:
+    def bid(self, obs: ClassicObservation, options: list[int]) -> int:
         deadline = self._deadline()
         fallback = strategy.classic_bid(obs, options)
         if len(options) == 1:
@@ -244,7 +244,7 @@ class SearchBot(Bot):
                                           self.max_worlds)
         return _argmax(options, means) if self.last_worlds else fallback
 
-    def _bid_value(self, obs: dict[str, Any], trump: int) -> Callable[[Any, Any], float]:
+    def _bid_value(self, obs: Mapping[str, Any], trump: int) -> Callable[[Any, Any], float]:
         """The value of bidding ``bid`` in a world: the round played out aiming at it."""
         me, players = obs["seat"], obs["players"]
         leader = (obs["dealer"] + 1) % players
@@ -266,7 +266,7 @@ class SearchBot(Bot):
 
         return value
 
-    def trump(self, obs: dict[str, Any], options: list[str]) -> str:
+    def trump(self, obs: ClassicObservation, options: list[str]) -> str:
         deadline = self._deadline()
         fallback = strategy.classic_trump(obs, options)
         players = obs["players"]
@@ -288,7 +288,7 @@ class SearchBot(Bot):
             best[t] = max(best.get(t, -1e9), m)
         return cc.SUITS[max(best, key=best.__getitem__)]
 
-    def play(self, obs: dict[str, Any], options: list[str]) -> str:
+    def play(self, obs: Observation, options: list[str]) -> str:
         deadline = self._deadline()
         self._remember(obs)
         if obs["variant"] == "classic":
@@ -301,8 +301,8 @@ class SearchBot(Bot):
         means, self.last_worlds = search(options, self._deal(obs), value, deadline, self.max_worlds)
         return _argmax(options, means) if self.last_worlds else fallback
 
-    def _classic_play_value(self, obs: dict[str, Any]) -> Callable[[Any, Any], float]:
-        me, players = obs["seat"], obs["players"]
+    def _classic_play_value(self, obs: ClassicObservation) -> Callable[[Any, Any], float]:
+        me, players = _own_seat(obs), obs["players"]
         trump = cc.SUITS.index(obs["trump"]) if obs["trump"] else -1
         leader = obs["leader"]
         trick = [cc.INDEX[e["card"]] for e in obs["trick"]]
@@ -329,13 +329,13 @@ class SearchBot(Bot):
 
     # -- extreme
 
-    def _extreme_state(self, obs: dict[str, Any]) -> tuple[list[list[int]], list[int]]:
+    def _extreme_state(self, obs: ExtremeObservation) -> tuple[list[list[int]], list[int]]:
         tokens = [[held[c] for c in xc.TOKEN_COLOURS] for held in obs["tokens"]]
         supply = [obs["supply"][c] for c in xc.TOKEN_COLOURS]
         return tokens, supply
 
-    def _extreme_play_value(self, obs: dict[str, Any]) -> Callable[[Any, Any], float]:
-        me, players = obs["seat"], obs["players"]
+    def _extreme_play_value(self, obs: ExtremeObservation) -> Callable[[Any, Any], float]:
+        me, players = _own_seat(obs), obs["players"]
         tokens, supply = self._extreme_state(obs)
         trick = [xc.INDEX[e["card"]] for e in obs["trick"]]
         base = obs.get("destroyer_penalty", 4)
@@ -349,12 +349,12 @@ class SearchBot(Bot):
 
         return value
 
-    def pay(self, obs: dict[str, Any], options: list[str]) -> str:
+    def pay(self, obs: ExtremeObservation, options: list[str]) -> str:
         deadline = self._deadline()
         fallback = strategy.extreme_pay(obs, options)
         if len(options) == 1:
             return fallback
-        me, players = obs["seat"], obs["players"]
+        me, players = _own_seat(obs), obs["players"]
         tokens, supply = self._extreme_state(obs)
         base = obs.get("destroyer_penalty", 4)
 
@@ -371,11 +371,11 @@ class SearchBot(Bot):
         means, self.last_worlds = search(options, self._deal(obs), value, deadline, self.max_worlds)
         return _argmax(options, means) if self.last_worlds else fallback
 
-    def predict(self, obs: dict[str, Any]) -> dict[str, Any]:
+    def predict(self, obs: ExtremeObservation) -> dict[str, Any]:
         deadline = self._deadline()
         fallback = strategy.extreme_predict(obs)
         candidates = _prediction_candidates(obs)
-        me, players = obs["seat"], obs["players"]
+        me, players = _own_seat(obs), obs["players"]
         tokens, supply = self._extreme_state(obs)
         base = obs.get("destroyer_penalty", 4)
         dealer = obs["dealer"]
@@ -417,7 +417,14 @@ class SearchBot(Bot):
         return _argmax(candidates, means) if self.last_worlds else fallback
 
 
-def _prediction_candidates(obs: dict[str, Any]) -> list[dict[str, Any]]:
+def _own_seat(obs: Observation) -> int:
+    """The deciding seat: a seat's own observation names it (only a spectator's has none)."""
+    seat = obs["seat"]
+    assert seat is not None
+    return seat
+
+
+def _prediction_candidates(obs: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The heuristic's tokens, each one-token change of them, no tokens, and the destroyer
     when free; tokens only from the supply, so every candidate is legal.
 

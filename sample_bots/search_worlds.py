@@ -10,7 +10,7 @@ network (``--inference policy``, :mod:`sample_bots.learned.inference`), and
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from engine import classic_cards as cc
@@ -39,7 +39,7 @@ class World:
         self.memo: dict[Any, Any] = {}
 
 
-def deal_sampler(obs: dict[str, Any], rng: random.Random) -> Callable[[], World]:
+def deal_sampler(obs: Mapping[str, Any], rng: random.Random) -> Callable[[], World]:
     """Worlds as :func:`engine.sample_deal` samples them (uniform among the deals consistent
     with the observation), faster: what the observation implies is worked out once per
     decision, and a plain shuffle that happens to respect the shown voids is taken as it is

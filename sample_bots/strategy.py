@@ -13,7 +13,7 @@ towards the bid: win cheaply while tricks are still needed, duck otherwise.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -56,7 +56,7 @@ def card(code: str) -> Card:
     return Card(code, COLOUR_OF_LETTER[code[0]], int(code[1:]))
 
 
-def unseen_cards(obs: dict[str, Any]) -> set[str]:
+def unseen_cards(obs: Mapping[str, Any]) -> set[str]:
     """Cards this seat has not seen this round: in other hands or (classic) undealt."""
     deck = variant(obs["variant"]).deck(obs["players"])
     seen = set(obs["hand"]) | set(obs["played"])
@@ -113,17 +113,17 @@ def extreme_winner(codes: Sequence[str]) -> int:
     return best
 
 
-def winner(obs: dict[str, Any], codes: Sequence[str]) -> int:
+def winner(obs: Mapping[str, Any], codes: Sequence[str]) -> int:
     if obs["variant"] == "classic":
         return classic_winner(codes, obs["trump"])
     return extreme_winner(codes)
 
 
-def trick_codes(obs: dict[str, Any]) -> list[str]:
+def trick_codes(obs: Mapping[str, Any]) -> list[str]:
     return [entry["card"] for entry in obs["trick"]]
 
 
-def wins_now(obs: dict[str, Any], code: str) -> bool:
+def wins_now(obs: Mapping[str, Any], code: str) -> bool:
     """Would ``code`` be winning the current trick if played now?"""
     codes = trick_codes(obs) + [code]
     return winner(obs, codes) == len(codes) - 1
@@ -132,7 +132,7 @@ def wins_now(obs: dict[str, Any], code: str) -> bool:
 # ---------------------------------------------------------------- how likely a card holds
 
 
-def hold_chance(obs: dict[str, Any], code: str, unseen: set[str]) -> float:
+def hold_chance(obs: Mapping[str, Any], code: str, unseen: set[str]) -> float:
     """Chance that ``code``, played now and winning at that moment, is not beaten by the
     players still to play in this trick.
 
@@ -219,14 +219,14 @@ def classic_card_chance(c: Card, trump: str | None, players: int, hand_size: int
     return max(0.0, base - 0.07 * crowd - 0.012 * hand_size)
 
 
-def classic_chances(obs: dict[str, Any]) -> list[float]:
+def classic_chances(obs: Mapping[str, Any]) -> list[float]:
     hand = [card(x) for x in obs["hand"]]
     trump = obs["trump"]
     trumps_held = sum(1 for c in hand if trump and c.suit == trump)
     return [classic_card_chance(c, trump, obs["players"], len(hand), trumps_held) for c in hand]
 
 
-def classic_bid(obs: dict[str, Any], options: Sequence[int], shift: float = 0.0) -> int:
+def classic_bid(obs: Mapping[str, Any], options: Sequence[int], shift: float = 0.0) -> int:
     """The option with the best expected score; ``shift`` moves every card's chance
     (positive: optimistic bidder, negative: cautious)."""
     chances = [min(1.0, max(0.0, p + shift)) for p in classic_chances(obs)] if shift else classic_chances(obs)
@@ -234,7 +234,7 @@ def classic_bid(obs: dict[str, Any], options: Sequence[int], shift: float = 0.0)
     return max(options, key=lambda b: (classic_expected_score(dist, b), -b))
 
 
-def classic_trump(obs: dict[str, Any], options: Sequence[str]) -> str:
+def classic_trump(obs: Mapping[str, Any], options: Sequence[str]) -> str:
     """The suit where the hand is longest and strongest (each card counts 10 + rank)."""
     strength = {suit: 0 for suit in options}
     for code in obs["hand"]:
@@ -253,7 +253,7 @@ def danger(c: Card, trump: str | None) -> float:
     return (50.0 if c.suit == trump else 0.0) + c.rank
 
 
-def classic_needs(obs: dict[str, Any]) -> int | None:
+def classic_needs(obs: Mapping[str, Any]) -> int | None:
     """Tricks still wanted this round (negative: too many already); None if our bid is unknown."""
     seat = obs["seat"]
     bid = obs["bids"][seat]
@@ -262,7 +262,7 @@ def classic_needs(obs: dict[str, Any]) -> int | None:
     return bid - obs["tricks_won"][seat]
 
 
-def play_to_target(obs: dict[str, Any], options: Sequence[str], want_win: bool, *,
+def play_to_target(obs: Mapping[str, Any], options: Sequence[str], want_win: bool, *,
                    eager: bool = False, threshold: float = 0.55) -> str:
     """Play one card, trying to win the trick (``want_win``) or to lose it.
 
@@ -292,7 +292,7 @@ def play_to_target(obs: dict[str, Any], options: Sequence[str], want_win: bool, 
     return by_danger[-1] if last else min(options, key=lambda x: chances[x])
 
 
-def classic_play(obs: dict[str, Any], options: Sequence[str], *, eager: bool = False,
+def classic_play(obs: Mapping[str, Any], options: Sequence[str], *, eager: bool = False,
                  threshold: float = 0.55) -> str:
     needs = classic_needs(obs)
     want = needs is None or needs > 0
@@ -320,7 +320,7 @@ def extreme_card_chance(c: Card, hand: Sequence[Card], players: int) -> float:
     return base * (1 - 0.05 * (players - 3))
 
 
-def extreme_colour_chances(obs: dict[str, Any]) -> dict[str, list[float]]:
+def extreme_colour_chances(obs: Mapping[str, Any]) -> dict[str, list[float]]:
     """Per colour, the win chances of our cards of that colour."""
     hand = [card(x) for x in obs["hand"]]
     out: dict[str, list[float]] = {colour: [] for colour in EXTREME_COLOURS}
@@ -343,7 +343,7 @@ class PredictionPlan:
     expected_penalty: float
 
 
-def plan_tokens(obs: dict[str, Any], shift: float = 0.0) -> PredictionPlan:
+def plan_tokens(obs: Mapping[str, Any], shift: float = 0.0) -> PredictionPlan:
     """The cheapest tokens per colour, taken only from the supply (always legal)."""
     supply = obs.get("supply") or {}
     tokens: dict[str, int] = {}
@@ -360,7 +360,7 @@ def plan_tokens(obs: dict[str, Any], shift: float = 0.0) -> PredictionPlan:
     return PredictionPlan(tokens, penalty)
 
 
-def extreme_predict(obs: dict[str, Any], *, shift: float = 0.0,
+def extreme_predict(obs: Mapping[str, Any], *, shift: float = 0.0,
                     destroyer_margin: float | None = -2.0) -> dict[str, Any]:
     """Tokens for the expected wins, or the destroyer when predicting looks costlier than
     the destroyer's fixed penalty (less the black tokens others will probably take) plus
@@ -379,7 +379,7 @@ def extreme_predict(obs: dict[str, Any], *, shift: float = 0.0,
     return {"tokens": plan.tokens}
 
 
-def extreme_can_pay(obs: dict[str, Any], lead: str | None, code: str) -> bool:
+def extreme_can_pay(obs: Mapping[str, Any], lead: str | None, code: str) -> bool:
     """Could we pay a token (without taking a black one) if ``code`` won this trick?"""
     held = obs["tokens"][obs["seat"]]
     c = card(code)
@@ -389,7 +389,7 @@ def extreme_can_pay(obs: dict[str, Any], lead: str | None, code: str) -> bool:
     return c.suit == EXTREME_TRUMP and bool(held.get(EXTREME_TRUMP, 0))
 
 
-def extreme_play(obs: dict[str, Any], options: Sequence[str], *, eager: bool = False) -> str:
+def extreme_play(obs: Mapping[str, Any], options: Sequence[str], *, eager: bool = False) -> str:
     """Win the tricks we hold tokens for; lose the others. The destroyer always ducks, so
     that others win (and perhaps take black tokens, which lower its penalty)."""
     if obs.get("destroyer") == obs["seat"]:
@@ -410,7 +410,7 @@ def extreme_play(obs: dict[str, Any], options: Sequence[str], *, eager: bool = F
     return play_to_target(obs, options, want_win=False)
 
 
-def extreme_pay(obs: dict[str, Any], options: Sequence[str]) -> str:
+def extreme_pay(obs: Mapping[str, Any], options: Sequence[str]) -> str:
     """Return the token we are least likely to need: the colour whose tokens most exceed
     the wins our remaining hand promises. White tokens cost 4 when kept, so they go
     first unless a colour is clearly in surplus."""

@@ -308,7 +308,7 @@ def tournament(games: int = 20, seed: int = 1) -> dict[str, float]:
             records = [store.load_match(summary.match_id) for summary in summaries]
     played = len(records)
     play_seconds = (max(r.finished_at for r in records) - min(r.started_at for r in records)).total_seconds()
-    engine = first_option_games_per_s([GameConfig.from_dict(r.config) for r in records])
+    engine = first_option_games_per_s([r.config for r in records])
     whole, play = played / elapsed, played / play_seconds
     return {"tournament_games": played, "tournament_decisions": sum(len(r.actions) for r in records),
             "tournament_seconds": elapsed, "tournament_games_per_s": whole, "tournament_play_games_per_s": play,

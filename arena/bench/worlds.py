@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 import random
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -113,7 +114,7 @@ def bench_worlds(variant: str = "classic", games: int = 20, seed: int = 1, world
         bots = [bot_type() for _ in range(players)]
         seat_bots(bots, config, [seed * 7919 + g * 31 + s for s in range(players)], f"worlds-{g}")
         rng = random.Random(seed * 31 + g)
-        views: dict[int, dict[str, Any]] = {}     # Wizard Extreme: seat 0's view of each trick
+        views: dict[int, Mapping[str, Any]] = {}     # Wizard Extreme: seat 0's view of each trick
         while not game.is_over:
             for seat in game.to_act():
                 obs = game.observe(seat)
@@ -129,8 +130,8 @@ def bench_worlds(variant: str = "classic", games: int = 20, seed: int = 1, world
     return figures
 
 
-def _measure(figures: WorldsFigures, game: Game, obs: dict[str, Any], policy: Policy, rng: random.Random,
-             worlds: int, views: dict[int, dict[str, Any]]) -> None:
+def _measure(figures: WorldsFigures, game: Game, obs: Mapping[str, Any], policy: Policy, rng: random.Random,
+             worlds: int, views: dict[int, Mapping[str, Any]]) -> None:
     evidence = Evidence(obs, policy, views)
     if not evidence.decisions:
         return

@@ -69,6 +69,7 @@ from arena.wire.encoding import (
 )
 from engine import PREDICT, Game, GameConfig, IllegalAction, Prediction, new_game, variant
 from engine.extreme_cards import COLOURS, SUPPLY_START
+from engine.observations import Observation
 from engine.worlds import sample_world
 
 __all__ = ["SEED_MOVES", "WizardGame", "WizardObserver", "WizardState", "game_config"]
@@ -290,7 +291,7 @@ class WizardState(pyspiel.State):
         """The Wizard Extreme prediction in progress (:data:`arena.wire.encoding.Pending`)."""
         return self._pending
 
-    def observation(self, player: int) -> dict[str, Any] | None:
+    def observation(self, player: int) -> Observation | None:
         """``observe(player)`` of the engine's game (``None`` before the deal)."""
         return None if self._game is None else self._game.observe(player)
 
@@ -362,7 +363,7 @@ class WizardObserver:
         game = state.engine_game
         if game is None:
             return "dealing"
-        obs = game.observe(player, round_history=self.perfect_recall)
+        obs: dict[str, Any] = {**game.observe(player, round_history=self.perfect_recall)}
         obs.pop("to_act")
         if not self.perfect_recall:
             obs.pop("round_history")

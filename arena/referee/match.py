@@ -35,7 +35,7 @@ import secrets
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from arena.records import FaultRecord, MatchRecord, MatchSpec, final_places, utcnow
 from arena.referee.limits import Limits
@@ -391,7 +391,8 @@ class Referee:
         ``game.observe(seat)``. Its finished rounds, the same for every seat and a third
         of the engine's work for a late observation, are built and encoded once a round
         for all seats (at a decision they are the rounds before ``round``)."""
-        observation = self.game.observe(seat, round_history=False)
+        # A plain dict here: its round_history becomes the encoded fragment.
+        observation = cast("dict[str, Any]", self.game.observe(seat, round_history=False))
         if observation["round"] != self._history_round:
             self._history_round = observation["round"]
             self._history_json = jsonc.fragment(self.game.observe(None)["round_history"])

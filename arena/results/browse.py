@@ -542,7 +542,7 @@ def describe_match(record: MatchRecord, seed_shown: bool = True) -> str:
     ]
     if record.tournament_id:
         lines.append(f"Tournament {record.tournament_id}, game {record.game_index}")
-    options = GameOptions.of(record.config)
+    options = GameOptions.of(record.config.to_dict())
     if options is not None:
         lines.append(f"Options: {options.in_words()}")
     lines.append("Seats: " + " · ".join(f"{seat}: {bot} {version}".rstrip()
@@ -606,6 +606,6 @@ def verify_record(record: MatchRecord) -> tuple[bool, str]:
     places = final_places(list(result.totals), list(record.forfeited), result.higher_is_better)
     if places != list(record.places):
         return False, f"{record.match_id}: places differ: replay {places}, stored {record.places}"
-    if result.to_json() != record.result:
+    if result.to_json() != record.result_json():
         return False, f"{record.match_id}: the stored result differs from the replay's"
     return True, f"{record.match_id}: {len(record.actions)} decisions replay to the stored totals, places and result"

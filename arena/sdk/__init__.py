@@ -48,7 +48,8 @@ What the SDK does for you:
 * connects with ``grpc.aio`` (keepalive and message limits matching the arena),
   authenticates with ``authorization: Bearer <token>`` and says Hello;
 * answers every ``DecisionRequest`` with its ``request_id``, calling your method
-  with the parsed observation (a dict, see ``docs/engine.md``) and the options
+  with the parsed observation (a dict, typed by :class:`ClassicObservation` and
+  :class:`ExtremeObservation`; see ``docs/engine.md``) and the options
   already converted (ints for bids, strings otherwise);
 * plays several matches at once when ``--max-matches`` > 1, each answered on its own:
   one match's slow decision never holds up another's. Each match has a *lane*: its
@@ -110,6 +111,9 @@ names below are all importable from here):
 * ``arena.sdk.tls``: the TLS settings (:class:`Tls`, :func:`read_pem`, :func:`check_key_pair`)
   and what a failed handshake means (:func:`tls_failure`);
 * ``arena.sdk.bot``: :class:`Bot`, the values its hooks receive, and :func:`ask`;
+* the observation a decision method receives, typed: :class:`ClassicObservation`,
+  :class:`ExtremeObservation` (either: ``Observation``) and their parts, from
+  :mod:`engine.observations`, where every field is documented;
 * ``arena.sdk.policy``: :class:`PolicyBot`, a policy trained in ``arena.envs`` (a function
   from observation vector and action mask to an action index) played as a bot;
 * ``arena.sdk.retry``: the retry policy (:data:`RETRY_FOR`, :data:`FATAL_CODES`, ...);
@@ -162,9 +166,16 @@ from arena.sdk.retry import RETRY_FIRST_DELAY as RETRY_FIRST_DELAY
 from arena.sdk.retry import RETRY_FOR, RETRY_MAX_DELAY
 from arena.sdk.tls import Tls, check_key_pair, read_pem, tls_failure
 from engine import Prediction
+from engine.observations import ClassicObservation, ExtremeObservation, Observation
+from engine.observations import ClassicRound as ClassicRound
+from engine.observations import ExtremeRound as ExtremeRound
+from engine.observations import LastTrick as LastTrick
+from engine.observations import PayDecision as PayDecision
+from engine.observations import TrickCard as TrickCard
 
 __all__ = [
-    "Bot", "BotClient", "FaultInfo", "MatchInfo", "MatchResult", "Policy", "PolicyBot", "Prediction", "Tls",
+    "Bot", "BotClient", "ClassicObservation", "ExtremeObservation", "FaultInfo", "MatchInfo", "MatchResult",
+    "Observation", "Policy", "PolicyBot", "Prediction", "Tls",
     "CHANNEL_OPTIONS", "DEFAULT_PORT", "RETRY_FOR", "RETRY_MAX_DELAY",
     "arena_target", "ask", "ask_async", "check_key_pair", "main", "parse_args", "process_share", "read_pem",
     "run", "supervise", "tls_failure",

@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import logging
 import traceback
-from typing import Any
+from typing import Any, cast
 
 from arena.sdk.bot import BadAnswer, Bot
 from arena.sdk.matches import _Seat
 from arena.wire import protocol
 from arena.wire.pb.wizard_arena.v1 import arena_pb2
 from engine import PREDICT
+from engine.observations import Observation
 
 log = logging.getLogger("arena.sdk")   # the SDK's one logger, whichever module logs
 
@@ -27,7 +28,7 @@ BOT_ERROR_CHARS = 200   # the arena keeps this much of Action.bot_error
 
 
 def read_request(name: str | None, seat: _Seat, request: arena_pb2.DecisionRequest
-                 ) -> tuple[str, dict[str, Any], list[dict[str, Any]] | None, list[Any]] | arena_pb2.BotMessage:
+                 ) -> tuple[str, Observation, list[dict[str, Any]] | None, list[Any]] | arena_pb2.BotMessage:
     """Set the seat's state on its bot and read the request: (kind, observation, events
     or None, options), or the fallback when this SDK cannot read it (its bug, not the bot's)."""
     bot = seat.bot
@@ -35,7 +36,9 @@ def read_request(name: str | None, seat: _Seat, request: arena_pb2.DecisionReque
     bot.deadline_ms, bot.time_bank_ms = request.deadline_ms, request.time_bank_ms
     kind = protocol.kind_from_wire(request.kind)
     try:
-        obs = protocol.observation_from_wire(request) if request.observation_json else {}
+        # The engine's observation as JSON, parsed into the shape it had (an events-only
+        # arena sends none: then it is empty).
+        obs = cast(Observation, protocol.observation_from_wire(request) if request.observation_json else {})
         events = (protocol.events_from_wire(request)
                   if request.events_json and type(bot).on_events is not Bot.on_events else None)
         options = protocol.options_from_wire(kind, request.options)

@@ -99,24 +99,31 @@ class Bot:
         self.match: MatchInfo | None = None
 
     # -- decisions: return one of ``options`` (a Prediction or dict for predict)
+    #
+    # ``obs`` is what this seat sees: the engine's observation as the arena sent it, a
+    # plain dict whose fields ``ClassicObservation`` and ``ExtremeObservation`` (from
+    # ``arena.sdk``) type and document; ``obs["variant"]`` tells which. A bot annotates
+    # its methods with them (``def bid(self, obs: ClassicObservation, options: list[int])``)
+    # or with ``dict[str, Any]``: here ``obs`` is ``Any``, so either overrides cleanly.
+    # With ``events_only`` it is empty.
 
-    def bid(self, obs: dict[str, Any], options: list[int]) -> int:
+    def bid(self, obs: Any, options: list[int]) -> int:
         """Classic: how many tricks this seat will win."""
         return self.rng.choice(options)
 
-    def play(self, obs: dict[str, Any], options: list[str]) -> str:
+    def play(self, obs: Any, options: list[str]) -> str:
         """Both variants: the card to play (a card code)."""
         return self.rng.choice(options)
 
-    def trump(self, obs: dict[str, Any], options: list[str]) -> str:
+    def trump(self, obs: Any, options: list[str]) -> str:
         """Classic, a Wizard was turned up: the trump suit the dealer chooses."""
         return self.rng.choice(options)
 
-    def predict(self, obs: dict[str, Any]) -> Prediction | Mapping[str, Any] | None:
+    def predict(self, obs: Any) -> Prediction | Mapping[str, Any] | None:
         """Extreme: take the destroyer or tokens. ``None`` means take nothing."""
         return Prediction()
 
-    def pay(self, obs: dict[str, Any], options: list[str]) -> str:
+    def pay(self, obs: Any, options: list[str]) -> str:
         """Extreme: the token (a colour, or "white") returned for a won trick."""
         return self.rng.choice(options)
 
@@ -147,7 +154,7 @@ class BadAnswer(ValueError):
 DECISION_KINDS = frozenset(ENGINE_DECISION_KINDS)
 
 
-def ask(bot: Bot, kind: str, obs: dict[str, Any], options: list[Any] | None) -> Any:
+def ask(bot: Bot, kind: str, obs: Mapping[str, Any], options: list[Any] | None) -> Any:
     """Call the bot's method for a decision kind ("bid", "play", "trump", "predict", "pay")
     and return its answer as the engine types an action: an int for a bid, a string for
     a card or a colour, and for a prediction whatever ``predict`` returned.
@@ -164,7 +171,7 @@ def ask(bot: Bot, kind: str, obs: dict[str, Any], options: list[Any] | None) -> 
     return _typed(kind, answer)
 
 
-async def ask_async(bot: Bot, kind: str, obs: dict[str, Any], options: list[Any] | None) -> Any:
+async def ask_async(bot: Bot, kind: str, obs: Mapping[str, Any], options: list[Any] | None) -> Any:
     """:func:`ask` for a method that may be ``async def``: its answer is awaited."""
     answer = _call_method(bot, kind, obs, options)
     if inspect.isawaitable(answer):
@@ -172,7 +179,7 @@ async def ask_async(bot: Bot, kind: str, obs: dict[str, Any], options: list[Any]
     return _typed(kind, answer)
 
 
-def _call_method(bot: Bot, kind: str, obs: dict[str, Any], options: list[Any] | None) -> Any:
+def _call_method(bot: Bot, kind: str, obs: Mapping[str, Any], options: list[Any] | None) -> Any:
     if kind == "predict":
         return bot.predict(obs)
     if kind in DECISION_KINDS:

@@ -39,6 +39,7 @@ from typing import Any
 from arena.sdk.bot import BadAnswer, Bot
 from arena.wire.encoding import NO_PENDING, Pending, action_layout, decode, encode, legal_indices
 from engine import BID, PAY, PLAY, PREDICT, TRUMP, Prediction
+from engine.observations import ClassicObservation, ExtremeObservation, Observation
 
 Policy = Callable[[list[float], list[int]], Any]
 """A policy: (observation vector, action mask) to the index of an action in the
@@ -61,19 +62,19 @@ class PolicyBot(Bot):
         if name is not None:
             self.name = name
 
-    def bid(self, obs: dict[str, Any], options: list[int]) -> int:
+    def bid(self, obs: ClassicObservation, options: list[int]) -> int:
         return self._choose(obs, BID, options)
 
-    def trump(self, obs: dict[str, Any], options: list[str]) -> str:
+    def trump(self, obs: ClassicObservation, options: list[str]) -> str:
         return self._choose(obs, TRUMP, options)
 
-    def play(self, obs: dict[str, Any], options: list[str]) -> str:
+    def play(self, obs: Observation, options: list[str]) -> str:
         return self._choose(obs, PLAY, options)
 
-    def pay(self, obs: dict[str, Any], options: list[str]) -> str:
+    def pay(self, obs: ExtremeObservation, options: list[str]) -> str:
         return self._choose(obs, PAY, options)
 
-    def predict(self, obs: dict[str, Any]) -> Prediction:
+    def predict(self, obs: ExtremeObservation) -> Prediction:
         pending: Pending = NO_PENDING
         for _ in range(_MOST_PREDICTION_STEPS):
             step = decode(obs, self._index(obs, PREDICT, None, pending), pending)
@@ -83,10 +84,10 @@ class PolicyBot(Bot):
             pending = step
         raise BadAnswer(f"the policy took {_MOST_PREDICTION_STEPS} prediction steps without 'done'")
 
-    def _choose(self, obs: dict[str, Any], kind: str, options: Sequence[Any]) -> Any:
+    def _choose(self, obs: Observation, kind: str, options: Sequence[Any]) -> Any:
         return decode(obs, self._index(obs, kind, options, NO_PENDING))
 
-    def _index(self, obs: dict[str, Any], kind: str, options: Sequence[Any] | None, pending: Pending) -> int:
+    def _index(self, obs: Observation, kind: str, options: Sequence[Any] | None, pending: Pending) -> int:
         """The policy's index for this decision (``BadAnswer``, so the SDK falls back,
         when it is no legal action now)."""
         if obs.get("decision") != kind:

@@ -16,7 +16,7 @@ number. A chunk of games is one call, so a run can be split over processes::
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -58,7 +58,7 @@ def table_size(variant_name: str, seed: int, game: int) -> int:
     return rng.choice(sizes)
 
 
-def decision_samples(obs: dict[str, Any], options: list[Any] | None, answer: Any) -> Iterator[Sample]:
+def decision_samples(obs: Mapping[str, Any], options: list[Any] | None, answer: Any) -> Iterator[Sample]:
     """The samples of one decision and its answer (several for a prediction)."""
     players = obs["players"]
     hint = advice(obs, options)
