@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from engine import GameConfig
+from engine import GameConfig, GameResult, SeatRound
 
 FAULT_KINDS = ("timeout", "illegal", "malformed", "unexpected", "disconnect", "bot_error")
 
@@ -64,18 +65,22 @@ class MatchRecord:
     referee's own accounting, which also charges answers that were lost to a dropped
     connection, so it cannot be worked out from ``latencies_ms`` alone. Both are ``None``
     in records made before they existed (and in a record from an older server).
+
+    ``config`` and ``result`` are the engine's values (``result`` is ``None`` for an
+    aborted match); a mapping in their stored JSON form is read into them when the
+    record is made, and :meth:`to_json` writes them back in that form.
     """
 
     match_id: str
     variant: str
-    config: dict[str, Any]
+    config: GameConfig
     seed: int
     bots: list[str]                      # bot names by seat
     bot_versions: list[str]
     totals: list[int]
     places: list[int]
     forfeited: list[bool]
-    result: dict[str, Any]               # engine GameResult.to_json()
+    result: GameResult | None            # None: the match was aborted
     actions: list[list[Any]]
     latencies_ms: list[float | None]
     faults: list[FaultRecord] = field(default_factory=list)
@@ -88,8 +93,19 @@ class MatchRecord:
     bank_used_ms: list[float] | None = None   # by seat
     private: bool = False                # its deal is played again elsewhere (MatchSpec.private)
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.config, GameConfig):
+            self.config = GameConfig.from_dict(self.config)
+        if self.result is not None and not isinstance(self.result, GameResult):
+            self.result = game_result(self.result)
+
     def to_json(self) -> dict[str, Any]:
+        """The record as JSON-ready data: the engine's config and result in their stored
+        forms (``GameConfig.to_dict()``, ``GameResult.to_json()``, ``{}`` when aborted),
+        times as ISO 8601."""
         data = asdict(self)
+        data["config"] = self.config.to_dict()
+        data["result"] = self.result_json()
         data["started_at"] = self.started_at.isoformat()
         data["finished_at"] = self.finished_at.isoformat()
         for fault in data["faults"]:
@@ -105,6 +121,28 @@ class MatchRecord:
         data["started_at"] = datetime.fromisoformat(data["started_at"])
         data["finished_at"] = datetime.fromisoformat(data["finished_at"])
         return cls(**data)
+
+    def result_json(self) -> dict[str, Any]:
+        """The result in its stored form: ``GameResult.to_json()``, ``{}`` when aborted."""
+        return {} if self.result is None else self.result.to_json()
+
+
+def game_result(data: Mapping[str, Any]) -> GameResult | None:
+    """The engine's result of its JSON form (``GameResult.to_json()``); ``None`` for the
+    empty result of an aborted match.
+
+    >>> result = GameResult("classic", (20, -10), (1, 2), ((SeatRound(20, bid=1, tricks=1), SeatRound(-10, 0, 1)),),
+    ...                     higher_is_better=True)
+    >>> game_result(result.to_json()) == result, game_result({})
+    (True, None)
+    """
+    if not data:
+        return None
+    return GameResult(
+        variant=data["variant"], totals=tuple(data["totals"]), places=tuple(data["places"]),
+        rounds=tuple(tuple(SeatRound(**seat) for seat in rnd) for rnd in data["rounds"]),
+        higher_is_better=data["higher_is_better"],
+    )
 
 
 def final_places(totals: list[int], forfeited: list[bool], higher_is_better: bool) -> list[int]:

@@ -119,9 +119,9 @@ def replay(config: GameConfig, actions: Iterable[Sequence[Any]]) -> Game:
     return game
 
 
-def replay_record(config: Mapping[str, Any], actions: Iterable[Sequence[Any]]) -> Game:
-    """:func:`replay` of a stored match: its config as stored (``GameConfig.to_dict()``'s
-    form, a ``MatchRecord.config``) and its action log (or the start of it). Raises what
-    ``GameConfig.from_dict`` and ``replay`` raise: :class:`ConfigError` for a config the
-    engine cannot read, :class:`IllegalAction` for a log its rules refuse."""
-    return replay(GameConfig.from_dict(config), actions)
+def replay_record(config: GameConfig | Mapping[str, Any], actions: Iterable[Sequence[Any]]) -> Game:
+    """:func:`replay` of a stored match: its config (a ``MatchRecord.config``, or as
+    stored: ``GameConfig.to_dict()``'s form) and its action log (or the start of it).
+    Raises what ``GameConfig.from_dict`` and ``replay`` raise: :class:`ConfigError` for a
+    config the engine cannot read, :class:`IllegalAction` for a log its rules refuse."""
+    return replay(config if isinstance(config, GameConfig) else GameConfig.from_dict(config), actions)

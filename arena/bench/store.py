@@ -106,9 +106,9 @@ def played_match(
         bank_used[seat] = BANK_MS            # a timeout empties the bank
     start = datetime(2025, 1, 1, tzinfo=UTC) + timedelta(seconds=rng.randrange(10**7))
     return MatchRecord(
-        match_id=match_id, variant="classic", config=config.to_dict(), seed=config.seed, bots=list(bots),
+        match_id=match_id, variant="classic", config=config, seed=config.seed, bots=list(bots),
         bot_versions=["1.0"] * players, totals=list(result.totals), places=places,
-        forfeited=[False] * players, result=result.to_json(), actions=actions, latencies_ms=latencies,
+        forfeited=[False] * players, result=result, actions=actions, latencies_ms=latencies,
         faults=faults, tournament_id=tournament_id, game_index=game_index,
         started_at=start, finished_at=start + timedelta(seconds=3), time_bank_ms=BANK_MS, bank_used_ms=bank_used,
     )

@@ -234,7 +234,7 @@ class Referee:
     def _end(self, reason: str) -> None:
         assert self.record is not None
         self.end_reason = reason
-        self._result_json = jsonc.dumps(self.record.result)
+        self._result_json = jsonc.dumps(self.record.result_json())
         for s in self.seats:
             if s.link is not None:
                 s.link.send(self._match_ended(s))
@@ -259,11 +259,10 @@ class Referee:
             result = self.game.result()
             totals = list(result.totals)
             places = final_places(totals, forfeited, result.higher_is_better)
-            result_json = result.to_json()
         else:
+            result = None
             totals = [0] * len(self.seats)
             places = [1] * len(self.seats)
-            result_json = {}
         actions = [[seat, action] for seat, action in self.game.actions]
         latencies = self.latencies_ms + [None] * (len(actions) - len(self.latencies_ms))
         # In ms as the log's latencies; both from the same float, so an emptied bank (set
@@ -271,9 +270,9 @@ class Referee:
         bank_ms = round(self.limits.time_bank * 1000, 3)
         bank_used = [round(self.limits.time_bank * 1000 - s.bank * 1000, 3) for s in self.seats]
         return MatchRecord(
-            match_id=self.match_id, variant=self.config.variant, config=self.config.to_dict(),
+            match_id=self.match_id, variant=self.config.variant, config=self.config,
             seed=self.config.seed, bots=list(self.spec.bots), bot_versions=[s.version for s in self.seats],
-            totals=totals, places=places, forfeited=forfeited, result=result_json, actions=actions,
+            totals=totals, places=places, forfeited=forfeited, result=result, actions=actions,
             latencies_ms=latencies, faults=list(self.faults), tournament_id=self.spec.tournament_id,
             game_index=self.spec.game_index, status=status, started_at=started_at, finished_at=utcnow(),
             time_bank_ms=bank_ms, bank_used_ms=bank_used, private=self.spec.private,

@@ -108,7 +108,7 @@ def seat_facts(record: MatchRecord) -> list[SeatFacts]:
             faults[fault.seat] += 1
             timeouts[fault.seat] += fault.kind == "timeout"
     if variant(record.variant).bids:
-        rounds, exact = classic_bid_counts(record.result, seats)
+        rounds, exact = classic_bid_counts(record.result_json(), seats)
     else:
         rounds = exact = [None] * seats
     return [SeatFacts(faults[s], timeouts[s], rounds[s], exact[s]) for s in range(seats)]

@@ -18,7 +18,8 @@ import sqlalchemy as sa
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
-from arena.records import FaultRecord, MatchRecord
+from arena.records import FaultRecord, MatchRecord, game_result
+from arena.settings import TournamentSettings
 from arena.stats.summaries import parse_outcome
 from arena.stats.think_times import LatencyHistogram
 from arena.store.codec import as_utc, decode_log
@@ -36,7 +37,7 @@ from arena.store.schema import (
     RatingHistoryRow,
 )
 from arena.wire.jsonc import loads
-from engine import VARIANT_RECORDS
+from engine import VARIANT_RECORDS, GameConfig
 
 # Wizard is played by 3 to 6 (engine.core); the store packs at most this many seats per match.
 _MAX_SEATS = 6
@@ -116,7 +117,7 @@ class AbTestGames:
     """An A/B test among a board's tournaments: its stored settings and its stored games
     (newest first, at most its game limit and one more)."""
 
-    settings: dict[str, Any]
+    settings: TournamentSettings
     games: list[MatchSummary]
 
 
@@ -150,10 +151,10 @@ def load_match(session: Session, match_id: str, where: str) -> MatchRecord:
     actions, latencies = decode_log(log.actions, log.latencies) if log is not None else ([], [])
     bank_used = [s.bank_used_ms for s, _ in seats]
     return MatchRecord(
-        match_id=row.match_id, variant=row.variant, config=loads(row.config_json), seed=row.seed,
+        match_id=row.match_id, variant=row.variant, config=GameConfig.from_dict(loads(row.config_json)), seed=row.seed,
         bots=[name for _, name in seats], bot_versions=[s.bot_version for s, _ in seats],
         totals=[s.total for s, _ in seats], places=[s.place for s, _ in seats],
-        forfeited=[bool(s.forfeited) for s, _ in seats], result=loads(row.result_json),
+        forfeited=[bool(s.forfeited) for s, _ in seats], result=game_result(loads(row.result_json)),
         actions=actions, latencies_ms=latencies,
         faults=[FaultRecord(seat=f.seat, bot=name, kind=f.kind, message=f.message,
                             request_id=f.request_id, at=as_utc(f.at)) for f, name in faults],

@@ -66,6 +66,7 @@ from arena.store.schema import (
     chunks,
 )
 from arena.wire.jsonc import dumps
+from engine import GameConfig
 
 
 class _SQL:
@@ -285,9 +286,9 @@ class MatchSaver:
             row = {
                 "match_id": record.match_id, "tournament_id": record.tournament_id,
                 "game_index": record.game_index, "variant": record.variant, "players": len(record.bots),
-                "config_json": dumps(record.config), "seed": record.seed, "status": record.status,
+                "config_json": dumps(record.config.to_dict()), "seed": record.seed, "status": record.status,
                 "started_at": as_utc(record.started_at), "finished_at": as_utc(record.finished_at),
-                "result_json": dumps(record.result), "decisions": len(record.actions),
+                "result_json": dumps(record.result_json()), "decisions": len(record.actions),
                 "median_latency_ms": median, "max_latency_ms": highest, "time_bank_ms": record.time_bank_ms,
                 "private": record.private,
             }
@@ -394,8 +395,8 @@ class MatchSaver:
                 places.append(place)
         empty = np.zeros(0)
         return {pk: NewMatch(pk, MatchRecord(
-            match_id="", variant=variant, config={}, seed=0, bots=[f"#{b}" for b in bots], bot_versions=[],
-            totals=[], places=places, forfeited=[], result={}, actions=[], latencies_ms=[], status=status,
+            match_id="", variant=variant, config=GameConfig(), seed=0, bots=[f"#{b}" for b in bots], bot_versions=[],
+            totals=[], places=places, forfeited=[], result=None, actions=[], latencies_ms=[], status=status,
         ), bots, empty, empty.astype(np.int64)) for pk, (status, variant, bots, places) in facts.items()}
 
     def _add_to_summaries(self, cursor: Any, summary: Summary) -> None:

@@ -47,7 +47,7 @@ def _events_since(game: Any, position: int, players: int) -> tuple[list[dict[str
 def steps(record: MatchRecord) -> list[Step]:
     """Replay ``record`` decision by decision; one :class:`Step` per decision, after step 0."""
     players = len(record.bots)
-    bidding = str(record.config.get("bidding") or "open")
+    bidding = record.config.bidding
     game = replay_record(record.config, [])     # then one decision at a time
     totals = [0] * players
 

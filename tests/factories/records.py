@@ -40,7 +40,8 @@ def classic_record(match_id: str, seats: list[tuple[str, int, int, int]], faults
         match_id=match_id, variant="classic", config={"variant": "classic", "players": len(seats)}, seed=0,
         bots=[s[0] for s in seats], bot_versions=["1"] * len(seats), totals=[s[1] for s in seats],
         places=[s[2] for s in seats], forfeited=[False] * len(seats),
-        result={"variant": "classic", "rounds": rounds}, actions=[], latencies_ms=[], faults=faults or [],
+        result={"variant": "classic", "totals": [s[1] for s in seats], "places": [s[2] for s in seats],
+                "higher_is_better": True, "rounds": rounds}, actions=[], latencies_ms=[], faults=faults or [],
         tournament_id=tournament_id, game_index=game_index,
     )
 
@@ -50,6 +51,8 @@ def extreme_record(match_id: str, seats: list[tuple[str, int, int]]) -> MatchRec
     return MatchRecord(
         match_id=match_id, variant="extreme", config={"variant": "extreme"}, seed=0,
         bots=[s[0] for s in seats], bot_versions=["1"] * len(seats), totals=[s[1] for s in seats],
-        places=[s[2] for s in seats], forfeited=[False] * len(seats), result={"variant": "extreme"},
+        places=[s[2] for s in seats], forfeited=[False] * len(seats),
+        result={"variant": "extreme", "totals": [s[1] for s in seats], "places": [s[2] for s in seats],
+                "higher_is_better": False, "rounds": []},
         actions=[], latencies_ms=[],
     )

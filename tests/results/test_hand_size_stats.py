@@ -112,7 +112,7 @@ def test_only_the_newest_matches_are_read(tmp_path: Path) -> None:
     expected = None
     for record in counted[-2:]:
         seats = [s for s, bot in enumerate(record.bots) if bot == "ann"]
-        expected = band_bid_counts(record.config, record.result, seats, expected)
+        expected = band_bid_counts(record.config.to_dict(), record.result_json(), seats, expected)
     assert figures.bands == expected
 
 

@@ -45,7 +45,7 @@ from arena.tournament.schedule import derive_seed
 from arena.tournament.settings import TournamentSettings, schedule_of
 from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
 from arena.wire.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
-from engine import GameConfig, new_game, options_of
+from engine import GameConfig, new_game
 
 # Whole tournaments and `arena serve` as processes: `pytest -m "not slow"` skips them.
 pytestmark = pytest.mark.slow
@@ -204,7 +204,7 @@ class Replayed:
 
 
 def replay_record(record: MatchRecord) -> Replayed:
-    config = GameConfig.from_dict(record.config)
+    config = record.config
     game = new_game(config)
     players = config.players
     viewers: list[int | None] = [*range(players), None]
@@ -328,7 +328,7 @@ def attack_seeds(name: str, numbers: set[int], records: list[MatchRecord], setti
     real: dict[tuple[Any, ...], list[str]] = {}
     by_config: dict[str, GameConfig] = {}
     for record in records:
-        config = GameConfig.from_dict(record.config)
+        config = record.config
         deal = first_deal(new_game(config))
         real.setdefault(deal, []).append(record.match_id)
         by_config[config_key(record)] = config
@@ -382,12 +382,12 @@ _FIRST_DEALS: dict[str, tuple[Any, ...]] = {}
 
 def first_deal_of(record: MatchRecord) -> tuple[Any, ...]:
     if record.match_id not in _FIRST_DEALS:
-        _FIRST_DEALS[record.match_id] = first_deal(new_game(GameConfig.from_dict(record.config)))
+        _FIRST_DEALS[record.match_id] = first_deal(new_game(record.config))
     return _FIRST_DEALS[record.match_id]
 
 
 def config_key(record: MatchRecord) -> str:
-    return json.dumps(options_of(record.config), sort_keys=True)
+    return json.dumps(record.config.options(), sort_keys=True)
 
 
 class CardCheck:
@@ -433,7 +433,7 @@ def check_spy_match(check: CardCheck, bids: Findings, spy: str, replayed: Replay
     record = replayed.record
     mine = [step for step in replayed.steps if step.seat == seat]
     view = replayed.events[seat]
-    bidding = record.config.get("bidding", "open") if record.variant == "classic" else "open"
+    bidding = record.config.bidding if record.variant == "classic" else "open"
     where = f"{spy} in {record.match_id} seat {seat}"
     events_so_far = 0
     requests = 0
@@ -677,7 +677,7 @@ def assert_the_checks_catch_planted_leaks(settings: dict[str, Any], records: lis
     """Controls: the same checks find leaks planted in copies of what a spy received and
     of the records, so that "0 leaks" above means something."""
     record = records[0]
-    players = record.config["players"]
+    players = record.config.players
     # (a) The deal seed, or the master seed, among the numbers.
     found = attack_seeds("control", {7, record.seed}, records, settings)
     assert any("reproduces the first deal of" in leak and record.match_id in leak for leak in found.leaks), found.leaks
@@ -718,7 +718,7 @@ def assert_the_checks_catch_planted_leaks(settings: dict[str, Any], records: lis
         check, _ = doctored(plant)
         assert any(card in leak for leak in check.found.leaks), (plant.__name__, check.found.leaks)
     # Unrevealed bids: another seat's bid shown while bidding.
-    if record.variant == "classic" and record.config.get("bidding") != "open":
+    if record.variant == "classic" and record.config.bidding != "open":
         def bid_shown(copy: list[Received]) -> None:
             for message in copy:
                 if message.msg == "request":

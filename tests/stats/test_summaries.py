@@ -23,7 +23,9 @@ def match(pk: int, bots: list[str], places: list[int], *, variant: str = "classi
     record = MatchRecord(
         match_id=f"m{pk}", variant=variant, config={}, seed=pk, bots=bots, bot_versions=["1"] * len(bots),
         totals=[100 - 10 * p for p in places], places=places, forfeited=[False] * len(bots),
-        result={"rounds": rounds or []}, actions=[[i % len(bots), 0] for i in range(len(latencies))],
+        result={"variant": variant, "totals": [100 - 10 * p for p in places], "places": places,
+                "higher_is_better": True, "rounds": rounds or []},
+        actions=[[i % len(bots), 0] for i in range(len(latencies))],
         latencies_ms=latencies, faults=faults or [], tournament_id=tournament_id, status=status,
     )
     return NewMatch(pk, record, ["abcdefgh".index(b) for b in bots],
@@ -76,7 +78,8 @@ def test_aborted_matches_and_a_bot_alone_are_not_rated() -> None:
 def test_seat_facts_count_faults_timeouts_and_classic_bids() -> None:
     faults = [FaultRecord(1, "b", "timeout", "late"), FaultRecord(1, "b", "illegal", "x"),
               FaultRecord(0, "a", "timeout", "late"), FaultRecord(7, "a", "timeout", "no such seat")]
-    rounds = [[{"bid": 1, "tricks": 1}, {"bid": 0, "tricks": 1}], [{"bid": 2, "tricks": 2}, {"score": 5}]]
+    rounds = [[{"score": 11, "bid": 1, "tricks": 1}, {"score": -10, "bid": 0, "tricks": 1}],
+              [{"score": 40, "bid": 2, "tricks": 2}, {"score": 5}]]
     classic = match(1, ["a", "b"], [1, 2], faults=faults, rounds=rounds).record
     assert seat_facts(classic) == [SeatFacts(1, 1, 2, 2), SeatFacts(2, 1, 1, 0)]
     extreme = match(2, ["a", "b"], [1, 2], variant="extreme", faults=faults).record

@@ -68,7 +68,7 @@ def _fill(folder: Path, db: Path) -> tuple[dict[str, str], dict[str, Match]]:
             if summary.tournament_id is None or summary.tournament_id in tournaments.values():
                 continue
             record = store.load_match(summary.match_id)
-            kind = _kind(record.config)
+            kind = _kind(record.config.to_dict())
             tournaments[kind] = summary.tournament_id
             matches[kind] = Match(summary.match_id, summary.decisions, ",".join(str(t) for t in record.totals))
     assert sorted(matches) == sorted(KINDS), matches
