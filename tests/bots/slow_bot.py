@@ -1,4 +1,6 @@
 """Answers its first --slow requests only after sleeping --sleep-ms, then honestly at once.
+With --hold FILE, no request is answered while FILE exists: a test holds the match at a
+decision until it is ready to watch it (with a --move-time long enough to wait).
 
 Every request is handled in its own task, so a sleeping answer does not delay the
 next one. The late answers are still sent: the referee must discard them without
@@ -6,6 +8,7 @@ counting a second fault.
 """
 
 import asyncio
+import os
 import random
 
 import grpc
@@ -15,13 +18,15 @@ from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
 
 
 async def main() -> None:
-    args = parse_args(__doc__, {"slow": 2, "sleep-ms": 600})
+    args = parse_args(__doc__, {"slow": 2, "sleep-ms": 600, "hold": ""})
     rng = random.Random(args.seed)
     report = Report(args.report)
     channel, call = open_stream(args)
     write_lock = asyncio.Lock()   # grpc allows one write at a time per call
 
     async def answer(request: pb.DecisionRequest, delay: float) -> None:
+        while args.hold and os.path.exists(args.hold):
+            await asyncio.sleep(0.02)
         await asyncio.sleep(delay)
         async with write_lock:
             await call.write(honest_answer(request, rng))

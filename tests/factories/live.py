@@ -30,17 +30,29 @@ SLOW_BOT = TEST_BOTS / "slow_bot.py"
 # Not card names: a bot's name on a page must not pass for a card.
 LIVE_BOTS = ("ann", "bob", "cy")
 CARDS = {"classic": frozenset(CLASSIC_CARDS), "extreme": frozenset(EXTREME_CARDS)}
+# How long a held decision may wait (slow_tournament's ``hold``): the referee's --move-time.
+HOLD_SECONDS = 300
 
 
-def slow_tournament(folder: Path, db: Path, *options: str, sleep_ms: int = 30) -> subprocess.Popen[str]:
+def slow_tournament(folder: Path, db: Path, *options: str, sleep_ms: int = 30,
+                    hold: Path | None = None) -> subprocess.Popen[str]:
     """`arena tournament` as its own process, three bots that each think ``sleep_ms`` per
     decision: a match lasts seconds, long enough to be watched. Output in ``tournament.out``.
     Independent deals unless ``options`` say otherwise: a duplicate deal's matches are
-    private (their cards are the hands of its other rotations) and cannot be watched."""
+    private (their cards are the hands of its other rotations) and cannot be watched.
+
+    With ``hold``, a file the test has made, the bots (unconfined) answer nothing while it
+    exists, and a decision may take HOLD_SECONDS: the first match waits at its first
+    decision, listed as running, until the test removes the file. So a test watches a match
+    from its start however slow a busy machine makes the way there (``arena web``'s start,
+    the listing)."""
     if "--deals" not in options:
         options = ("--deals", "independent", *options)
+    if hold is not None:      # unconfined: a confined bot sees a copy of the file, never its removal
+        options = ("--move-time", str(HOLD_SECONDS), "--sandbox", "none", *options)
+    held = f" --hold {hold}" if hold is not None else ""
     bots = [arg for name in LIVE_BOTS for arg in
-            ("--bot", f"{name}={sys.executable} {SLOW_BOT} --name {name} --slow 1000000 --sleep-ms {sleep_ms}")]
+            ("--bot", f"{name}={sys.executable} {SLOW_BOT} --name {name} --slow 1000000 --sleep-ms {sleep_ms}{held}")]
     with (folder / "tournament.out").open("w") as out:
         return subprocess.Popen([sys.executable, "-m", "arena.cli", "tournament", "--players", "3", "--concurrency",
                                  "1", "--no-samples", *bots, *options, "--db", str(db)],
