@@ -121,7 +121,7 @@ def marked_processes(marker: str) -> list[int]:
     return alive
 
 
-def wait_until_gone(marker: str, seconds: float = 10) -> list[int]:
+def wait_until_gone(marker: str, seconds: float = 30) -> list[int]:
     deadline = time.monotonic() + seconds
     while (alive := marked_processes(marker)) and time.monotonic() < deadline:
         time.sleep(0.2)

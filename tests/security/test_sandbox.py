@@ -525,7 +525,7 @@ def test_nothing_outlives_a_killed_arena(confinement: Confinement, bot_dir: Path
     finally:
         arena.send_signal(signal.SIGKILL)
         arena.wait()
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 30     # they die at once; the rest is slack for a busy machine
     while _marked(marker) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert _marked(marker) == []

@@ -46,8 +46,9 @@ NODE_BOT = ROOT / "sample_bots" / "node_bot"
 # the arena has its port: by IP address, and by name.
 ARENA = "{arena}"
 ARENA_BY_NAME = "{arena-by-name}"
-# Well under the 60 s a bot retries for: a handshake failure must end the bot at once.
-QUICK = 10.0
+# Half the 60 s a bot retries for (the rest is slack for a busy machine): a handshake
+# failure must end the bot at once, with status 2, where a retrying bot ends with 1.
+QUICK = 30.0
 
 
 NODE = ["node", str(NODE_BOT / "bot.js")]
