@@ -43,13 +43,20 @@ def bench_engine(variant: str = "classic", players: int = 4, games: int = 1000, 
     decisions = 0
     start = time.perf_counter()
     for i in range(games):
-        game = new_game(GameConfig(variant=variant, players=players, seed=seed + i))
-        while not game.is_over:
-            for seat in game.to_act():
-                game.apply(seat, game.random_action(seat, rng))
-        decisions += len(game.actions)
+        decisions += random_game(variant, players, seed + i, rng)
     seconds = time.perf_counter() - start
     return _figures(variant, players, games, decisions, seconds)
+
+
+def random_game(variant: str, players: int, deal: int, rng: random.Random) -> int:
+    """One game of the deal ``deal`` played to its end on the engine alone, every decision
+    a random legal action from ``rng``; returns the decisions taken. The engine-alone
+    yardstick of :func:`bench_engine` and of ``arena bench env``."""
+    game = new_game(GameConfig(variant=variant, players=players, seed=deal))
+    while not game.is_over:
+        for seat in game.to_act():
+            game.apply(seat, game.random_action(seat, rng))
+    return len(game.actions)
 
 
 # The variant the bare playout plays: it is written on classic's rule functions.

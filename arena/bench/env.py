@@ -41,7 +41,8 @@ import sys
 import time
 from typing import Any
 
-from engine import GameConfig, new_game
+from arena.bench.engine import random_game
+from engine import GameConfig
 from engine.classic_cards import NUM_CARDS as CLASSIC_CARDS
 
 CHUNKS = 10
@@ -71,7 +72,7 @@ def env_against_engine(variant_name: str = "classic", players: int = 4, games: i
         env_seconds += time.perf_counter() - started
         started = time.perf_counter()
         for deal in deals:
-            decisions += _engine_game(variant_name, players, deal, rng_engine)
+            decisions += random_game(variant_name, players, deal, rng_engine)
         engine_seconds += time.perf_counter() - started
     env_rate, engine_rate = steps / env_seconds, decisions / engine_seconds
     return {"variant": variant_name, "players": players, "games": games,
@@ -95,15 +96,6 @@ def _env_game(env: Any, deal: int, rng: random.Random) -> int:
         env.step(int(legal[int(rng.random() * len(legal))]))
         steps += 1
     return steps
-
-
-def _engine_game(variant_name: str, players: int, deal: int, rng: random.Random) -> int:
-    """The same deal's game of random legal actions on the engine alone; its decisions."""
-    game = new_game(GameConfig(variant=variant_name, players=players, seed=deal))
-    while not game.is_over:
-        for seat in game.to_act():
-            game.apply(seat, game.random_action(seat, rng))
-    return len(game.actions)
 
 
 # ------------------------------------------------------------------ OpenSpiel
