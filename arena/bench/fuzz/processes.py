@@ -1,6 +1,7 @@
 """The processes of a fuzz run: ``arena serve`` under test (this checkout's, or
 ``FuzzSettings.server_command``), the honest sample bots, stopping them (SIGTERM, then
-SIGKILL), a process's memory, and the server's stderr summarised.
+SIGKILL), and the server's stderr summarised (its memory is read with
+:func:`arena.bench.machine.rss_mb`).
 
     >>> summarise_log("12:00:01 refused a Play stream 3\\n12:00:02 refused a Play stream 44")
     ([], ['2 x refused a Play stream N'])
