@@ -43,7 +43,7 @@ def tournaments(format: str = ListFormatOption, db: str | None = DbOption) -> No
     store = open_store(db, must_exist=True)
     location = db_location(db)
     lines = browse.tournament_lines(store, status_of=lambda info: shown_status(info, location),
-                                    test_of=lambda info: sprt.summary(store, info.id, info.settings))
+                                    test_of=lambda info: sprt.summary(store, info.id, info.typed_settings))
     print_listing(browse.tournaments_listing(lines, format, console.width))
     if not lines:
         err_console.print("no tournaments stored yet")
@@ -120,7 +120,7 @@ def leaderboard(
     store = open_store(db, must_exist=True)
     tournament_variant = None
     if tournament is not None:
-        tournament_variant = store.get_tournament(tournament).settings.get("game", {}).get("variant")
+        tournament_variant = store.get_tournament(tournament).typed_settings.named_variant
         if variant is not None and tournament_variant not in (None, variant):
             fail(f"tournament {tournament} is {tournament_variant}, not {variant}")
     variant = variant or tournament_variant
@@ -219,7 +219,7 @@ def crosstable(
     check_choice(format, ct.FORMATS, "--format")
     store = open_store(db, must_exist=True)
     if tournament is not None:
-        tournament_variant = store.get_tournament(tournament).settings.get("game", {}).get("variant")
+        tournament_variant = store.get_tournament(tournament).typed_settings.named_variant
         if variant is not None and tournament_variant not in (None, variant):
             fail(f"tournament {tournament} is {tournament_variant}, not {variant}")
         variant = variant or tournament_variant

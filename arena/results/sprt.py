@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from arena.settings import TournamentSettings
 from arena.stats.sprt import SprtMonitor, SprtSettings, bounds_of, games_per_set, monitor_from, status_line
 from arena.store import MatchSummary, Store
-from engine import GameConfig
 
 
 def stored_monitor(store: Store, tournament_id: str, sprt: SprtSettings, players: int, games: int) -> SprtMonitor:
@@ -27,18 +27,19 @@ def monitor_of(sprt: SprtSettings, players: int, stored: Sequence[MatchSummary])
                         aborted=[m.game_index for m in stored if m.status != "completed" and m.game_index is not None])
 
 
-def ab_test_result(store: Store, tournament_id: str, settings: dict[str, Any]) -> dict[str, Any]:
+def ab_test_result(store: Store, tournament_id: str, settings: TournamentSettings) -> dict[str, Any]:
     """A stored A/B test's result as data, read from the store (:func:`test_result`)."""
-    return test_result(settings, store.list_matches(tournament_id=tournament_id,
-                                                    limit=int(settings.get("games") or 0) + 1))
+    return test_result(settings, store.list_matches(tournament_id=tournament_id, limit=settings.games + 1))
 
 
-def test_result(settings: dict[str, Any], stored: Sequence[MatchSummary]) -> dict[str, Any]:
+def test_result(settings: TournamentSettings, stored: Sequence[MatchSummary]) -> dict[str, Any]:
     """An A/B test's result as data (the leaderboards' metadata carries it), from its
-    stored settings and games: the bots, the bounds, the decision and the figures at it,
-    and ``summary`` in words."""
-    sprt = SprtSettings.from_json(settings["sprt"])
-    players = GameConfig.from_options(settings.get("game") or {}).players
+    stored settings (those of an A/B test: ``settings.sprt`` is set) and games: the bots,
+    the bounds, the decision and the figures at it, and ``summary`` in words."""
+    sprt = settings.sprt
+    if sprt is None:
+        raise ValueError("not the settings of an A/B test")
+    players = settings.players
     status = monitor_of(sprt, players, stored).current()
 
     def number(x: float) -> float | None:
@@ -55,7 +56,7 @@ def test_result(settings: dict[str, Any], stored: Sequence[MatchSummary]) -> dic
                        + status_line(status, players)}
 
 
-def summary(store: Store, tournament_id: str, settings: dict[str, Any]) -> str | None:
+def summary(store: Store, tournament_id: str, settings: TournamentSettings) -> str | None:
     """An A/B test in one line for ``arena tournaments`` (None for any other tournament):
     ``new vs old: H1 · LLR 3.02 [...] · ...``."""
-    return str(ab_test_result(store, tournament_id, settings)["summary"]) if settings.get("sprt") else None
+    return str(ab_test_result(store, tournament_id, settings)["summary"]) if settings.sprt is not None else None

@@ -540,11 +540,10 @@ class Store:
                            else sorted(t for t in ratings.games_by_tournament if t))
             tests: dict[str, AbTestGames] = {}
             for tournament in tournaments:
-                settings = registry.get_tournament(session, tournament, self.name).settings
-                if settings.get("sprt"):
-                    limit = int(settings.get("games") or 0) + 1
+                settings = registry.get_tournament(session, tournament, self.name).typed_settings
+                if settings.sprt is not None:
                     tests[tournament] = AbTestGames(settings, queries.list_matches(session, None, tournament, None,
-                                                                                   limit))
+                                                                                   settings.games + 1))
             return BoardInputs(ratings, tournaments, registry.tournament_game_options(session, tournaments), tests)
 
     def elo_tracks(self, variant: str, limit: int) -> list[EloTrack]:

@@ -20,6 +20,7 @@ from sqlalchemy.engine import Connection
 from sqlmodel import Session
 
 from arena.records import BotCrash
+from arena.settings import TournamentSettings
 from arena.store.codec import as_utc
 from arena.store.errors import NotStored
 from arena.store.schema import BotCrashRow, BotRow, TournamentRow
@@ -99,9 +100,6 @@ def _summaries(session: Session, filters: Sequence[sa.ColumnElement[bool]],
 def _variant_of(settings_json: str) -> str | None:
     """The variant a tournament's stored settings name (``game.variant``), or None."""
     try:
-        settings = loads(settings_json)
-    except ValueError:
+        return TournamentSettings.from_dict(loads(settings_json)).named_variant
+    except (ValueError, TypeError, KeyError):   # not JSON, or not settings this version can read
         return None
-    game = settings.get("game") if isinstance(settings, dict) else None
-    variant = game.get("variant") if isinstance(game, dict) else None
-    return variant if isinstance(variant, str) else None

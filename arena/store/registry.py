@@ -14,11 +14,13 @@ import secrets
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import cached_property
 from typing import Any
 
 from sqlalchemy import delete, func
 from sqlmodel import Session, col, select
 
+from arena.settings import TournamentSettings
 from arena.store.codec import as_utc
 from arena.store.errors import NotStored, StoreError
 from arena.store.schema import (
@@ -45,12 +47,21 @@ class BotInfo:
 
 @dataclass
 class TournamentInfo:
+    """A stored tournament. ``settings`` is its settings' JSON as stored, key for key (the
+    web shows them so, arena.web.disclosure); :attr:`typed_settings` reads them."""
+
     id: str
     created_at: datetime
     settings: dict[str, Any]
     master_seed: int
     status: str
     matches: int = 0           # matches stored so far
+
+    @cached_property
+    def typed_settings(self) -> TournamentSettings:
+        """The settings as the typed value, with the defaults of what older versions (or a
+        server's stub for a tournament organised elsewhere) did not store."""
+        return TournamentSettings.from_dict(self.settings)
 
 
 def hash_token(token: str) -> str:
@@ -164,10 +175,9 @@ def tournament_game_options(session: Session, tournament_ids: Sequence[str]) -> 
     for chunk in chunks(wanted):
         for tournament_id, settings_json in session.exec(
                 select(TournamentRow.id, TournamentRow.settings_json).where(col(TournamentRow.id).in_(chunk))):
-            settings = loads(settings_json)
-            game = settings.get("game") if isinstance(settings, dict) else None
-            if isinstance(game, dict) and not settings.get("organised_elsewhere"):
-                options[tournament_id] = game
+            settings = TournamentSettings.from_dict(loads(settings_json))
+            if settings.game and not settings.organised_elsewhere:
+                options[tournament_id] = settings.game
     for tournament_id in wanted:
         if tournament_id not in options:
             config = session.exec(select(MatchRow.config_json).where(MatchRow.tournament_id == tournament_id)
