@@ -297,18 +297,17 @@ def _tournament_line(t: TournamentInfo, status: str, test: str | None = None) ->
     """One tournament's line. Its master seed is left out until its stored status is
     finished: before, it gives every deal still to play away, and a listing is as easy
     to leave where a bot reads it as any other output (docs/security.md)."""
-    settings = t.settings
-    elsewhere = t.status == "remote" or bool(settings.get("organised_elsewhere"))
-    game = settings.get("game") or {}
+    settings = t.typed_settings
+    elsewhere = t.status == "remote" or settings.organised_elsewhere
     return TournamentLine(
-        id=t.id, created_at=t.created_at, status=status, variant=game.get("variant", GameConfig.variant),
-        options=None if elsewhere else GameOptions.of(game),
-        # Settings stored before the deals option existed were duplicate.
-        deals=None if elsewhere else settings.get("deals", "duplicate"),
-        games=settings.get("games"), stored=t.matches,
-        bots=None if elsewhere else [b["name"] for b in settings.get("bots") or []],
-        seed=t.master_seed if t.status == SEEDS_SHOWN and not elsewhere else None, server=settings.get("server"),
-        format=str(settings.get("format") or "round-robin"), test=test,
+        id=t.id, created_at=t.created_at, status=status, variant=settings.variant,
+        options=None if elsewhere else GameOptions.of(settings.game),
+        deals=None if elsewhere else settings.deals,
+        # A server's stub of a tournament organised elsewhere knows no number of games.
+        games=None if settings.organised_elsewhere else settings.games, stored=t.matches,
+        bots=None if elsewhere else settings.bot_names(),
+        seed=t.master_seed if t.status == SEEDS_SHOWN and not elsewhere else None, server=settings.server,
+        format=settings.format, test=test,
     )
 
 
