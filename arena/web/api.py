@@ -19,7 +19,7 @@ from arena.tournament.lock import resume_command, shown_status
 from arena.web import disclosure
 from arena.web.bots import Boards, NoSuchBot, bot_json
 from arena.web.viewer import match_json
-from engine import VARIANTS, GameConfig
+from engine import VARIANTS
 
 
 class NotFound(Exception):
@@ -52,7 +52,7 @@ def check_tournament(store: Store, variant: str, tournament_id: str | None) -> N
         return
     with not_found_as_404():
         info = store.get_tournament(tournament_id)
-    played = info.settings.get("game", {}).get("variant")
+    played = info.typed_settings.named_variant
     if played not in (None, variant):
         raise NotFound(f"tournament {tournament_id} is {played}, not {variant}")
 
@@ -93,7 +93,7 @@ def tournaments(store: Store, db: str | None = None) -> list[dict[str, Any]]:
     ``arena tournaments`` shows (``shown_status``: a dead run is ``interrupted``); without, as stored.
     """
     found = sorted(store.list_tournaments(), key=lambda t: t.created_at, reverse=True)
-    return [{"id": t.id, "created_at": t.created_at.isoformat(), "variant": t.settings.get("game", {}).get("variant"),
+    return [{"id": t.id, "created_at": t.created_at.isoformat(), "variant": t.typed_settings.named_variant,
              "status": t.status if db is None else shown_status(t, db), "matches": t.matches,
              "master_seed": master_seed(t), "settings": disclosure.public_settings(t)} for t in found]
 
@@ -145,19 +145,20 @@ def tournament(store: Store, db: str, tournament_id: str, with_matches: bool = T
     with not_found_as_404():
         info = store.get_tournament(tournament_id)
     status = shown_status(info, db)
-    game = info.settings.get("game", {}) or {}
-    variant = GameConfig.from_options(game).variant      # the engine's default when not stored
+    settings = info.typed_settings
+    variant = settings.variant      # the engine's default when not stored
     found = matches(store, tournament_id=tournament_id, limit=1_000_000 if with_matches else 1)
     finished = sorted(m["finished_at"] for m in found)
     board = lb.leaderboard(store, variant, tournament_id=tournament_id, samples=100)
     return {
         "id": info.id, "created_at": info.created_at.isoformat(), "variant": variant, "status": status,
-        "stored_status": info.status, "games_stored": info.matches, "games_scheduled": info.settings.get("games"),
+        "stored_status": info.status, "games_stored": info.matches,
+        "games_scheduled": None if settings.organised_elsewhere else settings.games,
         "first_game_at": finished[0] if finished and with_matches else None,
         "last_game_at": finished[-1] if finished else None,    # without matches: the last one stored
         "resume_command": resume_command(info.id, disclosure.public_database(db)) if status == "interrupted" else None,
         "master_seed": master_seed(info), "settings": disclosure.public_settings(info),
-        "bots": [bot.get("name") for bot in info.settings.get("bots", []) if isinstance(bot, dict)],
+        "bots": settings.bot_names(),
         "code": disclosure.code_stamps(info),
         "board": [{"rank": r.rank, "bot": r.bot, "rating": r.rating, "interval": r.interval, "games": r.games,
                    "avg_score": r.avg_score, "avg_place": r.avg_place, "faults": r.faults, "bound": r.bound,

@@ -116,13 +116,7 @@ def code_stamps(info: TournamentInfo) -> dict[str, dict[str, Any]]:
     >>> code_stamps(TournamentInfo("t", datetime.now(UTC), settings, 7, "running")) == {"a": stamp}
     True
     """
-    stamps: dict[str, dict[str, Any]] = {}
-    for bot in info.settings.get("bots") or []:
-        stamp = bot.get("stamp") if isinstance(bot, Mapping) else None
-        if isinstance(stamp, Mapping) and isinstance(stamp.get("sha256"), str):
-            stamps[str(bot.get("name"))] = {"sha256": stamp["sha256"], "files": stamp.get("files"),
-                                            "bytes": stamp.get("bytes")}
-    return stamps
+    return {name: stamp.to_json() for name, stamp in info.typed_settings.stamps().items()}
 
 
 def public_database(db: str) -> str:

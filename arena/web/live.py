@@ -44,7 +44,6 @@ import grpc
 from arena.store import Store
 from arena.tls import ClientTls, TlsError, tls_problem
 from arena.tournament.lock import referee_addresses
-from arena.tournament.settings import TournamentSettings
 from arena.web.viewer import Step
 from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
 from arena.wire.pb.wizard_arena.v1 import arena_pb2_grpc
@@ -101,9 +100,9 @@ def referees(store: Store, db: str, given: Sequence[str]) -> list[str]:
     for info in store.list_tournaments():
         if info.status == "running":
             for address in referee_addresses(info, db):
-                if info.settings.get("server") == address and info.settings.get("tls"):
-                    REFEREE_TLS.setdefault(address,
-                                           TournamentSettings.from_dict(info.settings).client_tls() or ClientTls())
+                settings = info.typed_settings
+                if settings.server == address and settings.tls:
+                    REFEREE_TLS.setdefault(address, settings.client_tls() or ClientTls())
                 if address not in found:
                     found.append(address)
     return found

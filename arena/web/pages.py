@@ -222,19 +222,27 @@ def setting_text(value: Any, unit: str = "") -> str:
 
 
 def tournament_settings(settings: dict[str, Any], bots: list[str]) -> list[tuple[str, str]]:
-    """Every public setting (``arena.web.disclosure.public_settings``) as (label, words):
-    the game's options as the match pages word them, the master seed once the tournament
-    has finished, the names of the variables passed to the bots, the bots' names."""
-    game = settings.get("game") or {}
-    items: list[tuple[str, str]] = [("Game", f"{game.get('variant', 'not known')}: {game_options(game)}")]
+    """Every public setting (``/api/tournaments/{id}``'s ``settings``, as
+    ``arena.web.disclosure.public_settings`` shows the stored ones) as (label, words): the
+    game first, its options as the match pages word them, the master seed once the
+    tournament has finished, the names of the variables passed to the bots, the bots' names.
+
+    >>> rows = tournament_settings({"games": 4, "game": {"variant": "classic", "players": 3}, "seed": None}, ["a"])
+    >>> rows[0], rows[-1]
+    (('Game', 'classic: 3 players, 20 rounds, open, standard, ±1 off'), ('Bots', 'a'))
+    """
+    game: dict[str, Any] = {}
+    items: list[tuple[str, str]] = []
     for key, value in settings.items():
         label, unit = SETTING_WORDS.get(key, (key, ""))
-        if key == "seed" and value is None:
+        if key == "game":
+            game = value or {}
+        elif key == "seed" and value is None:
             items.append((label, SEED_HIDDEN))
-        elif key != "game":
+        else:
             items.append((label, setting_text(value, unit)))
-    items.append(("Bots", ", ".join(bots) or "not known"))
-    return items
+    return [("Game", f"{game.get('variant', 'not known')}: {game_options(game)}"), *items,
+            ("Bots", ", ".join(bots) or "not known")]
 
 
 def rating_text(row: dict[str, Any]) -> str:
