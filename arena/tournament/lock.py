@@ -110,15 +110,16 @@ def referee_addresses(info: TournamentInfo, db: str) -> list[str]:
     worker`` processes it started (``--workers N``, each in a ``worker-*`` folder of its
     log folder); none when the tournament is not running (or its run is gone).
 
-    >>> from types import SimpleNamespace
-    >>> referee_addresses(SimpleNamespace(status="finished", id="t", settings={}), "arena.db")
+    >>> from datetime import UTC, datetime
+    >>> from arena.store import TournamentInfo
+    >>> referee_addresses(TournamentInfo("t", datetime.now(UTC), {}, 7, "finished"), "arena.db")
     []
     """
     if shown_status(info, db) != "running":
         return []
-    server = info.settings.get("server")
+    server = info.typed_settings.server
     if server:
-        return [str(server)]
+        return [server]
     log_dir = log_dir_for(db, info.id)
     found = []
     for note in [log_dir / REFEREE_FILE, *sorted(log_dir.glob(f"worker-*/{REFEREE_FILE}"))]:
