@@ -33,7 +33,7 @@ from arena.records import MatchRecord
 from arena.store import BUSY_TIMEOUT, Store
 from arena.tournament.lineup import node_ready
 from arena.web.viewer import steps
-from engine import GameConfig, new_game
+from engine import new_game
 
 RANDOM_BOT = ROOT / "tests" / "bots" / "random_bot.py"
 VIEWER_JS = ROOT / "arena" / "web" / "static" / "viewer.js"
@@ -301,7 +301,7 @@ def wizard_turned_up(bots: list[str]) -> MatchRecord:
     """The first whole game (by seed) in which a Wizard is turned up: the dealer chooses the trump."""
     for seed in range(100):
         record = played(f"g{seed}", "classic", bots, seed, rounds=None)   # a whole game
-        game = new_game(GameConfig.from_dict(record.config))
+        game = new_game(record.config)
         for seat, action in record.actions:
             game.apply(seat, action)
         if any(e["type"] == "trump_chosen" for e in game.events_for(None, 0)[0]):

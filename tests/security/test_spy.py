@@ -640,7 +640,7 @@ def analyse_spies(title: str, settings: dict[str, Any], records: list[MatchRecor
     findings = [seeds, check.finish(f"{sum(len(m) for m in streams.values())} messages"
                                     + (f"; no MatchEnded received for {', '.join(unended)}" if unended else "")
                                     + (f"; the spies' faults: {', '.join(faults)}" if faults else ""))]
-    if records[0].variant == "classic" and records[0].config.get("bidding") != "open":
+    if records[0].variant == "classic" and records[0].config.bidding != "open":
         findings.append(bids)
 
     # (c) / (d) by format.
