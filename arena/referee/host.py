@@ -179,11 +179,14 @@ class MatchHost:
         """The last RECENT_MATCHES finished matches, oldest first."""
         return list(self.recent.values())
 
-    async def save(self, record: MatchRecord) -> None:
-        """Store a record, off the event loop; a storage error is logged, not raised."""
+    async def save(self, record: MatchRecord) -> bool:
+        """Store a record, off the event loop; whether it was stored now (False: there is no
+        store, it held the match's slot already, or storing failed: the error is logged, not
+        raised)."""
         if self.store is None:
-            return
+            return False
         try:
-            await asyncio.to_thread(self.store.save_match, record)
+            return bool(await asyncio.to_thread(self.store.save_match, record))
         except Exception:
             log.exception("could not store match %s", record.match_id)
+            return False

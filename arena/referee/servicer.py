@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any
 
 import grpc
 
-from arena.records import MatchSpec
 from arena.referee import auth, listing
 from arena.referee.seating import SeatingError
 from arena.wire import calls, protocol
@@ -90,13 +89,12 @@ class ArenaServicer(pb_grpc.ArenaServicer):
 
     async def RunMatch(self, request: pb.RunMatchRequest, context: grpc.aio.ServicerContext) -> pb.RunMatchResponse:
         try:
-            record = await self._host.run_match(MatchSpec(**calls.run_match_fields(request)))
+            record = await self._host.run_match(calls.match_spec(request))
         except (ConfigError, ValueError) as error:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
         except SeatingError as error:
             await context.abort(grpc.StatusCode.UNAVAILABLE, str(error))
-        await self._host.save(record)
-        return calls.run_match_response(record.to_json())
+        return calls.run_match_response(record, stored=await self._host.save(record))
 
 
 async def _check_variant(variant: str, context: grpc.aio.ServicerContext) -> None:

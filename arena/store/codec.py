@@ -17,13 +17,13 @@ import zlib
 from array import array
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from itertools import chain
 from typing import Any
 
 import numpy as np
 
 from arena.store.errors import StoreError
-from arena.wire.jsonc import dumps_bytes, loads
+from arena.wire import action_log
+from arena.wire.jsonc import loads
 
 LOG_FORMAT = 1        # match_logs.format
 
@@ -41,8 +41,8 @@ def as_utc(moment: datetime) -> datetime:
 def encode_log(actions: Sequence[Sequence[Any]], latencies_ms: Sequence[float | None]) -> tuple[bytes, bytes]:
     """The compact stored log (about 5.5 KB for a 4-player classic game of 540 decisions).
 
-    Actions: zlib-compressed JSON of one flat list ``[seat, action, seat, action, ...]``
-    (a flat list encodes twice as fast as a list of pairs). Latencies: raw float64,
+    Actions: zlib-compressed, in the log's one serialised form (:mod:`arena.wire.action_log`:
+    JSON of one flat list ``[seat, action, seat, action, ...]``). Latencies: raw float64,
     little-endian, NaN where the referee played the fallback (exact, and much faster
     than writing 540 floats as text). zlib level 1: level 6 saves 20% of the bytes but
     costs three times the time.
@@ -55,23 +55,23 @@ def pack_log(actions: Sequence[Sequence[Any]],
              latencies_ms: Sequence[float | None]) -> tuple[bytes, np.ndarray, np.ndarray]:
     """:func:`encode_log`'s compressed actions, the latencies as a little-endian float64
     array (None becomes NaN), and the seat of each action: the save path needs all three."""
-    flat = list(chain.from_iterable(actions))      # twice as fast as unpacking each pair
-    if len(flat) != 2 * len(actions):
-        raise StoreError(f"every logged action must be a [seat, action] pair ({len(actions)} actions "
-                         f"hold {len(flat)} items)")
-    packed_actions = zlib.compress(dumps_bytes(flat), 1)
+    try:
+        flat = action_log.flatten(actions)
+    except ValueError as error:
+        raise StoreError(str(error)) from None
+    packed_actions = zlib.compress(action_log.flat_json(flat), 1)
     latencies = np.array(latencies_ms, dtype="<f8")
     return packed_actions, latencies, np.array(flat[0::2], dtype=np.int64)
 
 
 def decode_log(actions: bytes, latencies: bytes) -> tuple[list[list[Any]], list[float | None]]:
     """The inverse of :func:`encode_log`: ``([[seat, action], ...], latencies)``."""
-    flat = loads(zlib.decompress(actions))
+    pairs = action_log.loads(zlib.decompress(actions))
     packed = array("d")
     packed.frombytes(latencies)
     if sys.byteorder != "little":
         packed.byteswap()
-    return [[flat[i], flat[i + 1]] for i in range(0, len(flat), 2)], [None if math.isnan(x) else x for x in packed]
+    return pairs, [None if math.isnan(x) else x for x in packed]
 
 
 def log_seats_and_latencies(actions: bytes, latencies: bytes) -> tuple[np.ndarray, np.ndarray]:

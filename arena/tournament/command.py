@@ -478,7 +478,7 @@ async def play_with_progress(runner: MatchRunner | None, run: Run, console: Cons
             if runner is None:
                 await watcher
                 return standings_of([])
-            played = await play_claimed(runner, store, settings, tid, saver_for(run),
+            played = await play_claimed(runner, store, settings, tid, saver_for(run, runner),
                                         stop=decided(store, settings, tid))
             played.skipped = len(done)
             watcher.cancel()
@@ -523,37 +523,21 @@ async def watch_workers(workers: LocalWorkers, run: Run, stored: StoredGames, co
                       time.monotonic() - started, summary.standings)
 
 
-def saver_for(run: Run) -> Callable[[MatchRecord], Awaitable[bool]]:
+def saver_for(run: Run, runner: MatchRunner) -> Callable[[MatchRecord], Awaitable[bool]]:
     """``save(record)`` for this run's worker: whether the game counts as played here.
 
     A game of a tournament on a server (``--server``) is stored by that server too. When
     the server's database is this one (``arena serve --db`` the same file or URL, as the
     docs recommend), the local save finds the game already there; it is this run's game
-    all the same, so it counts when the stored match is the very record the server sent
-    back (see :func:`stored_as_sent`)."""
+    all the same when the server said it stored it (:meth:`RemoteArena.stored_there`)."""
     save = saver(run.store)
-    if not run.settings.server:
+    if not isinstance(runner, RemoteArena):
         return save
 
     async def save_remote(record: MatchRecord) -> bool:
-        return await save(record) or await asyncio.to_thread(stored_as_sent, run.store, record)
+        return await save(record) or runner.stored_there(record.match_id)
 
     return save_remote
-
-
-def stored_as_sent(store: Store, record: MatchRecord) -> bool:
-    """Whether the store holds ``record`` itself, not merely a match of its slot: the same
-    match id, start and finish times and decisions. Another play of the slot (one process
-    at a time runs a tournament, but a server stores whatever it is asked to play) has
-    times of its own."""
-    from arena.store import StoreError
-
-    try:
-        stored = store.load_match(record.match_id)
-    except StoreError:
-        return False
-    return ((stored.started_at, stored.finished_at, stored.actions)
-            == (record.started_at, record.finished_at, record.actions))
 
 
 class StoredGames:

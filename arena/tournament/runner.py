@@ -15,7 +15,7 @@ import shutil
 import socket
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
@@ -544,7 +544,10 @@ class RemoteArena:
     With ``tls`` the channel speaks TLS and trusts the referee's certificate as ``tls``
     says (``--tls-ca FILE`` or ``--tls``). A call that fails in the TLS handshake (or
     plaintext to a TLS port) raises a one-line :class:`~arena.tls.TlsError` saying what to
-    check; other failures are grpc's errors as they come."""
+    check; other failures are grpc's errors as they come.
+
+    The server stores each match it plays in its own database; :meth:`stored_there` says
+    whether it stored a given one (the organiser's own database may be that one)."""
 
     def __init__(self, address: str, admin_token: str, tls: ClientTls | None = None):
         from arena.wire.pb.wizard_arena.v1 import arena_pb2_grpc
@@ -556,6 +559,7 @@ class RemoteArena:
         self.channel = (tls.secure_channel(address, options) if tls is not None
                         else grpc.aio.insecure_channel(address, options=options))
         self.stub = arena_pb2_grpc.ArenaStub(self.channel)
+        self._stored: set[str] = set()      # ids of matches played here that the server stored
 
     async def connected_bots(self, variant: str) -> list[str]:
         from arena.wire.pb.wizard_arena.v1 import arena_pb2
@@ -567,14 +571,24 @@ class RemoteArena:
         return sorted(b.name for b in reply.bots if not b.variants or variant in b.variants)
 
     async def run_match(self, spec: MatchSpec) -> MatchRecord:
-        from arena.wire import jsonc
-        from arena.wire.calls import run_match_request
+        from arena.wire import calls
 
         try:
-            reply = await self.stub.RunMatch(run_match_request(**asdict(spec)), metadata=self.metadata)
+            reply = await self.stub.RunMatch(calls.run_match_request(spec), metadata=self.metadata)
         except grpc.aio.AioRpcError as error:
             raise await self._explained(error) from None
-        return MatchRecord.from_json(jsonc.loads(reply.record_json))
+        record, stored = calls.match_played(reply)
+        if stored:
+            self._stored.add(record.match_id)
+        return record
+
+    def stored_there(self, match_id: str) -> bool:
+        """Whether the server said it stored the match it played under this id (asked once
+        a match: the answer is forgotten)."""
+        if match_id in self._stored:
+            self._stored.discard(match_id)
+            return True
+        return False
 
     async def _explained(self, error: grpc.aio.AioRpcError) -> Exception:
         """A TlsError for a failure at the TLS layer (which may ask the server whether it

@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from factories.records import played
 
+from arena.records import FaultRecord, MatchRecord, MatchSpec
 from arena.wire import calls, jsonc, protocol
 from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
 from engine import Decision, GameConfig, Prediction, new_game
@@ -155,11 +157,31 @@ def test_a_prediction_answer_may_be_json_or_nothing() -> None:
 
 
 def test_run_match_requests_round_trip() -> None:
-    spec = {"match_id": "m7", "config": {"variant": "extreme", "players": 3, "seed": 2**63 - 1},
-            "bots": ["a", "b", "c"], "bot_seeds": [1, 2, 3], "move_time": 0.25, "time_bank": 2.0,
-            "max_faults": 5, "tournament_id": "t1", "game_index": 0, "private": True}
-    assert calls.run_match_fields(calls.run_match_request(**spec)) == spec
-    defaults = calls.run_match_fields(pb.RunMatchRequest(bots=["a"], game_index=-1))
-    assert defaults["config"] == {} and defaults["move_time"] is None and defaults["game_index"] is None
+    spec = MatchSpec(config=GameConfig(variant="extreme", players=3, seed=2**63 - 1), bots=["a", "b", "c"],
+                     match_id="m7", bot_seeds=[1, 2, 3], move_time=0.25, time_bank=2.0, max_faults=5,
+                     tournament_id="t1", game_index=0, private=True)
+    assert calls.match_spec(calls.run_match_request(spec)) == spec
+    defaults = calls.match_spec(pb.RunMatchRequest(bots=["a", "b", "c", "d"], game_index=-1))
+    assert defaults.config == GameConfig() and defaults.move_time is None and defaults.game_index is None
     with pytest.raises(ValueError):
-        calls.run_match_fields(pb.RunMatchRequest(config_json="[1, 2]"))
+        calls.match_spec(pb.RunMatchRequest(config_json="[1, 2]"))
+
+
+@pytest.mark.parametrize("variant", ["classic", "extreme"])
+def test_a_played_record_crosses_the_wire_whole(variant: str) -> None:
+    record = played("m1", variant, ["a", "b", "c"], seed=5)
+    record.latencies_ms[1] = None                   # the referee played the fallback
+    record.faults = [FaultRecord(1, "b", "timeout", "no answer", 12), FaultRecord(2, "c", "disconnect", "gone")]
+    record.tournament_id, record.game_index, record.time_bank_ms = "t1", 3, 2000.0
+    record.bank_used_ms = [0.0, 2000.0, 12.5]
+    reply = pb.RunMatchResponse.FromString(calls.run_match_response(record, stored=True).SerializeToString())
+    assert calls.match_played(reply) == (record, True)
+    # The deprecated JSON form still holds the same record, for organisers that read it.
+    assert MatchRecord.from_json(json.loads(reply.record_json)) == record
+
+
+def test_an_aborted_record_of_an_older_kind_crosses_the_wire_whole() -> None:
+    record = played("m2", "classic", ["a", "b", "c"], seed=6)
+    record.status, record.result, record.time_bank_ms, record.bank_used_ms = "aborted", None, None, None
+    back, stored = calls.match_played(calls.run_match_response(record, stored=False))
+    assert back == record and back.result_json() == {} and not stored

@@ -334,7 +334,69 @@ class RunMatchRequest(_message.Message):
     def __init__(self, match_id: _Optional[str] = ..., config_json: _Optional[str] = ..., bots: _Optional[_Iterable[str]] = ..., bot_seeds: _Optional[_Iterable[int]] = ..., move_time_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., max_faults: _Optional[int] = ..., tournament_id: _Optional[str] = ..., game_index: _Optional[int] = ..., private: _Optional[bool] = ...) -> None: ...
 
 class RunMatchResponse(_message.Message):
-    __slots__ = ("record_json",)
+    __slots__ = ("record_json", "record", "stored")
     RECORD_JSON_FIELD_NUMBER: _ClassVar[int]
+    RECORD_FIELD_NUMBER: _ClassVar[int]
+    STORED_FIELD_NUMBER: _ClassVar[int]
     record_json: str
-    def __init__(self, record_json: _Optional[str] = ...) -> None: ...
+    record: MatchRecord
+    stored: bool
+    def __init__(self, record_json: _Optional[str] = ..., record: _Optional[_Union[MatchRecord, _Mapping]] = ..., stored: _Optional[bool] = ...) -> None: ...
+
+class MatchRecord(_message.Message):
+    __slots__ = ("match_id", "config_json", "bots", "bot_versions", "totals", "places", "forfeited", "result_json", "actions_json", "latencies_ms", "faults", "tournament_id", "game_index", "status", "started_at", "finished_at", "time_bank_ms", "bank_used_ms", "private")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    CONFIG_JSON_FIELD_NUMBER: _ClassVar[int]
+    BOTS_FIELD_NUMBER: _ClassVar[int]
+    BOT_VERSIONS_FIELD_NUMBER: _ClassVar[int]
+    TOTALS_FIELD_NUMBER: _ClassVar[int]
+    PLACES_FIELD_NUMBER: _ClassVar[int]
+    FORFEITED_FIELD_NUMBER: _ClassVar[int]
+    RESULT_JSON_FIELD_NUMBER: _ClassVar[int]
+    ACTIONS_JSON_FIELD_NUMBER: _ClassVar[int]
+    LATENCIES_MS_FIELD_NUMBER: _ClassVar[int]
+    FAULTS_FIELD_NUMBER: _ClassVar[int]
+    TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
+    GAME_INDEX_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    STARTED_AT_FIELD_NUMBER: _ClassVar[int]
+    FINISHED_AT_FIELD_NUMBER: _ClassVar[int]
+    TIME_BANK_MS_FIELD_NUMBER: _ClassVar[int]
+    BANK_USED_MS_FIELD_NUMBER: _ClassVar[int]
+    PRIVATE_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    config_json: str
+    bots: _containers.RepeatedScalarFieldContainer[str]
+    bot_versions: _containers.RepeatedScalarFieldContainer[str]
+    totals: _containers.RepeatedScalarFieldContainer[int]
+    places: _containers.RepeatedScalarFieldContainer[int]
+    forfeited: _containers.RepeatedScalarFieldContainer[bool]
+    result_json: str
+    actions_json: bytes
+    latencies_ms: _containers.RepeatedScalarFieldContainer[float]
+    faults: _containers.RepeatedCompositeFieldContainer[RecordedFault]
+    tournament_id: str
+    game_index: int
+    status: str
+    started_at: str
+    finished_at: str
+    time_bank_ms: float
+    bank_used_ms: _containers.RepeatedScalarFieldContainer[float]
+    private: bool
+    def __init__(self, match_id: _Optional[str] = ..., config_json: _Optional[str] = ..., bots: _Optional[_Iterable[str]] = ..., bot_versions: _Optional[_Iterable[str]] = ..., totals: _Optional[_Iterable[int]] = ..., places: _Optional[_Iterable[int]] = ..., forfeited: _Optional[_Iterable[bool]] = ..., result_json: _Optional[str] = ..., actions_json: _Optional[bytes] = ..., latencies_ms: _Optional[_Iterable[float]] = ..., faults: _Optional[_Iterable[_Union[RecordedFault, _Mapping]]] = ..., tournament_id: _Optional[str] = ..., game_index: _Optional[int] = ..., status: _Optional[str] = ..., started_at: _Optional[str] = ..., finished_at: _Optional[str] = ..., time_bank_ms: _Optional[float] = ..., bank_used_ms: _Optional[_Iterable[float]] = ..., private: _Optional[bool] = ...) -> None: ...
+
+class RecordedFault(_message.Message):
+    __slots__ = ("seat", "bot", "kind", "message", "request_id", "at")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    AT_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    bot: str
+    kind: str
+    message: str
+    request_id: int
+    at: str
+    def __init__(self, seat: _Optional[int] = ..., bot: _Optional[str] = ..., kind: _Optional[str] = ..., message: _Optional[str] = ..., request_id: _Optional[int] = ..., at: _Optional[str] = ...) -> None: ...
