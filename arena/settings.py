@@ -158,7 +158,9 @@ class BotEntry:
 @dataclass(frozen=True)
 class BotLimits:
     """What one bot may use, over all of its processes (arena.tournament.bot_limits says
-    how each is enforced). CPU has no number: every bot gets an equal share."""
+    how each limiter enforces them). CPU has no number: every bot gets an equal share
+    (cgroup ``cpu.shares``/``cpu.weight``), so a bot with 8 spinning threads gets no more
+    than one with 1; rlimits cannot do that."""
 
     memory_mb: int = 512         # over all the bot's processes
     processes: int = 64          # processes and threads

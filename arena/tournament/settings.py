@@ -25,7 +25,8 @@ from typing import Any
 
 from arena.referee.limits import MAX_SECONDS
 
-# TournamentSettings is imported from here too: the value and the checks that make one.
+# The value lives in arena.settings; the tournament room imports it (and BotEntry) from
+# here, beside the checks that make one.
 from arena.settings import BotEntry as BotEntry
 from arena.settings import SprtSettings, TournamentSettings
 from arena.tls import read_pem
