@@ -574,10 +574,7 @@ def standings_of(stored: list[Any], summary: RunSummary | None = None) -> RunSum
     if summary is None:
         summary = RunSummary(0, 0, 0, 0.0, defaultdict(Standing))
     for match in stored:
-        summary.faults += match.faults
-        for name, place in zip(match.bots, match.places):
-            summary.standings[name].games += 1
-            summary.standings[name].place_sum += place
+        summary.add(match.bots, match.places, match.faults)
     return summary
 
 

@@ -80,6 +80,20 @@ class RunSummary:
     seconds: float
     standings: dict[str, Standing]
 
+    def add(self, bots: Sequence[str], places: Sequence[int], faults: int) -> None:
+        """Count one game: each seat's place under its bot, and the game's faults.
+
+        >>> from collections import defaultdict
+        >>> summary = RunSummary(0, 0, 0, 0.0, defaultdict(Standing))
+        >>> summary.add(["a", "b"], [2, 1], faults=1); summary.add(["b", "a"], [1, 2], faults=0)
+        >>> summary.leader(), summary.standings["a"].average_place, summary.faults
+        ('b', 2.0, 1)
+        """
+        self.faults += faults
+        for name, place in zip(bots, places):
+            self.standings[name].games += 1
+            self.standings[name].place_sum += place
+
     def leader(self) -> str | None:
         played = {n: s for n, s in self.standings.items() if s.games}
         return min(played, key=lambda n: played[n].average_place) if played else None

@@ -122,10 +122,7 @@ async def play_claimed(
             if not await save(record):
                 continue
             summary.played += 1
-            summary.faults += len(record.faults)
-            for name, place in zip(record.bots, record.places):
-                summary.standings[name].games += 1
-                summary.standings[name].place_sum += place
+            summary.add(record.bots, record.places, len(record.faults))
             summary.seconds = time.monotonic() - started
             on_game(record, summary)
 
