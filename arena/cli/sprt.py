@@ -1,4 +1,4 @@
-"""``arena sprt``: a duplicate A/B test of two bots, handed to arena.tournament.command.
+"""``arena sprt``: a duplicate A/B test of two bots, handed to arena.cli.tournament_run.
 
 The test runs as a tournament of format ``sprt`` (arena.tournament.sprt): it is stored,
 shown by ``arena tournaments``, resumed with ``--resume`` and reproduced from its seed
@@ -93,7 +93,7 @@ def sprt(
     Its Elo is the leaderboard's: a candidate N above the baseline on a board of the
     same games is about N in the test.
     """
-    from arena.tournament.command import run_tournament_command  # imported here: it brings grpc
+    from arena.cli.tournament_run import run_tournament_command  # imported here: it brings grpc
 
     if resume is None and (candidate is None or baseline is None):
         raise typer.BadParameter("both are needed (NAME=COMMAND each)", param_hint="--candidate/--baseline")

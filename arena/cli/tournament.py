@@ -1,4 +1,4 @@
-"""``arena tournament``: the options as typed, handed to arena.tournament.command.
+"""``arena tournament``: the options as typed, handed to arena.cli.tournament_run.
 
 Every default the help names is read from where it is defined: the tournament's
 settings (arena.tournament.settings), which take the referee's limits, and the
@@ -156,7 +156,7 @@ def tournament(
         tls_ca = os.environ.get("ARENA_TLS_CA") or None    # not on --resume: its CA is stored
     if server is not None and tls_cert is None and tls_key is None:
         tls_cert, tls_key = os.environ.get("ARENA_TLS_CERT") or None, os.environ.get("ARENA_TLS_KEY") or None
-    from arena.tournament.command import run_tournament_command  # imported here: it brings grpc
+    from arena.cli.tournament_run import run_tournament_command  # imported here: it brings grpc
 
     request = TournamentRequest(
         variant=variant, rounds=rounds, players=players, games=games, seed=seed, move_time=move_time,

@@ -1,4 +1,6 @@
-"""``arena tournament``: validate everything, then start, play, store and show.
+"""``arena tournament`` and ``arena sprt`` below the terminal: a run checked whole, then
+its referee and bots (or the server, or the workers), its saves and its tally of the
+stored games. Its lines, progress, board and exit codes are arena.cli.tournament_run's.
 
 Nothing is written before every argument has been checked (arena.tournament.settings):
 a bad option leaves no database behind. The run itself is resumable at any point (see
@@ -17,23 +19,19 @@ import contextlib
 import os
 import shutil
 import signal
-import time
 from collections import defaultdict
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from rich.console import Console
-
 from arena.records import MatchRecord
-from arena.results.sprt import stored_monitor
-from arena.stats.sprt import monitor_from, status_line, verdict
-from arena.tournament.lineup import LADDER_BOTS, BotEntry, BotStartError
-from arena.tournament.lock import arena_secrets, hold_lock, log_dir_for, resume_command
-from arena.tournament.progress import progress_bar, status_text
+from arena.stats.sprt import monitor_from
+from arena.tournament.lineup import LADDER_BOTS, BotEntry
+from arena.tournament.lock import arena_secrets, log_dir_for, resume_command
+from arena.tournament.progress import status_text
 from arena.tournament.runner import LocalArena, MatchRunner, RemoteArena, RunSummary, Standing
-from arena.tournament.sandbox import SandboxError, SandboxMode, find_confinement
+from arena.tournament.sandbox import SandboxMode, find_confinement
 from arena.tournament.schedule import ScheduleError
 from arena.tournament.settings import (
     DEFAULT_DB,
@@ -43,7 +41,7 @@ from arena.tournament.settings import (
     finalize_games,
     schedule_of,
 )
-from arena.tournament.worker import LocalWorkers, crash_saver, decided, is_complete, play_claimed, saver
+from arena.tournament.worker import crash_saver, is_complete, saver
 from engine import ConfigError, variant
 
 if TYPE_CHECKING:
@@ -132,92 +130,8 @@ class Run:
     created_db: bool = False                 # new runs: this command made the database file
     workers: int = 1                         # 0: only show progress while `arena worker`s play; N: start N
     new: bool = False                        # a new tournament (not --resume)
+    complete: bool = False                   # resumed: nothing is left to play
     db: str = DEFAULT_DB
-
-
-# ---------------------------------------------------------------------- the command
-
-
-def run_tournament_command(req: TournamentRequest, console: Console, err_console: Console) -> None:
-    """The whole command: a new tournament (or ``--resume``), played with a progress
-    line, then its leaderboard. Bad input raises a one-line error before anything is
-    written; Ctrl-C or SIGTERM leaves it stored as interrupted and exits 130."""
-
-    noted: list[str] = []      # every note said: one that points at a bot's log keeps the log
-
-    def notice(message: str) -> None:
-        noted.append(message)
-        err_console.print(f"[yellow]note:[/] {message}", highlight=False, soft_wrap=True)  # one line, paths whole
-
-    workers_for(req.workers, bool(req.server))      # a bad number is refused before anything is written
-    run = resumed_run(req, notice, console) if req.resume is not None else new_run(req, notice)
-    if run is None:
-        return
-    run.workers = workers_for(req.workers, bool(run.settings.server))
-    run.db = req.db
-    store, settings, tournament_id = run.store, run.settings, run.tournament_id
-    lock = hold_lock(run.log_dir, tournament_id)  # noqa: F841 (held until this process ends)
-
-    def on_ready() -> None:
-        who = "" if settings.server else f" {workers_phrase(run.workers)}"
-        if req.resume is None:
-            console.print(f"Tournament [bold]{tournament_id}[/]: {settings.describe()}{start_seed(settings)}.{who}",
-                          highlight=False)
-            # On a line of its own and never wrapped, so it can be copied whole.
-            console.print(f"Resume with: {resume_command(tournament_id, req.db, bool(settings.server))}",
-                          highlight=False, soft_wrap=True)
-        else:
-            console.print(f"Resuming tournament [bold]{tournament_id}[/]: {settings.describe()}"
-                          f"{start_seed(settings)}.{who}", highlight=False)
-
-    # From here on a Ctrl-C, however early, leaves the tournament marked and resumable.
-    try:
-        store.set_tournament_status(tournament_id, "running")
-        summary = asyncio.run(sigterm_as_ctrl_c(run_local_or_remote(run, req.admin_token, console, notice, on_ready)))
-    except WorkersEnded as ended:
-        store.set_tournament_status(tournament_id, "interrupted")
-        err_console.print(f"Stopped: {ended}. Resume with: "
-                          f"{resume_command(tournament_id, req.db, bool(settings.server))}",
-                          highlight=False, soft_wrap=True)
-        raise SystemExit(1) from None
-    except KeyboardInterrupt:
-        store.set_tournament_status(tournament_id, "interrupted")
-        left = settings.games - len(store.finished_game_indexes(tournament_id))
-        err_console.print(f"Interrupted: every finished game is stored, {left} left. "
-                          f"Resume with: {resume_command(tournament_id, req.db, bool(settings.server))}",
-                          highlight=False, soft_wrap=True)
-        raise SystemExit(130) from None
-    except (BotStartError, ScheduleError, SandboxError) as exc:
-        if req.resume is None and not store.finished_game_indexes(tournament_id):
-            # It never got going and would fail the same way on --resume: leave nothing behind.
-            pointed = (isinstance(exc, BotStartError) and exc.log is not None
-                       or any(str(run.log_dir) in message for message in noted))
-            discard(run, req.db, keep_log=pointed)
-        else:
-            store.set_tournament_status(tournament_id, "interrupted")
-        # A schedule fails here only after a sample bot was left out: say how to fill the tables.
-        raise ConfigError(f"{exc}{more_bots(settings, req) if isinstance(exc, ScheduleError) else ''}") from None
-    except RuntimeError as exc:
-        store.set_tournament_status(tournament_id, "interrupted")
-        raise ConfigError(str(exc)) from None
-    finished = is_complete(store, settings, tournament_id)
-    if finished:
-        store.set_tournament_status(tournament_id, "finished")
-    show_board(store, settings, tournament_id, console)
-    if run.workers == 0:
-        console.print(f"{len(store.finished_game_indexes(tournament_id))} games stored by workers. "
-                      f"Stored in {req.db}.", highlight=False)
-    else:
-        crashes = (sum(c.count for c in store.crashes(tournament_id=tournament_id).values())
-                   if not settings.server else 0)
-        by = f" by {run.workers} workers" if run.workers >= 2 else ""
-        console.print(f"{summary.played} games played in {summary.seconds:.1f} s{by}"
-                      + (f" ({summary.skipped} already stored)" if summary.skipped else "")
-                      + f", {summary.faults} fault{'' if summary.faults == 1 else 's'}"
-                      + (f", {crashes} bot crash{'' if crashes == 1 else 'es'}" if crashes else "")
-                      + f". Stored in {req.db}.", highlight=False)
-    if finished:
-        console.print(finished_seed(settings), highlight=False, soft_wrap=True)   # one line, copied whole
 
 
 def start_seed(settings: TournamentSettings) -> str:
@@ -246,9 +160,9 @@ def finished_seed(settings: TournamentSettings) -> str:
     return f"Seed {settings.seed} (the tournament is finished: anyone may now reproduce it)."
 
 
-def resumed_run(req: TournamentRequest, notice: Callable[[str], None], console: Console) -> Run | None:
-    """The stored tournament ``--resume`` names, with its own settings; None (after
-    showing its leaderboard) when it has nothing left to play."""
+def resumed_run(req: TournamentRequest) -> Run:
+    """The stored tournament ``--resume`` names, with its own settings; ``complete`` when
+    it has nothing left to play."""
     from arena.store import Store
 
     assert req.resume is not None
@@ -263,14 +177,8 @@ def resumed_run(req: TournamentRequest, notice: Callable[[str], None], console: 
         store.close()
         raise ConfigError(f"{req.resume} is a tournament, not an SPRT test: "
                           f"{resume_command(req.resume, req.db)}")
-    if is_complete(store, settings, req.resume):
-        # Nothing to play: no bot is started, no lock taken, the status is left alone.
-        notice(f"tournament {req.resume} is already complete; showing its "
-               + ("result" if settings.sprt else "leaderboard"))
-        show_board(store, settings, req.resume, console)
-        console.print(finished_seed(settings), highlight=False, soft_wrap=True)
-        return None
-    return Run(store, settings, req.resume, log_dir_for(req.db, req.resume))
+    return Run(store, settings, req.resume, log_dir_for(req.db, req.resume),
+               complete=is_complete(store, settings, req.resume))
 
 
 def new_run(req: TournamentRequest, notice: Callable[[str], None]) -> Run:
@@ -349,70 +257,7 @@ def discard(run: Run, db: str, keep_log: bool) -> None:
             Path(db + suffix).unlink(missing_ok=True)
 
 
-def show_board(store: Store, settings: TournamentSettings, tournament_id: str, console: Console) -> None:
-    from arena.results import leaderboard as lb
-    from arena.results.render import render
-
-    rows = lb.leaderboard(store, settings.variant, tournament_id=tournament_id)
-    if settings.gauntlet is not None:
-        show_gauntlet(store, settings, tournament_id, [r for r in rows if r.bot == settings.gauntlet], console)
-        return
-    console.print(render(rows, "table", settings.variant))
-    if settings.sprt is not None:
-        status = stored_monitor(store, tournament_id, settings.sprt, settings.players, settings.games).current()
-        finished = len(store.finished_game_indexes(tournament_id)) >= settings.games
-        console.print(f"[bold]{verdict(status, settings.sprt, finished)}[/]", highlight=False)
-        console.print(status_line(status, settings.players), highlight=False)
-
-
-def show_gauntlet(store: Store, settings: TournamentSettings, tournament_id: str, rows: list[Any],
-                  console: Console) -> None:
-    """A gauntlet's result: its bot's row of the board (rating and interval: the pool's
-    ratings only anchor it), then how it fared against each opponent."""
-    from rich.table import Table
-
-    from arena.results import crosstable as ct
-    from arena.results.render import render
-
-    console.print(render(rows, "table", settings.variant))
-    bot = settings.gauntlet
-    table = Table(title=f"{bot} against each opponent", title_style="bold")
-    for header in ("Opponent", "Games", "Ahead", "Behind", "Level", "Score", "Mean place diff"):
-        table.add_column(header, justify="left" if header == "Opponent" else "right")
-    pairs = ct.crosstable(store, settings.variant, tournament_id).pairs
-    for opponent in settings.opponents():
-        p = pairs.get((bot or "", opponent))
-        if p is not None:
-            table.add_row(opponent, str(p.games), str(p.ahead), str(p.behind), str(p.level), f"{100 * p.score:.1f}%",
-                          f"{p.avg_place_diff:+.2f}")
-    console.print(table)
-
-
 # ---------------------------------------------------------------------- playing
-
-
-async def run_local_or_remote(run: Run, admin_token: str | None, console: Console,
-                              notice: Callable[[str], None], on_ready: Callable[[], None]) -> RunSummary:
-    """Start the referee and bots (or reach the server), call ``on_ready``, then play every
-    game not yet stored with a progress bar."""
-    settings = run.settings
-    if settings.server:
-        async with RemoteArena(settings.server, admin_token or "", settings.client_tls()) as remote:
-            on_ready()
-            return await play_with_progress(remote, run, console)
-    if run.workers == 0:       # other processes (arena worker) play; this one shows progress
-        on_ready()
-        return await play_with_progress(None, run, console)
-    if run.workers >= 2:       # N arena worker processes of this machine play
-        workers = LocalWorkers(run.store, run.db, run.tournament_id, run.workers, settings.concurrency, notice)
-        await check_lineup(run, console, workers.say_once)
-        on_ready()
-        return await play_with_progress(None, run, console, workers)
-    async with local_arena(run, notice) as local:
-        console.print(local.describe_confinement(), highlight=False)
-        leave_out_dropped(run, local, notice)
-        on_ready()
-        return await play_with_progress(local, run, console)
 
 
 def local_arena(run: Run, notice: Callable[[str], None]) -> LocalArena:
@@ -429,98 +274,6 @@ def leave_out_dropped(run: Run, local: LocalArena, notice: Callable[[str], None]
         finalize_games(settings, run.requested_games, notice)
         run.store.update_tournament_settings(run.tournament_id, settings.to_dict())
         run.store.replace_schedule(run.tournament_id, schedule_of(settings))
-
-
-async def check_lineup(run: Run, console: Console, notice: Callable[[str], None]) -> None:
-    """Before local workers start: a new tournament's bots are started once here and
-    stopped, as a one-worker run starts them, so that an optional sample bot that cannot
-    start is left out of the schedule before any worker claims from it, and any other is
-    refused (BotStartError) before anything is kept. A resumed tournament's lineup is
-    fixed: only how its bots are confined is said (each worker then starts them)."""
-    settings = run.settings
-    if not run.new:
-        console.print(find_confinement(SandboxMode(settings.sandbox), settings.bot_limits(), notice).describe(),
-                      highlight=False)
-        return
-    async with local_arena(run, notice) as local:
-        console.print(local.describe_confinement(), highlight=False)
-        leave_out_dropped(run, local, notice)
-
-
-async def play_with_progress(runner: MatchRunner | None, run: Run, console: Console,
-                             workers: LocalWorkers | None = None) -> RunSummary:
-    """Play as one worker (``runner``; None: only watch other workers play: ``workers``,
-    started here, or ones started elsewhere) with a progress line that counts every
-    stored game, whoever played it."""
-    store, settings, tid = run.store, run.settings, run.tournament_id
-    done = store.finished_game_indexes(tid)
-    store.put_schedule(tid, schedule_of(settings))     # tournaments stored before schedules were rows
-    stored = StoredGames(store, tid)
-    if workers is not None:
-        return await watch_workers(workers, run, stored, console)
-    with progress_bar(console) as progress:
-        task = progress.add_task(settings.variant, total=settings.games, completed=len(done), status="")
-
-        def redraw() -> None:
-            progress.update(task, completed=len(stored.games), status=stored.status(settings))
-
-        async def watch() -> None:
-            # Games other workers store show up too: the count is read from the store.
-            while True:
-                await asyncio.to_thread(stored.refresh)
-                redraw()
-                if await asyncio.to_thread(is_complete, store, settings, tid):
-                    return
-                await asyncio.sleep(1.0)
-
-        watcher = asyncio.create_task(watch())
-        try:
-            if runner is None:
-                await watcher
-                return standings_of([])
-            played = await play_claimed(runner, store, settings, tid, saver_for(run, runner),
-                                        stop=decided(store, settings, tid))
-            played.skipped = len(done)
-            watcher.cancel()
-            await asyncio.gather(watcher, return_exceptions=True)
-            await asyncio.to_thread(stored.refresh)
-            redraw()
-            return played
-        finally:
-            watcher.cancel()
-
-
-async def watch_workers(workers: LocalWorkers, run: Run, stored: StoredGames, console: Console) -> RunSummary:
-    """Start the local ``workers`` and show one progress line over the stored games until
-    every game is stored (or an A/B test is decided) and the workers have ended; raise
-    WorkersEnded when they all end first. However this ends (Ctrl-C, SIGTERM), the
-    workers still running are stopped."""
-    store, settings, tid = run.store, run.settings, run.tournament_id
-    await asyncio.to_thread(stored.refresh)
-    before, faults_before = len(stored.games), stored.summary.faults
-    started = time.monotonic()
-    with progress_bar(console) as progress:
-        task = progress.add_task(settings.variant, total=settings.games, completed=before, status="")
-
-        async def redraw() -> bool:
-            """Show the stored games; whether the tournament is complete."""
-            await asyncio.to_thread(stored.refresh)
-            progress.update(task, completed=len(stored.games), status=stored.status(settings))
-            return await asyncio.to_thread(is_complete, store, settings, tid)
-
-        try:
-            await workers.start()
-            while not await redraw() and not workers.ended.is_set():
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(workers.ended.wait(), 1.0)
-            await workers.ended.wait()       # done: each worker ends once it finds nothing to claim
-            if not await redraw():
-                raise WorkersEnded(workers.count, settings.games - len(stored.games))
-        finally:
-            await workers.stop()
-    summary = stored.summary
-    return RunSummary(len(stored.games) - before, before, summary.faults - faults_before,
-                      time.monotonic() - started, summary.standings)
 
 
 def saver_for(run: Run, runner: MatchRunner) -> Callable[[MatchRecord], Awaitable[bool]]:
