@@ -17,8 +17,6 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 
-from arena.stats.matches import NewMatch
-
 START_ELO = 1500.0
 NEW_BOT_GAMES = 30        # a bot's first 30 games move its rating faster...
 K_NEW = 32.0              # ...with this K
@@ -114,34 +112,43 @@ def elo_update(ratings: Sequence[float], places: Sequence[int], ks: Sequence[flo
     return [r + d for r, d in zip(ratings, elo_deltas(ratings, places, ks))]
 
 
-def rate_matches(ratings: Mapping[EloKey, tuple[float, int]], matches: Sequence[NewMatch]) -> list[EloChange]:
+@dataclass(slots=True)
+class RatedMatch:
+    """What the online Elo reads of a match: its bots by seat, as the store's ids (which
+    tell one bot in two seats apart from two bots), and their places."""
+
+    pk: int                  # matches.id
+    variant: str
+    completed: bool          # only a completed match is rated
+    bot_ids: list[int]       # by seat
+    places: list[int]        # by seat
+
+
+def rate_matches(ratings: Mapping[EloKey, tuple[float, int]], matches: Sequence[RatedMatch]) -> list[EloChange]:
     """The online Elo changes of new matches, in order, from the bots' current ``(elo, games)``
     by ``(bot id, variant)`` (a bot not in ``ratings`` starts at ``START_ELO`` with 0 games).
 
     Only completed matches between at least two different bots are rated. A bot in two
     seats of one match moves once, by the sum of its seats' changes.
 
-    >>> from types import SimpleNamespace as match
-    >>> record = match(status="completed", bots=["a", "b"], variant="classic", places=[1, 2])
-    >>> changes = rate_matches({}, [match(pk=1, record=record, bot_ids=[7, 9])])
+    >>> changes = rate_matches({}, [RatedMatch(1, "classic", True, bot_ids=[7, 9], places=[1, 2])])
     >>> [(c.bot_id, round(c.elo_after, 1), c.games) for c in changes]
     [(7, 1516.0, 1), (9, 1484.0, 1)]
     """
     current = dict(ratings)
     changes = []
     for match in matches:
-        record = match.record
-        if record.status != "completed" or len(set(record.bots)) < 2:
+        if not match.completed or len(set(match.bot_ids)) < 2:
             continue
-        before = [current.get((bot_id, record.variant), (START_ELO, 0)) for bot_id in match.bot_ids]
+        before = [current.get((bot_id, match.variant), (START_ELO, 0)) for bot_id in match.bot_ids]
         deltas = elo_deltas(
-            [elo for elo, _ in before], record.places, [k_factor(games) for _, games in before], owners=match.bot_ids
+            [elo for elo, _ in before], match.places, [k_factor(games) for _, games in before], owners=match.bot_ids
         )
         change: dict[int, float] = {}
         for bot_id, delta in zip(match.bot_ids, deltas):     # one bot in two seats: both seats count
             change[bot_id] = change.get(bot_id, 0.0) + delta
         for bot_id, delta in change.items():
-            elo, games = current.get((bot_id, record.variant), (START_ELO, 0))
-            current[(bot_id, record.variant)] = (elo + delta, games + 1)
-            changes.append(EloChange(match.pk, bot_id, record.variant, elo, elo + delta, games + 1))
+            elo, games = current.get((bot_id, match.variant), (START_ELO, 0))
+            current[(bot_id, match.variant)] = (elo + delta, games + 1)
+            changes.append(EloChange(match.pk, bot_id, match.variant, elo, elo + delta, games + 1))
     return changes

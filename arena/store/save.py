@@ -45,7 +45,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.sql.elements import BindParameter
 
 from arena.records import MatchRecord
-from arena.stats.elo import EloKey, rate_matches
+from arena.stats.elo import EloKey, RatedMatch, rate_matches
 from arena.stats.matches import NewMatch
 from arena.stats.summaries import BotSums, Summary, TotalsKey, summarize
 from arena.stats.think_times import add_counts
@@ -66,7 +66,6 @@ from arena.store.schema import (
     chunks,
 )
 from arena.wire.jsonc import dumps
-from engine import GameConfig
 
 
 class _SQL:
@@ -332,24 +331,24 @@ class MatchSaver:
             if row is not None:
                 self._update_elo(cursor, self._advance(cursor, tournament_id, row[2], contiguous=False, new={}))
 
-    def _in_elo_order(self, cursor: Any, matches: list[NewMatch]) -> list[NewMatch]:
+    def _in_elo_order(self, cursor: Any, matches: list[NewMatch]) -> list[RatedMatch]:
         """The matches that count for Elo now, in the order they count: the new ones outside
         tournaments or below their tournament's cursor, in the order given, then for each
         tournament the stored ones the cursor passes (see the module docstring)."""
         slotted = sorted({m.record.tournament_id for m in matches
                           if m.record.tournament_id is not None and m.record.game_index is not None})
         if not slotted:
-            return matches
+            return [match.rated() for match in matches]
         state: dict[str, tuple[str, int]] = {}
         for chunk in chunks(slotted):
             cursor.execute(self._sql.cursors_of(len(chunk)), list(chunk))
             state.update((tournament_id, (status, elo_next)) for tournament_id, status, elo_next in cursor.fetchall())
-        ordered: list[NewMatch] = []
+        ordered: list[RatedMatch] = []
         waiting: dict[str, dict[int, NewMatch]] = {}
         for match in matches:
             tournament_id, index = match.record.tournament_id, match.record.game_index
             if tournament_id is None or index is None or index < state[tournament_id][1]:
-                ordered.append(match)
+                ordered.append(match.rated())
             else:
                 waiting.setdefault(tournament_id, {})[index] = match
         for tournament_id, new in waiting.items():
@@ -358,7 +357,7 @@ class MatchSaver:
         return ordered
 
     def _advance(self, cursor: Any, tournament_id: str, elo_next: int, contiguous: bool,
-                 new: dict[int, NewMatch]) -> list[NewMatch]:
+                 new: dict[int, NewMatch]) -> list[RatedMatch]:
         """Move a tournament's Elo cursor from ``elo_next`` over the stored slots, while they
         are contiguous (or over all of them) and return their matches in slot order: those
         in ``new`` (by slot) as given, the others read back."""
@@ -380,12 +379,10 @@ class MatchSaver:
             return []
         cursor.execute(self._sql.set_cursor, [passed[-1][0] + 1, tournament_id])
         stored = self._stored_for_elo(cursor, [pk for index, pk in passed if index not in new])
-        return [new[index] if index in new else stored[pk] for index, pk in passed]
+        return [new[index].rated() if index in new else stored[pk] for index, pk in passed]
 
-    def _stored_for_elo(self, cursor: Any, pks: list[int]) -> dict[int, NewMatch]:
-        """Stored matches as rating reads them (``rate_matches`` reads a record's status,
-        variant, bots and places): the rest of each record is left empty, and the bots are
-        named by id, which tells the same bots apart."""
+    def _stored_for_elo(self, cursor: Any, pks: list[int]) -> dict[int, RatedMatch]:
+        """Stored matches as the online Elo reads them: status, variant, bot ids and places."""
         facts: dict[int, tuple[str, str, list[int], list[int]]] = {}
         for chunk in chunks(pks):
             cursor.execute(self._sql.rated_facts(len(chunk)), list(chunk))
@@ -393,11 +390,8 @@ class MatchSaver:
                 _, _, bots, places = facts.setdefault(pk, (status, variant, [], []))
                 bots.append(bot_id)
                 places.append(place)
-        empty = np.zeros(0)
-        return {pk: NewMatch(pk, MatchRecord(
-            match_id="", variant=variant, config=GameConfig(), seed=0, bots=[f"#{b}" for b in bots], bot_versions=[],
-            totals=[], places=places, forfeited=[], result=None, actions=[], latencies_ms=[], status=status,
-        ), bots, empty, empty.astype(np.int64)) for pk, (status, variant, bots, places) in facts.items()}
+        return {pk: RatedMatch(pk, variant, status == "completed", bots, places)
+                for pk, (status, variant, bots, places) in facts.items()}
 
     def _add_to_summaries(self, cursor: Any, summary: Summary) -> None:
         """Add the new outcome counts and per-bot sums (one upsert per key) and merge the
@@ -433,7 +427,7 @@ class MatchSaver:
                         stored[(bot_id, variant, tournament_key)] = blob
         return {key: add_counts(stored.get(key), new) for key, new in counts.items()}
 
-    def _update_elo(self, cursor: Any, matches: list[NewMatch]) -> None:
+    def _update_elo(self, cursor: Any, matches: list[RatedMatch]) -> None:
         """Online Elo for the new matches, in order: reads the bots' current ratings, writes
         the history and the ratings ``arena.stats.elo.rate_matches`` computes from them."""
         ids = sorted({bot_id for match in matches for bot_id in match.bot_ids})

@@ -39,7 +39,7 @@ def match(pk: int, bots: list[str], places: list[int], *, variant: str = "classi
 
 
 def test_new_bots_start_at_the_start_rating_and_move_by_the_pairwise_update() -> None:
-    changes = rate_matches({}, [match(1, ["a", "b", "c"], [1, 2, 2])])
+    changes = rate_matches({}, [match(1, ["a", "b", "c"], [1, 2, 2]).rated()])
     deltas = elo_deltas([START_ELO] * 3, [1, 2, 2], [k_factor(0)] * 3)
     assert [(c.match_pk, c.bot_id, c.variant, c.elo_before, c.games) for c in changes] == [
         (1, 0, "classic", START_ELO, 1), (1, 1, "classic", START_ELO, 1), (1, 2, "classic", START_ELO, 1)]
@@ -48,7 +48,7 @@ def test_new_bots_start_at_the_start_rating_and_move_by_the_pairwise_update() ->
 
 def test_matches_are_rated_in_order_from_the_current_ratings() -> None:
     ratings = {(0, "classic"): (1600.0, 30), (1, "classic"): (1400.0, 3), (0, "extreme"): (1000.0, 1)}
-    first, second = match(1, ["a", "b"], [2, 1]), match(2, ["a", "b"], [1, 2])
+    first, second = match(1, ["a", "b"], [2, 1]).rated(), match(2, ["a", "b"], [1, 2]).rated()
     changes = rate_matches(ratings, [first, second])
     one = elo_deltas([1600.0, 1400.0], [2, 1], [k_factor(30), k_factor(3)])      # K 16 and 32
     a_after, b_after = 1600.0 + one[0], 1400.0 + one[1]
@@ -60,14 +60,15 @@ def test_matches_are_rated_in_order_from_the_current_ratings() -> None:
 
 
 def test_a_bot_in_two_seats_moves_once_by_both_seats() -> None:
-    (a, b) = rate_matches({}, [match(1, ["a", "b", "a"], [1, 2, 3])])
+    (a, b) = rate_matches({}, [match(1, ["a", "b", "a"], [1, 2, 3]).rated()])
     deltas = elo_deltas([START_ELO] * 3, [1, 2, 3], [32.0] * 3, owners=[0, 1, 0])
     assert (a.bot_id, a.games, b.bot_id) == (0, 1, 1)
     assert a.elo_after - START_ELO == pytest.approx(deltas[0] + deltas[2])
 
 
 def test_aborted_matches_and_a_bot_alone_are_not_rated() -> None:
-    assert rate_matches({}, [match(1, ["a", "b"], [1, 2], status="aborted"), match(2, ["a", "a"], [1, 2])]) == []
+    aborted, alone = match(1, ["a", "b"], [1, 2], status="aborted"), match(2, ["a", "a"], [1, 2])
+    assert rate_matches({}, [aborted.rated(), alone.rated()]) == []
 
 
 # --------------------------------------------------------------------------------------

@@ -19,8 +19,7 @@ from factories.records import played
 import arena.store
 from arena.records import FaultRecord, MatchRecord
 from arena.results.browse import export_match, match_rows, match_table, show_match, verify_match
-from arena.stats.elo import EloChange, elo_deltas
-from arena.stats.matches import NewMatch
+from arena.stats.elo import EloChange, RatedMatch, elo_deltas
 from arena.stats.think_times import BUCKETS, HIGHEST_MS, RESOLUTION, LatencyHistogram, bucket_of
 from arena.store import SCHEMA_VERSION, Store, StoreError, hash_token
 
@@ -461,17 +460,17 @@ def test_aborted_matches_are_stored_but_not_rated(store: Store) -> None:
 def test_the_store_runs_the_statistics_elo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The store computes no rating itself: it runs arena.stats.elo.rate_matches, reading
     and writing its rows in the save's transaction."""
-    seen: list[tuple[dict[tuple[int, str], tuple[float, int]], list[str]]] = []
+    seen: list[tuple[dict[tuple[int, str], tuple[float, int]], list[int]]] = []
 
-    def rate(ratings: Mapping[tuple[int, str], tuple[float, int]], matches: Sequence[NewMatch]) -> list[EloChange]:
-        seen.append((dict(ratings), [m.record.match_id for m in matches]))
-        return [EloChange(m.pk, m.bot_ids[0], m.record.variant, 1.0, 2.0, 1) for m in matches]
+    def rate(ratings: Mapping[tuple[int, str], tuple[float, int]], matches: Sequence[RatedMatch]) -> list[EloChange]:
+        seen.append((dict(ratings), [m.pk for m in matches]))
+        return [EloChange(m.pk, m.bot_ids[0], m.variant, 1.0, 2.0, 1) for m in matches]
 
     monkeypatch.setattr(arena.store.save, "rate_matches", rate)
     with arena.store.Store(str(tmp_path / "arena.db")) as store:
         store.save_matches([record("m1", ["a", "b"], [1, 2]), record("m2", ["a", "b"], [2, 1])])
         store.save_match(record("m3", ["a", "b"], [1, 2]))
-        assert seen == [({}, ["m1", "m2"]), ({(1, "classic"): (2.0, 1)}, ["m3"])]
+        assert seen == [({}, [1, 2]), ({(1, "classic"): (2.0, 1)}, [3])]      # the matches' row ids
         assert store.current_elo("classic") == {"a": (2.0, 1)}
         assert [c.match_id for c in store.rating_history("a", "classic")] == ["m1", "m2", "m3"]
         assert sum(a.games for a in store.seat_aggregates("classic")) == 6      # the summaries as usual
