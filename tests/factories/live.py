@@ -35,22 +35,23 @@ HOLD_SECONDS = 300
 
 
 def slow_tournament(folder: Path, db: Path, *options: str, sleep_ms: int = 30,
-                    hold: Path | None = None) -> subprocess.Popen[str]:
+                    hold: Path | None = None, hold_after: int = 0) -> subprocess.Popen[str]:
     """`arena tournament` as its own process, three bots that each think ``sleep_ms`` per
     decision: a match lasts seconds, long enough to be watched. Output in ``tournament.out``.
     Independent deals unless ``options`` say otherwise: a duplicate deal's matches are
     private (their cards are the hands of its other rotations) and cannot be watched.
 
-    With ``hold``, a file the test has made, the bots (unconfined) answer nothing while it
-    exists, and a decision may take HOLD_SECONDS: the first match waits at its first
-    decision, listed as running, until the test removes the file. So a test watches a match
-    from its start however slow a busy machine makes the way there (``arena web``'s start,
-    the listing)."""
+    With ``hold``, a file the test has made, the bots (unconfined) answer nothing after
+    their first ``hold_after`` requests while it exists, and a decision may take
+    HOLD_SECONDS: the match waits at that decision (with ``hold_after`` 0 the first match
+    at its first, listed as running) until the test removes the file. So a test watches a
+    match from its start, or stops a tournament before its end, however slow a busy
+    machine makes the way there (``arena web``'s start, the listing, the stored games)."""
     if "--deals" not in options:
         options = ("--deals", "independent", *options)
     if hold is not None:      # unconfined: a confined bot sees a copy of the file, never its removal
         options = ("--move-time", str(HOLD_SECONDS), "--sandbox", "none", *options)
-    held = f" --hold {hold}" if hold is not None else ""
+    held = f" --hold {hold} --hold-after {hold_after}" if hold is not None else ""
     bots = [arg for name in LIVE_BOTS for arg in
             ("--bot", f"{name}={sys.executable} {SLOW_BOT} --name {name} --slow 1000000 --sleep-ms {sleep_ms}{held}")]
     with (folder / "tournament.out").open("w") as out:

@@ -10,7 +10,7 @@ line, not after an interruption, not in ``arena tournaments``, ``arena show`` or
 show it so that anyone may reproduce the tournament.
 
 Each test runs a real ``arena tournament`` as its own process (three bots that think a
-few milliseconds a decision, tests/factories.py's ``slow_tournament``), with its stdout
+few milliseconds a decision, ``factories.live.slow_tournament``), with its stdout
 and stderr going to a file, and reads the seeds from the database with the store once
 they may be known.
 """
@@ -76,17 +76,19 @@ def only_tournament(db: Path) -> str:
         return info.id
 
 
-def watch_while_unfinished(runner: subprocess.Popen[str], folder: Path, games: int) -> list[str]:
+def watch_while_unfinished(runner: subprocess.Popen[str], folder: Path, games: int, hold: Path) -> list[str]:
     """What the console file and arena-logs/ held at moments when the tournament had not
     finished, from its first line to its last game: each is read before the stored games
     are counted, so a text read while fewer than ``games`` were stored was written
-    before the end (the closing lines come only after the last game is stored)."""
+    before the end (the closing lines come only after the last game is stored). The
+    tournament waits at its first decision (``hold``) until the first such text is read."""
     db = folder / "arena.db"
     seen: list[str] = []
     while runner.poll() is None:
         text = output(folder) + arena_logs(folder)
         if started(folder) and stored_games(db) < games:
             seen.append(text)
+            hold.unlink(missing_ok=True)
         time.sleep(0.05)
     return seen
 
@@ -99,9 +101,11 @@ def assert_no_seed(texts: list[str], secrets: set[int]) -> None:
 
 def test_a_drawn_seed_is_shown_only_once_every_game_is_stored(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
-    runner = slow_tournament(tmp_path, db, "--rounds", "2", "--games", "6", sleep_ms=10)
+    hold = tmp_path / "hold"
+    hold.touch()
+    runner = slow_tournament(tmp_path, db, "--rounds", "2", "--games", "6", sleep_ms=10, hold=hold)
     try:
-        seen = watch_while_unfinished(runner, tmp_path, 6)
+        seen = watch_while_unfinished(runner, tmp_path, 6, hold)
         assert runner.wait(timeout=120) == 0, output(tmp_path)
     finally:
         if runner.poll() is None:
@@ -109,7 +113,7 @@ def test_a_drawn_seed_is_shown_only_once_every_game_is_stored(tmp_path: Path) ->
             runner.wait()
     tournament_id = only_tournament(db)
     master, deals = seeds(db, tournament_id)
-    assert len(deals) == 6 and seen, "nothing was read while the tournament ran: make it longer"
+    assert len(deals) == 6 and seen
     assert_no_seed(seen, {master, *deals})
     text = output(tmp_path)
     assert f"Tournament {tournament_id}: classic, 3 bots (ann, bob, cy), 6 games, independent deals, a random seed " \
@@ -124,11 +128,23 @@ def test_a_drawn_seed_is_shown_only_once_every_game_is_stored(tmp_path: Path) ->
     assert str(master) in arena("tournaments", "--format", "csv", cwd=tmp_path).stdout
 
 
-def interrupt_after(runner: subprocess.Popen[str], folder: Path, db: Path, games: int) -> None:
-    """Ctrl-C the tournament ``runner`` once it has started and stored ``games`` games."""
+# Decisions a bot makes in one game of two rounds at three seats: a bid and a card, then a
+# bid and two cards, and a trump to choose in each round at most.
+DECISIONS_A_GAME = 7
+
+
+def interrupted_tournament(folder: Path, db: Path, games: int, *options: str) -> None:
+    """A tournament of 9 two-round games (``options`` added) that is Ctrl-C'd once it has
+    stored ``games`` games and before its end: its bots stop answering once each has made
+    the decisions of ``games`` games (the tournament waits), however slow the machine."""
+    hold = folder / "hold"
+    hold.touch()
+    runner = slow_tournament(folder, db, "--rounds", "2", "--games", "9", *options, sleep_ms=30, hold=hold,
+                             hold_after=games * DECISIONS_A_GAME)
     try:
         wait_for(lambda: started(folder) and stored_games(db) >= games, f"{games} stored games")
         runner.send_signal(signal.SIGINT)
+        hold.unlink()
         assert runner.wait(timeout=60) == 130, output(folder)
     finally:
         if runner.poll() is None:
@@ -138,8 +154,7 @@ def interrupt_after(runner: subprocess.Popen[str], folder: Path, db: Path, games
 
 def test_a_seed_given_with_seed_is_echoed_at_the_start_and_again_on_resume(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
-    runner = slow_tournament(tmp_path, db, "--rounds", "2", "--games", "9", "--seed", "12345", sleep_ms=30)
-    interrupt_after(runner, tmp_path, db, games=1)
+    interrupted_tournament(tmp_path, db, 1, "--seed", "12345")
     tournament_id = only_tournament(db)
     assert f"Tournament {tournament_id}: " in output(tmp_path)
     assert ", seed 12345. Played by" in flat(output(tmp_path))
@@ -152,8 +167,7 @@ def test_a_seed_given_with_seed_is_echoed_at_the_start_and_again_on_resume(tmp_p
 
 def test_an_interrupted_tournament_shows_no_seed_until_its_resume_finishes_it(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
-    runner = slow_tournament(tmp_path, db, "--rounds", "2", "--games", "9", sleep_ms=30)
-    interrupt_after(runner, tmp_path, db, games=2)
+    interrupted_tournament(tmp_path, db, 2)
     tournament_id = only_tournament(db)
     master, deals = seeds(db, tournament_id)
     text = output(tmp_path)
