@@ -174,7 +174,9 @@ def test_a_running_duplicate_match_cannot_be_watched_in_arena_web(tmp_path: Path
     from factories.web_server import http_fetch, wait_for
 
     db = tmp_path / "arena.db"
-    runner = slow_tournament(tmp_path, db, "--rounds", "3", "--games", "3", "--deals", "duplicate", sleep_ms=60)
+    hold = tmp_path / "hold"      # the first match waits at its first decision: running until the test ends
+    hold.touch()
+    runner = slow_tournament(tmp_path, db, "--rounds", "3", "--games", "3", "--deals", "duplicate", hold=hold)
     try:
         # arena web refuses a database that is not there yet
         wait_for(lambda: db.exists() and db.stat().st_size > 0, "the tournament's database")

@@ -449,7 +449,13 @@ def assert_live_pages_refused(fetch: Fetch) -> None:
 @pytest.mark.slow
 def test_a_real_tournament_shows_no_secret_until_it_finishes(tmp_path: Path, web_over: Callable[[Path], str]) -> None:
     db = tmp_path / "arena.db"
-    runner = slow_tournament(tmp_path, db, "--rounds", "3", "--games", "18", "--deals", "duplicate", sleep_ms=60)
+    # Its bots stop answering once each process has made the decisions of one game (3
+    # rounds at three seats: 3 bids, 6 cards, 3 trumps at most), until the hold file goes:
+    # the tournament has stored a game and runs another while the test crawls, however slow.
+    hold = tmp_path / "hold"
+    hold.touch()
+    runner = slow_tournament(tmp_path, db, "--rounds", "3", "--games", "18", "--deals", "duplicate", sleep_ms=10,
+                             hold=hold, hold_after=12)
     try:
         wait_for(lambda: bool(tournament_ids(db)), "the tournament being stored")
         first = tournament_ids(db)[0]
@@ -460,8 +466,7 @@ def test_a_real_tournament_shows_no_secret_until_it_finishes(tmp_path: Path, web
         # While it runs: the real `arena web` (with its live pages), and the run's referee's public calls.
         running = live_ids(fetch)
         seen = crawl_app(db, fetch, running=running)
-        assert json.loads(fetch(f"/api/tournaments/{first}")[1])["status"] == "running", \
-            "the tournament finished before the crawl did: make it longer"
+        assert json.loads(fetch(f"/api/tournaments/{first}")[1])["status"] == "running"
         assert_hidden(seen, secrets)
         # Duplicate deals: a running match is private, its live viewer and stream refuse it.
         assert_live_pages_refused(fetch)
@@ -469,6 +474,7 @@ def test_a_real_tournament_shows_no_secret_until_it_finishes(tmp_path: Path, web
         assert_hidden(public_calls(referee, running, ("classic",)), secrets)
         assert_hidden(exported(db, tmp_path / "running"), secrets)
         runner.send_signal(signal.SIGINT)
+        hold.unlink()
         assert runner.wait(timeout=60) == 130, (tmp_path / "tournament.out").read_text()
     finally:
         if runner.poll() is None:
