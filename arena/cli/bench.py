@@ -214,38 +214,6 @@ def bench_web(
     print_figures(run(matches=matches, repeat=repeat, db=str(db) if db else None), as_json)
 
 
-def bench_fuzz(
-    seconds: float = typer.Option(60.0, help="Seconds of fuzzing (matches still running then are finished)."),
-    seed: int = typer.Option(0, min=0, max=MAX_SEED,
-                             help="Seed of every random choice; a failing run repeats with it."),
-    workdir: Path | None = typer.Option(None, help="Keep the database, logs and message trace here "
-                                        "[default: a temporary directory, removed]", show_default=False),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON object (the whole report)."),
-) -> None:
-    """Protocol fuzzer against a real `arena serve`; exit code 1 if an invariant was violated."""
-    from arena.bench.fuzz import run_fuzz
-
-    if not 0 < seconds <= 86_400:
-        raise typer.BadParameter("must be more than 0 and at most 86400", param_hint="--seconds")
-    if workdir is not None:      # made here, as the run would make it, to say in one line why it cannot be
-        try:
-            workdir.mkdir(parents=True, exist_ok=True)
-        except OSError as error:
-            raise typer.BadParameter(f"cannot make the folder {workdir}: {error.strerror}",
-                                     param_hint="--workdir") from None
-    report = run_fuzz(seconds=seconds, seed=seed, workdir=workdir)
-    if as_json:
-        print_figures(report.to_json(), True)
-    else:
-        print_figures(report.figures(), False)
-        for title, lines in (("violation", report.violations), ("anomaly", report.anomalies),
-                             ("server traceback", report.server_tracebacks)):
-            for line in lines:
-                print(f"{title}: {line}")   # plain print: the text may hold [brackets] rich would eat
-    if not report.ok:
-        raise typer.Exit(1)
-
-
 def bench_sprt(
     tests: int = typer.Option(1000, help="Simulated SPRTs per hypothesis and deal format."),
     seed: int = typer.Option(1, min=0, max=MAX_SEED, help="Seed of the simulation."),

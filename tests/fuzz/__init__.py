@@ -1,10 +1,11 @@
 """A seeded protocol fuzzer for the arena: random well- and ill-formed bot messages
 against a real ``arena serve`` process, while honest sample bots play beside them.
 
-Run it as ``arena bench fuzz --seconds 60 --seed 1 [--json] [--workdir DIR]`` (exit
-code 1 when an invariant was violated), or from Python::
+A test tool: ``tests/security/test_fuzz.py`` runs it in the suite. From the checkout's
+root, run it as ``PYTHONPATH=.:tests python -m fuzz --seconds 60 --seed 1 [--json]
+[--workdir DIR]`` (exit code 1 when an invariant was violated), or from Python::
 
-    from arena.bench.fuzz import run_fuzz
+    from fuzz import run_fuzz
     report = run_fuzz(seconds=30, seed=7)
     assert report.ok, report.violations
 
@@ -82,14 +83,14 @@ The package, one concern a module: ``settings`` (the constants, :class:`FuzzSett
 :class:`FuzzReport`), ``messages`` (the message makers), ``streams`` (the hostile stream
 drivers: a fuzz bot's sessions and probes), ``checks`` (the shared tally, invariants 2
 and 3), ``processes`` (the server and the sample bots as processes) and ``run``
-(:class:`Fuzzer`, invariants 1 and 4, :func:`run_fuzz`).
+(:class:`Fuzzer`, invariants 1 and 4, :func:`run_fuzz`); ``__main__`` the command line.
 """
 
-from arena.bench.fuzz.checks import Played, Tally, Told
-from arena.bench.fuzz.processes import summarise_log
-from arena.bench.fuzz.run import Fuzzer, fuzz, run_fuzz
-from arena.bench.fuzz.settings import FuzzReport, FuzzSettings
-from arena.bench.fuzz.streams import Agent, Session
+from fuzz.checks import Played, Tally, Told
+from fuzz.processes import summarise_log
+from fuzz.run import Fuzzer, fuzz, run_fuzz
+from fuzz.settings import FuzzReport, FuzzSettings
+from fuzz.streams import Agent, Session
 
 __all__ = ["Agent", "FuzzReport", "FuzzSettings", "Fuzzer", "Played", "Session", "Tally", "Told", "fuzz", "run_fuzz",
            "summarise_log"]

@@ -3,7 +3,7 @@ answers every decision request with a behaviour drawn from :data:`BEHAVIOURS` an
 the server's side of the contract on what it reads; :class:`Agent`, one fuzz bot (an
 anchor stream kept open, reconnecting after every end, plus probe streams); and the
 openings a probe stream starts with. They see the run they belong to only through
-:class:`FuzzRun`, what they read of it (:class:`~arena.bench.fuzz.run.Fuzzer` is one), so
+:class:`FuzzRun`, what they read of it (:class:`~fuzz.run.Fuzzer` is one), so
 this module does not import the run's.
 """
 
@@ -19,13 +19,13 @@ from typing import Any, Protocol
 
 import grpc
 
-from arena.bench.fuzz.checks import Tally, Told
-from arena.bench.fuzz.messages import bad_option, bad_prediction, hand_of, honest_prediction, odd_hello
-from arena.bench.fuzz.settings import CLIENT_OPTIONS, FIXED_BAD_OPTIONS, U32, U64, FuzzSettings
 from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
 from arena.wire.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
 from arena.wire.protocol import WIRE_TO_KIND
 from engine import VARIANT_RECORDS, VARIANTS
+from fuzz.checks import Tally, Told
+from fuzz.messages import bad_option, bad_prediction, hand_of, honest_prediction, odd_hello
+from fuzz.settings import CLIENT_OPTIONS, FIXED_BAD_OPTIONS, U32, U64, FuzzSettings
 
 BEHAVIOURS: tuple[tuple[str, int], ...] = (
     ("honest", 30), ("repeat", 5), ("answer_then_other", 3), ("bad_option", 13), ("wrong_id", 10),

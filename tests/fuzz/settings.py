@@ -94,7 +94,7 @@ class FuzzReport:
         return {**asdict(self), "ok": self.ok, "total_sent": self.total_sent()}
 
     def figures(self) -> dict[str, Any]:
-        """Flat figures for ``arena bench fuzz`` (lists become counts; details in ``to_json``)."""
+        """Flat figures for ``python -m fuzz`` (lists become counts; details in ``to_json``)."""
         out: dict[str, Any] = {"seed": self.seed, "fuzz_seconds": self.seconds, "elapsed_s": round(self.elapsed_s, 1),
                                "messages_sent": self.total_sent()}
         out.update({f"sent_{k}": v for k, v in sorted(self.messages_sent.items())})

@@ -1,6 +1,6 @@
 """One fuzz run: :class:`Fuzzer` starts the processes, runs the fuzz bots and their
 probes, organises matches with the ``RunMatch`` organiser call, watches the server, and
-checks invariants 1 and 4 itself (2 and 3 in :mod:`arena.bench.fuzz.checks`); then the
+checks invariants 1 and 4 itself (2 and 3 in :mod:`fuzz.checks`); then the
 entry points, :func:`fuzz` (a coroutine) and :func:`run_fuzz`.
 """
 
@@ -22,11 +22,16 @@ from typing import Any
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from arena.bench.fuzz.checks import Played, Tally, check_records, collect
-from arena.bench.fuzz.messages import odd_hello, random_text
-from arena.bench.fuzz.processes import start_honest_bot, start_server, stop_process, summarise_log
-from arena.bench.fuzz.settings import CLIENT_OPTIONS, HONEST_BOTS, U32, U64, FuzzReport, FuzzSettings
-from arena.bench.fuzz.streams import (
+from arena.bench.machine import rss_mb
+from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
+from arena.wire.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
+from engine import VARIANTS
+from engine import variant as variant_of
+from fuzz.checks import Played, Tally, check_records, collect
+from fuzz.messages import odd_hello, random_text
+from fuzz.processes import start_honest_bot, start_server, stop_process, summarise_log
+from fuzz.settings import CLIENT_OPTIONS, HONEST_BOTS, U32, U64, FuzzReport, FuzzSettings
+from fuzz.streams import (
     Agent,
     Session,
     half_close_opening,
@@ -36,11 +41,6 @@ from arena.bench.fuzz.streams import (
     open_with_message,
     stray_flood_opening,
 )
-from arena.bench.machine import rss_mb
-from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
-from arena.wire.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
-from engine import VARIANTS
-from engine import variant as variant_of
 
 
 class Fuzzer:

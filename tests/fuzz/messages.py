@@ -18,9 +18,9 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from arena.bench.fuzz.settings import COLOURS, FIXED_BAD_OPTIONS, MESSAGE_LIMIT, U32
 from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
 from engine import variant as variant_of
+from fuzz.settings import COLOURS, FIXED_BAD_OPTIONS, MESSAGE_LIMIT, U32
 
 
 def random_text(rng: random.Random, length: int) -> str:

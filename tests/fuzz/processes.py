@@ -18,7 +18,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from arena.bench.fuzz.settings import FuzzSettings
+from fuzz.settings import FuzzSettings
 
 
 async def start_server(workdir: Path, settings: FuzzSettings,

@@ -3,7 +3,7 @@
 :class:`Tally` is what every session of a run counts and knows (one event loop: no
 locks): messages sent by kind, behaviours, probes, how streams ended, the request ids
 seen, and every ``Fault`` a fuzz bot was told. :class:`Played` is a match the organiser
-loops ran. :func:`check_records` checks invariants 2 and 3 (see :mod:`arena.bench.fuzz`)
+loops ran. :func:`check_records` checks invariants 2 and 3 (see :mod:`fuzz`)
 on the stored matches; :func:`collect` copies the tally into the report.
 """
 
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.bench.fuzz.settings import FuzzReport
+from fuzz.settings import FuzzReport
 
 
 @dataclass

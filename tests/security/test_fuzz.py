@@ -1,17 +1,20 @@
 """The protocol fuzzer against a real `arena serve`: 30 s of fuzzing with a fixed seed.
 
 A failure names the violated invariants; repeat the run with
-``arena bench fuzz --seconds 30 --seed 7 --workdir DIR`` to keep the server's log and
-the trace of every message sent (see arena/bench/fuzz/).
+``python -m fuzz --seconds 30 --seed 7 --workdir DIR`` in ``tests/`` to keep the server's
+log and the trace of every message sent (see tests/fuzz/).
 """
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
-
-from arena.bench.fuzz import FuzzReport, run_fuzz
+from fuzz import FuzzReport, run_fuzz
 
 pytestmark = pytest.mark.slow   # 30 s of fuzzing; `pytest -m "not slow"` skips it
 
@@ -42,3 +45,15 @@ def test_the_server_survives_fuzzing_with_its_invariants() -> None:
     assert report.matches_honest >= 5, details
     assert sum(report.fuzz_seat_faults.values()) > 0, details
     assert report.faults_told > 0, details
+
+
+def test_the_fuzzers_command_line_refuses_a_workdir_it_cannot_make_in_one_line(tmp_path: Path) -> None:
+    (tmp_path / "a-file").write_text("")
+    # The checkout first, then tests/: tests/engine/ would otherwise shadow the engine package.
+    root = Path(__file__).resolve().parents[2]
+    path = os.pathsep.join([str(root), str(root / "tests"), os.environ.get("PYTHONPATH", "")])
+    done = subprocess.run([sys.executable, "-m", "fuzz", "--workdir", "a-file", "--seconds", "1"], cwd=tmp_path,
+                          env={**os.environ, "PYTHONPATH": path},
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.strip().endswith("cannot make the folder a-file: File exists")
