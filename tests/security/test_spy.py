@@ -645,7 +645,7 @@ def analyse_spies(title: str, settings: dict[str, Any], records: list[MatchRecor
 
     # (c) / (d) by format.
     seed_counts = [sum(1 for r in records if r.seed == s) for s in {r.seed for r in records}]
-    players = records[0].config["players"]
+    players = records[0].config.players
     smallest = 3 if records[0].variant == "classic" else 15
     looked, repeats = hands_met_again(streams, replayed, smallest)
     # Two random 3-card hands of 60 cards are equal once in 34,220 and a run compares a
