@@ -1,6 +1,6 @@
 """The learned policy: a small network that predicts the search bot's decisions from a
-seat's observation, its training (``data``, ``train``), and its inference in plain numpy
-(``policy``). ``sample_bots.learned_bot`` plays with it; the search bot weighs its
+seat's observation, and its inference in plain numpy (``policy``); its training is
+:mod:`sample_bots.training`. ``sample_bots.learned_bot`` plays with it; the search bot weighs its
 sampled worlds with it (``--inference policy``). docs/bots.md, "The learned policy"."""
 
 import os

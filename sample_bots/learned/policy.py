@@ -9,7 +9,7 @@ table's own layout to the padded one, so a sparse observation goes straight in.
 
 The network: two hidden layers of rectified linear units and a softmax over the
 variant's fixed action space, of which only the legal actions count (:meth:`Policy.probabilities`).
-Two networks a variant, written by :mod:`sample_bots.learned.train` beside this module:
+Two networks a variant, written by :mod:`sample_bots.training.train` beside this module:
 the learned bot's (``classic.npz``, ``extreme.npz``), which also reads the heuristic bot's
 answer (:mod:`.advice`) from one more one-hot segment over the action space, and the
 inference network (``classic-rivals.npz``, ``extreme-rivals.npz``), which reads the

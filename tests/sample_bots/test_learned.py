@@ -27,10 +27,10 @@ from engine import classic_cards as cc
 from engine import extreme_cards as xc
 from sample_bots.evaluate import bot_factory, play_game
 from sample_bots.heuristic_bot import HeuristicBot
-from sample_bots.learned.data import decision_samples, self_play
 from sample_bots.learned.policy import BOT, RIVALS, WEIGHTS, Policy, padded_index, padded_size, players_index
 from sample_bots.learned.steps import prediction_steps
 from sample_bots.learned_bot import LearnedBot
+from sample_bots.training.data import decision_samples, self_play
 
 
 @pytest.mark.parametrize("name", ["classic", "extreme"])
@@ -108,7 +108,7 @@ def test_a_prediction_is_rebuilt_exactly_from_its_steps() -> None:
 
 def test_the_training_command_end_to_end(tmp_path: Path) -> None:
     pytest.importorskip("sklearn")
-    done = subprocess.run([sys.executable, "-m", "sample_bots.learned.train", "classic", "--games", "1",
+    done = subprocess.run([sys.executable, "-m", "sample_bots.training.train", "classic", "--games", "1",
                            "--epochs", "1", "--worlds", "2", "--data", str(tmp_path / "data"), "--out", str(tmp_path)],
                           cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
@@ -126,7 +126,7 @@ def _renamed(obs: dict[str, Any], perm: tuple[int, ...]) -> dict[str, Any]:
     names = cc.SUITS if classic else xc.COLOURS
     codes = cc.CODES if classic else xc.CODES
     index = cc.INDEX if classic else xc.INDEX
-    from sample_bots.learned.augment import _card
+    from sample_bots.training.augment import _card
 
     def card(code: str) -> str:
         return codes[_card(obs["variant"], perm, index[code])]
@@ -150,9 +150,9 @@ def _renamed(obs: dict[str, Any], perm: tuple[int, ...]) -> dict[str, Any]:
 @pytest.mark.parametrize("name", ["classic", "extreme"])
 def test_renaming_the_suits_moves_the_vector_and_the_actions_alike(name: str) -> None:
     from arena.wire.encoding import legal_indices
-    from sample_bots.learned.augment import action_map, feature_map, renamings
-    from sample_bots.learned.data import Sample
-    from sample_bots.learned.train import matrix
+    from sample_bots.training.augment import action_map, feature_map, renamings
+    from sample_bots.training.data import Sample
+    from sample_bots.training.train import matrix
 
     rng = random.Random(2)
     checked = 0

@@ -7,7 +7,7 @@ heuristic's answer (:mod:`.advice`), and the inference network (``-rivals``). On
 command, deterministic from its seed (the data, the split, the networks' start)::
 
     pip install 'wizard-arena[learn]'
-    python -m sample_bots.learned.train classic --games 600 --seed 1 --workers 2
+    python -m sample_bots.training.train classic --games 600 --seed 1 --workers 2
 
 The data is kept in ``--data`` (default ``learned-data/``), so a second run with more
 games plays only the new ones. docs/bots.md, "The learned policy", has the run that made
@@ -26,9 +26,6 @@ import numpy as np
 import numpy.typing as npt
 from scipy import sparse
 
-from sample_bots.learned.augment import action_map, feature_map, renamings
-from sample_bots.learned.data import DATA_WORLDS, Sample
-from sample_bots.learned.generate import generate, load
 from sample_bots.learned.policy import (
     BOT,
     RIVALS,
@@ -39,6 +36,9 @@ from sample_bots.learned.policy import (
     padded_size,
     players_index,
 )
+from sample_bots.training.augment import action_map, feature_map, renamings
+from sample_bots.training.data import DATA_WORLDS, Sample
+from sample_bots.training.generate import generate, load
 
 HIDDEN = (256, 128)
 EPOCHS = 12

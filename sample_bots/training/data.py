@@ -10,7 +10,7 @@ Deterministic from its seed: the search bot is capped by worlds, not by time, an
 game's seed, table size and bots' random generators come from the seed and the game's
 number. A chunk of games is one call, so a run can be split over processes::
 
-    python -m sample_bots.learned.train classic --games 400 --seed 1   # data, then training
+    python -m sample_bots.training.train classic --games 400 --seed 1   # data, then training
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 A chunk already written is kept, so a stopped run goes on where it stopped::
 
-    python -m sample_bots.learned.generate classic --games 400 --seed 1 --workers 2 --out data/
+    python -m sample_bots.training.generate classic --games 400 --seed 1 --workers 2 --out data/
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from sample_bots.learned.data import DATA_WORLDS, Sample, self_play
+from sample_bots.training.data import DATA_WORLDS, Sample, self_play
 
 CHUNK = 5   # games a file
 
