@@ -60,7 +60,7 @@ def test_the_live_viewer_follows_a_match_and_never_shows_a_card_still_in_hand(
     hold = tmp_path / "hold"      # the match waits at its first decision until the page is ready
     hold.touch()
     runner = slow_tournament(tmp_path, db, "--bidding", "secret", "--rounds", "8", "--games", "2", "--seed", "5",
-                             hold=hold)
+                             sleep_ms=15, hold=hold)
     try:
         url = web_over(db) if _wait_for(db) else ""
         match_id = running_match(url)
