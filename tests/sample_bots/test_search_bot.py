@@ -15,7 +15,6 @@ import statistics
 import subprocess
 import sys
 import threading
-import time
 from typing import Any
 
 import pytest
@@ -25,27 +24,6 @@ from factories.bots import sample_bot_command as bot_command
 from engine import GameConfig, new_game
 from sample_bots.evaluate import bot_factory, play_game
 from sample_bots.search_bot import SearchBot, bot_class
-
-
-def play_timed(bot: SearchBot, config: GameConfig, opponents: str = "heuristic") -> list[tuple[str, float]]:
-    """One game, the search bot in seat 0; returns (decision kind, seconds) of its decisions."""
-    from arena.sdk import ask
-
-    game = new_game(config)
-    others = [bot_factory(opponents)() for _ in range(config.players - 1)]
-    bot.rng = random.Random(config.seed)
-    times = []
-    while not game.is_over:
-        for seat in game.to_act():
-            decision = game.decision(seat)
-            options = None if decision.options is None else list(decision.options)
-            player = bot if seat == 0 else others[seat - 1]
-            started = time.perf_counter()
-            action = ask(player, decision.kind, game.observe(seat), options)
-            if seat == 0:
-                times.append((decision.kind, time.perf_counter() - started))
-            game.apply(seat, action)
-    return times
 
 
 @pytest.mark.parametrize("variant,players,options", [
@@ -99,7 +77,8 @@ class TickClock:
 
 
 def play_ticked(bot: SearchBot, config: GameConfig, monkeypatch: pytest.MonkeyPatch) -> list[float]:
-    """:func:`play_timed` on a :class:`TickClock`: each decision's length in ticks' time."""
+    """One game, the search bot in seat 0, on a :class:`TickClock`: the length of each of its
+    decisions in ticks' time."""
     from types import SimpleNamespace
 
     import sample_bots.search_bot as search_bot
@@ -155,29 +134,53 @@ def first_bid_of_round_6() -> tuple[dict[str, Any], list[Any]]:
     return game.observe(seat), list(game.legal_actions(seat))
 
 
-def test_searches_side_by_side_each_keep_their_deadline() -> None:
+class ThreadClock(TickClock):
+    """A :class:`TickClock` shared by threads: a lock around each reading, and each
+    thread's first and last reading kept, the span of its search on the counted clock."""
+
+    def __init__(self, tick: float = 0.0001) -> None:
+        super().__init__(tick)
+        self._lock = threading.Lock()
+        self.spans: dict[int, list[float]] = {}
+
+    def perf_counter(self) -> float:
+        with self._lock:
+            now = super().perf_counter()
+            self.spans.setdefault(threading.get_ident(), [now, now])[1] = now
+            return now
+
+
+def test_searches_side_by_side_each_keep_their_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
     """The SDK asks each match on its own thread: four searches at once take turns at the
-    CPU (search_bot.Turns), run side by side, and each ends at its own wall-clock deadline
-    (left to the GIL, one could wait 60 ms and more for the CPU)."""
+    CPU (search_bot.Turns), run side by side, and each ends near its own deadline (left to
+    the GIL, one could wait 60 ms and more for the CPU). On a clock that ticks each time it
+    is read, a search's span runs from its deadline's reading to its last reading; the
+    spans overlap (side by side, not one after another), and each is its budget plus at
+    most the three other searches' turns, however busy the machine."""
+    from types import SimpleNamespace
+
+    import sample_bots.search_bot as search_bot
+
+    clock = ThreadClock()
+    monkeypatch.setattr(search_bot, "time", SimpleNamespace(perf_counter=clock.perf_counter))
     obs, options = first_bid_of_round_6()
     budget_ms = 40.0
-    times: list[float] = []
+    together = threading.Barrier(4)
 
     def decide() -> None:
         bot = bot_class(budget_ms, max_worlds=10**6)()   # no cap: every search uses its whole budget
-        started = time.perf_counter()
+        together.wait()
         bot.bid(obs, options)
-        times.append(time.perf_counter() - started)
 
     threads = [threading.Thread(target=decide) for _ in range(4)]
-    started = time.perf_counter()
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
-    assert len(times) == 4
-    assert max(times) * 1000 < budget_ms + 25, times          # the slack is for a loaded machine
-    assert (time.perf_counter() - started) * 1000 < 2 * budget_ms + 25   # side by side, not one after another
+    spans = list(clock.spans.values())
+    assert len(spans) == 4
+    assert max(start for start, _ in spans) < min(end for _, end in spans), spans   # side by side
+    assert max(end - start for start, end in spans) * 1000 < budget_ms + 25, spans
 
 
 def test_max_worlds_caps_the_search() -> None:
