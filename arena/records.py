@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from functools import partial
+from operator import itemgetter
+from typing import Any, NamedTuple
 
-from engine import GameConfig, GameResult, SeatRound
+from engine import Action, GameConfig, GameResult, SeatRound, action_from_json, action_to_json
 
 FAULT_KINDS = ("timeout", "illegal", "malformed", "unexpected", "disconnect", "bot_error")
 
@@ -49,12 +51,48 @@ class BotCrash:
     at: datetime = field(default_factory=utcnow)
 
 
+class LoggedAction(NamedTuple):
+    """One entry of a match's action log: the seat that acted and the engine's action
+    (an ``int`` bid, a card code or colour ``str``, a :class:`engine.Prediction`).
+
+    A pair, so ``for seat, action in record.actions`` reads it, and
+    ``engine.replay_record`` replays a log of them. Its one serialised form is
+    :mod:`arena.wire.action_log`'s.
+    """
+
+    seat: int
+    action: Action
+
+
+def logged_actions(pairs: Iterable[Sequence[Any]]) -> list[LoggedAction]:
+    """A log of ``[seat, action]`` pairs with actions in their JSON form (the engine's
+    ``game.actions``, a record made by hand) as a list of :class:`LoggedAction`.
+
+    >>> logged_actions([[0, 2], [1, {"tokens": {"red": 1}}]])[1]
+    LoggedAction(seat=1, action=Prediction(destroyer=False, tokens={'red': 1}, take_from=()))
+    """
+    # Made in C loops rather than by unpacking each pair in Python (a log is read whole
+    # with every match loaded); the log of a classic game holds no prediction to read.
+    entries = list(map(_logged_action, pairs))
+    if dict in set(map(type, map(_action_of, entries))):
+        for i, (seat, action) in enumerate(entries):
+            if isinstance(action, dict):
+                entries[i] = LoggedAction(seat, action_from_json(action))
+    return entries
+
+
+_logged_action = partial(tuple.__new__, LoggedAction)
+_action_of = itemgetter(1)
+
+
 @dataclass
 class MatchRecord:
     """A finished match, complete enough to replay it through the engine.
 
-    ``actions`` is the engine's action log, ``[seat, action_json]`` in order (replay it
-    with ``engine.replay_record(config, actions)``). ``latencies_ms`` runs
+    ``actions`` is the action log, a :class:`LoggedAction` per decision in the engine's
+    order (replay it with ``engine.replay_record(config, actions)``; pairs with actions
+    in their JSON form are read into them when the record is made, and :meth:`to_json`
+    writes them back as such pairs). ``latencies_ms`` runs
     parallel to it: the bot's round trip for that decision, or ``None`` when the
     referee played the fallback. ``places`` are final places after forfeits: a
     forfeited seat is placed last (several forfeits share the last place).
@@ -81,7 +119,7 @@ class MatchRecord:
     places: list[int]
     forfeited: list[bool]
     result: GameResult | None            # None: the match was aborted
-    actions: list[list[Any]]
+    actions: list[LoggedAction]
     latencies_ms: list[float | None]
     faults: list[FaultRecord] = field(default_factory=list)
     tournament_id: str | None = None
@@ -98,14 +136,17 @@ class MatchRecord:
             self.config = GameConfig.from_dict(self.config)
         if self.result is not None and not isinstance(self.result, GameResult):
             self.result = game_result(self.result)
+        if not all(type(entry) is LoggedAction for entry in self.actions):
+            self.actions = logged_actions(self.actions)
 
     def to_json(self) -> dict[str, Any]:
         """The record as JSON-ready data: the engine's config and result in their stored
         forms (``GameConfig.to_dict()``, ``GameResult.to_json()``, ``{}`` when aborted),
-        times as ISO 8601."""
+        the actions as ``[seat, action_json]`` pairs, times as ISO 8601."""
         data = asdict(self)
         data["config"] = self.config.to_dict()
         data["result"] = self.result_json()
+        data["actions"] = [[seat, action_to_json(action)] for seat, action in self.actions]
         data["started_at"] = self.started_at.isoformat()
         data["finished_at"] = self.finished_at.isoformat()
         for fault in data["faults"]:

@@ -84,6 +84,7 @@ from engine.core import (
     IllegalAction,
     Prediction,
     SeatRound,
+    action_from_json,
     action_to_json,
     options_of,
     places_from_totals,
@@ -98,7 +99,8 @@ __all__ = [
     "BID", "PLAY", "TRUMP", "PREDICT", "PAY", "DECISION_KINDS", "VARIANTS",
     "VARIANT_RECORDS", "Variant", "variant",
     "Action", "ConfigError", "Decision", "EngineError", "GameConfig", "GameResult",
-    "IllegalAction", "Prediction", "SeatRound", "action_to_json", "options_of", "places_from_totals",
+    "IllegalAction", "Prediction", "SeatRound", "action_from_json", "action_to_json", "options_of",
+    "places_from_totals",
     "ClassicGame", "ExtremeGame", "Game", "new_game", "replay", "replay_record", "PUBLIC", "Event",
     "Deal", "sample_deal", "sample_world", "void_suits",
 ]

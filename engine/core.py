@@ -207,6 +207,16 @@ def action_to_json(action: Action) -> Any:
     return action.to_json() if isinstance(action, Prediction) else action
 
 
+def action_from_json(data: Any) -> Action:
+    """The action of its JSON form (:func:`action_to_json`'s inverse): a prediction's
+    object becomes a :class:`Prediction`, a bid, card or colour stays as it is.
+
+    >>> action_from_json({"destroyer": True}), action_from_json("b7")
+    (Prediction(destroyer=True, tokens={}, take_from=()), 'b7')
+    """
+    return Prediction.from_json(data) if isinstance(data, Mapping) else data
+
+
 @dataclass(frozen=True)
 class Decision:
     """What one seat must decide now.

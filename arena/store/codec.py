@@ -5,8 +5,8 @@ zlib-compressed JSON, the latencies as raw float64. Times are stored in UTC. (JS
 columns, such as a match's config and result, are compact text from the arena's one
 JSON codec, ``arena.wire.jsonc``.)
 
-    >>> decode_log(*encode_log([[0, 1], [1, "b7"]], [2.5, None]))
-    ([[0, 1], [1, 'b7']], [2.5, None])
+    >>> decode_log(*encode_log([LoggedAction(0, 1), LoggedAction(1, "b7")], [2.5, None]))
+    ([LoggedAction(seat=0, action=1), LoggedAction(seat=1, action='b7')], [2.5, None])
 """
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ import zlib
 from array import array
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import Any
 
 import numpy as np
 
+from arena.records import LoggedAction
 from arena.store.errors import StoreError
 from arena.wire import action_log
 from arena.wire.jsonc import loads
@@ -38,7 +38,7 @@ def as_utc(moment: datetime) -> datetime:
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 
 
-def encode_log(actions: Sequence[Sequence[Any]], latencies_ms: Sequence[float | None]) -> tuple[bytes, bytes]:
+def encode_log(actions: Sequence[LoggedAction], latencies_ms: Sequence[float | None]) -> tuple[bytes, bytes]:
     """The compact stored log (about 5.5 KB for a 4-player classic game of 540 decisions).
 
     Actions: zlib-compressed, in the log's one serialised form (:mod:`arena.wire.action_log`:
@@ -51,7 +51,7 @@ def encode_log(actions: Sequence[Sequence[Any]], latencies_ms: Sequence[float | 
     return packed_actions, latencies.tobytes()
 
 
-def pack_log(actions: Sequence[Sequence[Any]],
+def pack_log(actions: Sequence[LoggedAction],
              latencies_ms: Sequence[float | None]) -> tuple[bytes, np.ndarray, np.ndarray]:
     """:func:`encode_log`'s compressed actions, the latencies as a little-endian float64
     array (None becomes NaN), and the seat of each action: the save path needs all three."""
@@ -64,8 +64,8 @@ def pack_log(actions: Sequence[Sequence[Any]],
     return packed_actions, latencies, np.array(flat[0::2], dtype=np.int64)
 
 
-def decode_log(actions: bytes, latencies: bytes) -> tuple[list[list[Any]], list[float | None]]:
-    """The inverse of :func:`encode_log`: ``([[seat, action], ...], latencies)``."""
+def decode_log(actions: bytes, latencies: bytes) -> tuple[list[LoggedAction], list[float | None]]:
+    """The inverse of :func:`encode_log`: ``(actions, latencies)``."""
     pairs = action_log.loads(zlib.decompress(actions))
     packed = array("d")
     packed.frombytes(latencies)
@@ -79,7 +79,7 @@ def log_seats_and_latencies(actions: bytes, latencies: bytes) -> tuple[np.ndarra
     think times are counted from. Raises ``zlib.error``, ``ValueError`` or ``TypeError``
     for a damaged log.
 
-    >>> seats, times = log_seats_and_latencies(*encode_log([[0, 1], [1, "b7"]], [2.5, None]))
+    >>> seats, times = log_seats_and_latencies(*encode_log([LoggedAction(0, 1), LoggedAction(1, "b7")], [2.5, None]))
     >>> seats.tolist(), times.tolist()
     ([0, 1], [2.5, nan])
     """
