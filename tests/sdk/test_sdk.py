@@ -516,12 +516,12 @@ def test_a_bot_without_an_arena_says_once_that_it_retries_then_gives_up() -> Non
     async def go() -> tuple[int, list[str], float]:
         began = time.monotonic()
         proc = await start_bot("--arena", f"127.0.0.1:{free_port()}", "--token", TOKEN, "--retry-for", "2")
-        code, lines = await finish(proc, 20)
+        code, lines = await finish(proc, 60)
         return code, lines, time.monotonic() - began
 
     code, lines, took = asyncio.run(go())
     assert code == 1
-    assert 2 <= took < 10
+    assert 2 <= took < 30   # it gives up after its 2 s, not a bound on speed: the slack is for a busy machine
     assert len(lines) == 2, lines
     assert "cannot reach 127.0.0.1:" in lines[0]
     assert "(connection refused); retrying with backoff up to 5 s for 2 s" in lines[0]
@@ -560,26 +560,24 @@ def test_the_retrying_bot_connects_when_the_arena_comes_and_exits_0_when_it_stop
 def test_a_bad_token_ends_the_bot_process_with_2_without_retrying(arena_server: Any) -> None:
     arena = arena_server()
 
-    async def go() -> tuple[int, list[str], float]:
-        began = time.monotonic()
-        # -v: every retry would be logged ("next attempt in ...").
+    async def go() -> tuple[int, list[str]]:
+        # -v: every retry would be logged ("next attempt in ..."), so no such line is the proof.
         proc = await start_bot("--arena", arena.address, "--token", "not-a-token", "-v")
-        code, lines = await finish(proc, 15)
-        return code, lines, time.monotonic() - began
+        return await finish(proc, 60)
 
-    code, lines, took = asyncio.run(go())
+    code, lines = asyncio.run(go())
     assert code == 2
     assert [line for line in lines if "refused by the arena: UNAUTHENTICATED" in line], lines
     assert not [line for line in lines if "retry" in line or "next attempt" in line], lines
-    assert took < 10
 
 
 def test_bot_process_exits_cleanly_on_sigterm() -> None:
-    """A real bot process waiting for matches leaves promptly and with status 0."""
+    """A real bot process waiting for matches leaves promptly and with status 0: well
+    before its session would end by itself (the arena holds it open for 600 s)."""
 
     async def go() -> tuple[int, float]:
         async def idle(s: FakeStream) -> None:
-            await asyncio.sleep(30)
+            await asyncio.sleep(600)
 
         arena = FakeArena([idle])
         server, port = await serve(arena)
@@ -588,20 +586,20 @@ def test_bot_process_exits_cleanly_on_sigterm() -> None:
                 sys.executable, str(ROOT / "sample_bots" / "random_bot.py"),
                 "--arena", f"127.0.0.1:{port}", "--token", TOKEN,
                 stderr=asyncio.subprocess.PIPE)
-            deadline = time.monotonic() + 15
+            deadline = time.monotonic() + 60
             while arena.connections == 0 and time.monotonic() < deadline:
                 await asyncio.sleep(0.05)
             assert arena.connections == 1, "the bot never connected"
             stopped_at = time.monotonic()
             proc.send_signal(signal.SIGTERM)
-            code = await asyncio.wait_for(proc.wait(), 10)
+            code = await asyncio.wait_for(proc.wait(), 60)
             return code, time.monotonic() - stopped_at
         finally:
             await server.stop(None)
 
     code, took = asyncio.run(go())
     assert code == 0
-    assert took < 3
+    assert took < 30   # not the 600 s of the session: the slack is for a busy machine
 
 
 # ---------------------------------------------------------------- the real arena
