@@ -112,7 +112,7 @@ def live_referees(db: Path) -> int:
     lists a running match (a worker may be between two matches at one moment)."""
     from arena.web.live import referees, running_matches
 
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + 120
     while True:
         with Store(str(db)) as store:
             addresses = referees(store, str(db), [])
