@@ -339,9 +339,10 @@ class Fuzzer:
         tables += [asyncio.ensure_future(self.table_loop(i, False)) for i in range(self.settings.honest_tables)]
         tasks += tables
         with contextlib.suppress(asyncio.TimeoutError):
-            await asyncio.wait_for(self.abort.wait(), max(0.0, self.deadline - time.monotonic()))
-        # Time is up: no more probes or new tables; fuzz bots answer honestly so the
-        # matches still running end soon.
+            await asyncio.wait_for(self.until_spent(), max(0.0, self.deadline - time.monotonic()))
+        # Time is up (or the budget spent): no more probes or new tables; fuzz bots answer
+        # honestly so the matches still running end soon.
+        self.deadline = min(self.deadline, time.monotonic())
         self.draining = True
         await asyncio.gather(*probes, return_exceptions=True)
         done, pending = await asyncio.wait(tables, timeout=self.settings.drain_timeout)
@@ -356,6 +357,20 @@ class Fuzzer:
             task.cancel()
         await asyncio.gather(*anchors, return_exceptions=True)
         await asyncio.sleep(0.5)    # the server notices the closed streams
+
+    async def until_spent(self) -> None:
+        """Until the server dies or the settings' count budget is spent (without one: until
+        the server dies). A budget makes a run's work the same on a busy machine as on an
+        idle one; only the time it takes grows, up to ``seconds``."""
+        settings = self.settings
+        while not self.abort.is_set():
+            if settings.stop_after_messages or settings.stop_after_matches:
+                finished = [played.fuzzed for played in self.played if played.record is not None]
+                if (sum(self.tally.sent.values()) >= settings.stop_after_messages
+                        and finished.count(True) >= settings.stop_after_matches
+                        and finished.count(False) >= settings.stop_after_matches):
+                    return
+            await asyncio.sleep(0.05)
 
     async def check_server(self) -> None:
         """Invariants 1 and 4: the server answers, and its memory stayed bounded."""

@@ -50,6 +50,11 @@ class FuzzSettings:
     # (E.g. ["env", "PYTHONPATH=/tmp/old", sys.executable, "-m", "arena.cli", "serve"] for another version.)
     server_command: tuple[str, ...] = ()
     drain_timeout: float = 120.0   # how long the end waits for running matches
+    # A count budget: the run stops once it sent this many messages and finished this many
+    # matches of each sort (fuzzed, honest), or at its ``seconds``, whichever comes first.
+    # 0 and 0: it runs for its ``seconds``.
+    stop_after_messages: int = 0
+    stop_after_matches: int = 0
 
 
 @dataclass
