@@ -67,10 +67,11 @@ def test_the_record_carries_bank_use_and_old_records_still_load() -> None:
 
 
 def test_the_referee_records_what_each_seat_drew_from_its_bank(arena_server: Any, tmp_path: Path) -> None:
-    # 0.2 s per decision, a 0.3 s bank: the slow bot's first 0.6 s answer draws the whole
-    # bank and times out, so its seat ends with an empty bank; the honest seats draw ~0.
-    arena = arena_server(bots=["honest0", "honest1"], move_time=0.2, time_bank=0.3, grace=1.0)
-    arena.start_bot("slow_bot.py", "slow", "--slow", "1", "--sleep-ms", "600")
+    # 2 s per decision, a 0.3 s bank: the slow bot's first 3 s answer draws the whole bank
+    # and times out, so its seat ends with an empty bank; the honest seats, answering in
+    # milliseconds, have 2 s a decision before they would touch theirs, busy machine or not.
+    arena = arena_server(bots=["honest0", "honest1"], move_time=2.0, time_bank=0.3, grace=1.0)
+    arena.start_bot("slow_bot.py", "slow", "--slow", "1", "--sleep-ms", "3000")
     record = arena.run_match(["slow", "honest0", "honest1"])
     assert record.time_bank_ms == 300.0
     assert record.bank_used_ms is not None and record.bank_used_ms[0] == 300.0
