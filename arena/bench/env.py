@@ -185,10 +185,10 @@ async def _arena_matches(matches: int, rounds: int) -> dict[str, Any]:
     think: dict[str, list[float]] = {"policy": [], "random": []}
     faults = 0
     try:
-        await server.wait_connected(["policy", "random"], 60)
+        await server.host.wait_connected(["policy", "random"], 60)
         for i in range(matches):
             seats = ["policy", "random", "policy", "random"] if i % 2 == 0 else ["random", "policy", "random", "policy"]
-            record = await server.run_match(MatchSpec(
+            record = await server.host.run_match(MatchSpec(
                 config=GameConfig(variant="classic", players=4, seed=2000 + i, rounds=rounds),
                 bots=seats, match_id=f"bench-env-{i}"))
             faults += len(record.faults)

@@ -99,14 +99,14 @@ async def spectator_slowdown(matches: int = 5, spectators: int = 50) -> dict[str
     try:
         while not os.path.exists(ready):
             await asyncio.sleep(0.05)
-        await arena.run_match(match_spec(seed=10_000))       # warm-up, not counted
+        await arena.host.run_match(match_spec(seed=10_000))  # warm-up, not counted
         alone, watched_times = [], []
         for i in range(matches):
-            record = await arena.run_match(match_spec(seed=i))
+            record = await arena.host.run_match(match_spec(seed=i))
             alone.append((record.finished_at - record.started_at).total_seconds())
             spec = match_spec(seed=i)
             spec.match_id = watched[i]
-            record = await arena.run_match(spec)
+            record = await arena.host.run_match(spec)
             watched_times.append((record.finished_at - record.started_at).total_seconds())
         await asyncio.wait_for(viewers.wait(), 30)
         with open(ready + ".json") as result:
@@ -161,8 +161,8 @@ async def flood_cost(messages: int = 10_000) -> dict[str, float]:
         cpu_before, started = time.process_time(), time.perf_counter()
         flooder = await spawn("arena.bench.hostile", "--flood", address, "--token", "flood-token",
                               "--messages", str(messages), "--report", report)
-        await arena.wait_connected(["flooder"], 30)
-        while "flooder" in arena.connected_bots():     # until the limit closes the stream
+        await arena.host.wait_connected(["flooder"], 30)
+        while "flooder" in arena.host.connected_bots():   # until the limit closes the stream
             await asyncio.sleep(0.001)
         cpu_open, open_seconds = time.process_time() - cpu_before, time.perf_counter() - started
         cpu_mark = time.process_time()

@@ -115,11 +115,11 @@ async def sequential_games(games: int, unix: bool = True, tls: BenchTls | None =
                                                             events_only=events_only)
                 processes += more
             for transport in transports:             # warm-up, not counted
-                await arenas[transport].run_match(match_spec(seed=10_000, prefix=prefix[transport]))
+                await arenas[transport].host.run_match(match_spec(seed=10_000, prefix=prefix[transport]))
             for game in range(games):
                 for transport in transports:
                     started, cpu_started = time.perf_counter(), time.process_time()
-                    record = await arenas[transport].run_match(match_spec(seed=game, prefix=prefix[transport]))
+                    record = await arenas[transport].host.run_match(match_spec(seed=game, prefix=prefix[transport]))
                     elapsed[transport] += time.perf_counter() - started
                     cpu[transport] += time.process_time() - cpu_started
                     latencies[transport] += [ms for ms in record.latencies_ms if ms is not None]
@@ -159,7 +159,8 @@ class Matches:
         """One turn's matches, all at once (other deals at every turn)."""
         groups = name_groups(self.matches)
         seed = 100 + turn * self.matches
-        return list(await asyncio.gather(*(self.arena.run_match(match_spec(seed + i, i % groups, groups, self.names))
+        host = self.arena.host
+        return list(await asyncio.gather(*(host.run_match(match_spec(seed + i, i % groups, groups, self.names))
                                           for i in range(self.matches))))
 
 

@@ -115,8 +115,8 @@ async def arena_with_bots(connections: int, move_time: float, channels: int = 1,
                                          "--connections", str(connections), "--channels", str(channels),
                                          *trust, *(["--events-only"] if events_only else [])))
             every += names
-    await arena.wait_connected(every, 60)
-    while sum(info.connections for info in arena.connected_bots().values()) < 4 * len(logins) * connections:
+    await arena.host.wait_connected(every, 60)
+    while sum(info.connections for info in arena.host.connected_bots().values()) < 4 * len(logins) * connections:
         await asyncio.sleep(0.05)
     return arena, processes
 

@@ -120,9 +120,9 @@ async def _play(work: int, processes: int, matches: int, rounds: int) -> tuple[i
         "--max-matches", str(AT_ONCE), "--processes", str(processes),
         env={**os.environ, "GRPC_VERBOSITY": "ERROR"}, stderr=subprocess.DEVNULL)
     try:
-        await server.wait_connected(["random-1", "random-2", "busy"], 60)
+        await server.host.wait_connected(["random-1", "random-2", "busy"], 60)
         deadline = time.monotonic() + 60
-        while server.connected_bots()["busy"].free_slots < AT_ONCE:   # every process's stream
+        while server.host.connected_bots()["busy"].free_slots < AT_ONCE:   # every process's stream
             if time.monotonic() > deadline or bot.returncode is not None:
                 raise RuntimeError("the busy bot never connected all its processes")
             await asyncio.sleep(0.02)
@@ -133,7 +133,7 @@ async def _play(work: int, processes: int, matches: int, rounds: int) -> tuple[i
 
         async def worker() -> None:
             while pending:
-                record = await server.run_match(pending.pop(0))
+                record = await server.host.run_match(pending.pop(0))
                 latencies.extend(ms for (seat, _), ms in zip(record.actions, record.latencies_ms)
                                  if seat == 0 and ms is not None)
 
@@ -280,7 +280,7 @@ async def _cpu_run(matches: int, rounds: int) -> list[_Measured]:
         opponents.append((client, asyncio.ensure_future(client.run())))
     measured = {name: await _start_measured(name, address, referee.admit(name)) for name in CPU_BOTS}
     try:
-        await server.wait_connected([*CPU_BOTS, "random-1", "random-2"], 60)
+        await server.host.wait_connected([*CPU_BOTS, "random-1", "random-2"], 60)
         for bot in measured.values():
             bot.last_cpu = await bot.read_cpu()
         for i in range(matches):
@@ -289,7 +289,7 @@ async def _cpu_run(matches: int, rounds: int) -> list[_Measured]:
                 # Fixed bot seeds: the opponents' answers, hence the requests, repeat.
                 spec = MatchSpec(config=config, bots=[name, "random-1", "random-2"], bot_seeds=[0, i, i + 1],
                                  match_id=f"bench-sdk-cpu-{name}-{i}")
-                record = await server.run_match(spec)
+                record = await server.host.run_match(spec)
                 bot = measured[name]
                 await bot.charge()
                 bot.decisions += sum(1 for seat, _ in record.actions if seat == 0)

@@ -167,7 +167,7 @@ class _Check:
             client = BotClient(bot=getattr(importlib.import_module(module), cls), arena=address, token=token,
                                name=name, max_matches=CONCURRENCY)
             clients.append((client, asyncio.ensure_future(client.run())))
-        await self.server.wait_connected(opponent_names(self.settings.name), timeout=30)
+        await self.server.host.wait_connected(opponent_names(self.settings.name), timeout=30)
         return clients
 
     async def _start_bot(self, address: str, refusals: _Refusals) -> bool:
@@ -183,7 +183,7 @@ class _Check:
             raise CheckStartError(message) from None
         process = self.processes.processes[name]
         self.exited = asyncio.ensure_future(process.wait())
-        waiting = asyncio.ensure_future(self.server.wait_connected([name], settings.connect_timeout))
+        waiting = asyncio.ensure_future(self.server.host.wait_connected([name], settings.connect_timeout))
         await asyncio.wait({waiting, self.exited}, return_when=asyncio.FIRST_COMPLETED)
         if waiting.done() and waiting.exception() is None:
             seconds = time.monotonic() - started
@@ -211,10 +211,10 @@ class _Check:
         MORE_STREAMS_WAIT: a bot that plays in several processes connects one stream each."""
         assert self.exited is not None
         deadline = time.monotonic() + MORE_STREAMS_WAIT
-        info = self.server.connected_bots()[name]
+        info = self.server.host.connected_bots()[name]
         while info.free_slots < CONCURRENCY and time.monotonic() < deadline and not self.exited.done():
             await asyncio.sleep(0.05)
-            info = self.server.connected_bots().get(name, info)
+            info = self.server.host.connected_bots().get(name, info)
         return info
 
     def _schedule(self) -> dict[str, list[ScheduledMatch]]:
@@ -246,7 +246,7 @@ class _Check:
                 self.running[match.spec.match_id] = match
                 began = time.monotonic()
                 try:
-                    record = await self.server.run_match(match.spec)
+                    record = await self.server.host.run_match(match.spec)
                 except SeatingError as error:
                     self.report.failure = f"it could not be seated: {error}"
                     return

@@ -76,7 +76,7 @@ class LoopbackReferee:
         """Accept bot ``name`` with ``token`` (a fresh one-run token if none is given), for at
         most ``max_streams`` streams at once when given; returns the token."""
         token = secrets.token_hex(24) if token is None else token
-        self.server.add_local_bot(name, token, max_streams=max_streams)
+        self.server.host.add_local_bot(name, token, max_streams=max_streams)
         return token
 
     async def stop(self, grace: float = 1.0) -> None:

@@ -18,9 +18,10 @@ The room, outside in:
 * ``spectators``, ``listing``, ``automatch``: the public calls and ``arena serve --auto-match``.
 
 The server builds the host and hands its parts to the servicer and the auto-match;
-they import the host, never the server. :class:`ArenaServer` is the Python API the
-tournament runner uses: ``start``, ``add_local_bot``, ``wait_connected``,
-``connected_bots``, ``run_match``, ``stop``. :func:`serve` runs it for ``arena serve``.
+they import the host, never the server. A tournament runner in the same process
+starts and stops an :class:`ArenaServer` and calls its :attr:`~ArenaServer.host` for
+the rest (``add_local_bot``, ``wait_connected``, ``connected_bots``, ``run_match``).
+:func:`serve` runs it for ``arena serve``.
 The wire conversions are in ``arena/wire/``.
 """
 
@@ -41,7 +42,6 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1.health import aio as health_aio
 from grpc_reflection.v1alpha import reflection
 
-from arena.records import MatchRecord, MatchSpec
 from arena.referee.auth import SERVICE, AuthInterceptor
 from arena.referee.automatch import AutoMatch, auto_match
 from arena.referee.connections import SERVER_VERSION
@@ -113,8 +113,8 @@ class ArenaServer:
     interceptor that checks tokens and rate limits, the health service, reflection, and
     how long a stream may take to say Hello. The bots and the matches are its
     :attr:`host`'s; the servicer and the auto-match are handed the host's parts when the
-    server starts. For a runner in the same process it forwards the host's calls
-    (``add_local_bot``, ``wait_connected``, ``connected_bots``, ``run_match``, ...).
+    server starts, and a runner in the same process calls the host itself
+    (``server.host.add_local_bot``, ``wait_connected``, ``connected_bots``, ``run_match``, ...).
     """
 
     def __init__(self, *, store: Store | None = None, move_time: float = MOVE_TIME, time_bank: float = TIME_BANK,
@@ -210,33 +210,6 @@ class ArenaServer:
         while True:
             await asyncio.sleep(1.0)
             self.refusals.flush()
-
-    # -- the host's calls, for a runner in this process
-
-    def add_local_bot(self, name: str, token: str, max_streams: int | None = None) -> None:
-        """:meth:`MatchHost.add_local_bot`."""
-        self.host.add_local_bot(name, token, max_streams)
-
-    def remove_local_bot(self, token: str) -> None:
-        """:meth:`MatchHost.remove_local_bot`."""
-        self.host.remove_local_bot(token)
-
-    def connected_bots(self) -> dict[str, ConnectedBotInfo]:
-        """:meth:`MatchHost.connected_bots`."""
-        return self.host.connected_bots()
-
-    async def wait_connected(self, names: list[str], timeout: float) -> None:
-        """:meth:`MatchHost.wait_connected`."""
-        await self.host.wait_connected(names, timeout)
-
-    async def wait_for_tokens(self, tokens: list[str], timeout: float) -> None:
-        """:meth:`MatchHost.wait_for_tokens`."""
-        await self.host.wait_for_tokens(tokens, timeout)
-
-    async def run_match(self, spec: MatchSpec, tokens: dict[str, str] | None = None,
-                        absent: dict[str, Absence] | None = None) -> MatchRecord:
-        """:meth:`MatchHost.run_match`: play a match and return its record (not stored)."""
-        return await self.host.run_match(spec, tokens, absent)
 
 
 async def serve(host: str = "127.0.0.1", port: int = 50051, db_path: str = "arena.db", move_time: float = MOVE_TIME,

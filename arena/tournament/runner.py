@@ -285,7 +285,7 @@ class LocalArena:
             self.bots.forget(key)
         token = self._tokens.pop(key, None)
         if token is not None:
-            self.server.remove_local_bot(token)
+            self.server.host.remove_local_bot(token)
 
     async def _leave_out(self, error: BotStartError) -> None:
         """Drop an optional bot that failed, saying why; any other bot's failure ends the start."""
@@ -301,7 +301,7 @@ class LocalArena:
         deadline = time.monotonic() + timeout
         while True:
             names = [n for n in self.settings.bot_names() if n not in self.dropped]
-            waiting = asyncio.create_task(self.server.wait_connected(names, max(0.0, deadline - time.monotonic())))
+            waiting = asyncio.create_task(self.server.host.wait_connected(names, max(0.0, deadline - time.monotonic())))
             dead: dict[str, int] = {}
             while not waiting.done() and not dead:
                 dead = {n: code for n, code in self.bots.exited().items() if n in names}
@@ -311,7 +311,7 @@ class LocalArena:
                 try:
                     return waiting.result()
                 except TimeoutError as exc:
-                    late = [n for n in names if n not in self.server.connected_bots()]
+                    late = [n for n in names if n not in self.server.host.connected_bots()]
                     if not late or not set(late) <= self.optional:
                         raise BotStartError(late[0] if late else "", f"{exc}{hint} (bot output is in {self.log_dir})",
                                             self.log_dir) from None
@@ -399,7 +399,7 @@ class LocalArena:
         assert self.bots is not None
         proc = self.bots.processes[key]
         ended = asyncio.ensure_future(proc.wait())
-        connected = asyncio.ensure_future(self.server.wait_for_tokens([self._tokens[key]], CONNECT_TIMEOUT))
+        connected = asyncio.ensure_future(self.server.host.wait_for_tokens([self._tokens[key]], CONNECT_TIMEOUT))
         try:
             await asyncio.wait({ended, connected}, return_when=asyncio.FIRST_COMPLETED)
             if connected.done() and not connected.cancelled() and connected.exception() is None:
@@ -445,7 +445,7 @@ class LocalArena:
             tokens = {name: self._tokens.get(key, NO_PROCESS) for name, key in keys.items()}
             absent = {name: self._down[key] for name, key in keys.items() if key in self._down}
             self._in_flight[spec.match_id] = (keys, tokens)
-            return await self.server.run_match(spec, tokens=tokens, absent=absent)
+            return await self.server.host.run_match(spec, tokens=tokens, absent=absent)
         finally:
             self._in_flight.pop(spec.match_id, None)
             for pooled in chosen.values():
@@ -526,7 +526,7 @@ class LocalArena:
                     absent[name] = Absence(f"its process for this match {failed}", final=True)
                     self._crashed(keys[name], failed, False)
             tokens = {name: self._tokens.get(key, NO_PROCESS) for name, key in keys.items()}
-            return await self.server.run_match(spec, tokens=tokens, absent=absent)
+            return await self.server.host.run_match(spec, tokens=tokens, absent=absent)
         finally:
             for name, key in keys.items():
                 proc = self.bots.processes.get(key)

@@ -40,7 +40,7 @@ class ArenaThread:
         if keepalive_ms is not None:
             self.arena.keepalive_ms = keepalive_ms
         for name, token in (local_bots or {}).items():
-            self.arena.add_local_bot(name, token)   # not started yet: nothing else touches it
+            self.arena.host.add_local_bot(name, token)   # not started yet: nothing else touches it
         try:
             self.port: int = self.call(self.arena.start("127.0.0.1", port))
         except BaseException:   # e.g. a taken port: leave no loop thread behind
@@ -67,19 +67,19 @@ class ArenaThread:
         store) or else a one-run token registered for it now."""
         if token is None:
             token = f"token-{name}"
-            self.loop.call_soon_threadsafe(self.arena.add_local_bot, name, token)
+            self.loop.call_soon_threadsafe(self.arena.host.add_local_bot, name, token)
         command = bot_command(script, self.address, token, name, "--max-matches", str(max_matches), *args)
         if report is not None:
             command += ["--report", str(report)]
         process = subprocess.Popen(command, env={**os.environ, "GRPC_VERBOSITY": "ERROR"})
         self._processes.append(process)
         if wait:
-            self.call(self.arena.wait_connected([name], 30))
+            self.call(self.arena.host.wait_connected([name], 30))
         return process
 
     def run_match(self, bots: list[str], timeout: float = 60, **spec: Any) -> MatchRecord:
         config = spec.pop("config", {"variant": "classic", "players": len(bots), "seed": 1, "rounds": 2})
-        return self.call(self.arena.run_match(MatchSpec(config=config, bots=bots, **spec)), timeout)
+        return self.call(self.arena.host.run_match(MatchSpec(config=config, bots=bots, **spec)), timeout)
 
     def stop_bot(self, process: subprocess.Popen[bytes]) -> None:
         if process.poll() is None:

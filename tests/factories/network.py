@@ -53,7 +53,7 @@ class DroppingProxy:
     async def run_match_dropping_midway(self, arena: Any, spec: Any) -> Any:
         """Run ``spec`` on ``arena`` (an ArenaThread) and cut every proxied connection once
         the match is well under way (20 actions in); return the finished match's record."""
-        match = asyncio.wrap_future(arena.submit(arena.arena.run_match(spec)))
+        match = asyncio.wrap_future(arena.submit(arena.arena.host.run_match(spec)))
         host = arena.arena.host
         while not host.running or len(next(iter(host.running.values())).game.actions) < 20:
             await asyncio.sleep(0.005)

@@ -129,13 +129,13 @@ def test_spectate_is_limited(channels: list[grpc.Channel]) -> None:
 def test_bad_token_streams_past_the_limit_are_refused_and_summarised(
         arena: ArenaThread, channels: list[grpc.Channel], caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.WARNING, logger="arena.referee")
-    arena.call(arena.arena.wait_connected([], 1))
+    arena.call(arena.arena.host.wait_connected([], 1))
     errors = [play_with(channels[0], None)] + [play_with(channels[0], "not-a-token") for _ in range(9)]
     codes = [error.code() for error in errors]
     assert codes == [grpc.StatusCode.UNAUTHENTICATED] * 3 + [grpc.StatusCode.RESOURCE_EXHAUSTED] * 7
     assert "refused Play streams per connection" in errors[-1].details()
     # A bot with a good token is still welcomed from the same connection.
-    arena.arena.add_local_bot("good", "good-token")
+    arena.arena.host.add_local_bot("good", "good-token")
     call = pb_grpc.ArenaStub(channels[0]).Play(iter([pb.BotMessage(hello=pb.Hello(name="good"))]),
                                                metadata=(("authorization", "Bearer good-token"),), timeout=10)
     assert next(call).WhichOneof("msg") == "welcome"

@@ -20,24 +20,24 @@ CONFIG = {"variant": "classic", "players": 3, "seed": 11, "rounds": 3}
 
 def admit(arena: ArenaThread, name: str, token: str) -> None:
     """Accept ``token`` for bot ``name`` (on the server's loop, as a runner does)."""
-    arena.loop.call_soon_threadsafe(arena.arena.add_local_bot, name, token)
+    arena.loop.call_soon_threadsafe(arena.arena.host.add_local_bot, name, token)
 
 
 def started(arena: ArenaThread, tokens: dict[str, str]) -> Any:
     """Start the match of ``dying`` (its chosen process), ``b`` and ``c`` with ``tokens``."""
     spec = MatchSpec(config=dict(CONFIG), bots=["dying", "b", "c"], match_id=f"m-{time.monotonic_ns()}", **FAST)
-    return arena.submit(arena.arena.run_match(spec, tokens=tokens))
+    return arena.submit(arena.arena.host.run_match(spec, tokens=tokens))
 
 
 def test_a_dropped_seat_goes_to_no_other_process_of_the_bot(arena_server: Any, tmp_path: Path) -> None:
     arena: ArenaThread = arena_server(bots=["b", "c"], grace=1.0)
     admit(arena, "dying", "chosen")
     arena.start_bot("dying_bot.py", "dying", "--answers", "2", token="chosen", wait=False)
-    arena.call(arena.arena.wait_for_tokens(["chosen"], 30))
+    arena.call(arena.arena.host.wait_for_tokens(["chosen"], 30))
     other = tmp_path / "other.jsonl"         # another process of the bot, with a free slot
     admit(arena, "dying", "other")
     arena.start_bot("random_bot.py", "dying", token="other", report=other, max_matches=4, wait=False)
-    arena.call(arena.arena.wait_for_tokens(["other"], 30))
+    arena.call(arena.arena.host.wait_for_tokens(["other"], 30))
     tokens = {"dying": "chosen", "b": arena.arena.host.registry.by_name["b"][0].token,
               "c": arena.arena.host.registry.by_name["c"][0].token}
     record = started(arena, tokens).result(60)
@@ -50,7 +50,7 @@ def test_a_dropped_seat_goes_to_the_token_the_mapping_names_now(arena_server: An
     arena: ArenaThread = arena_server(bots=["b", "c"], grace=5.0)
     admit(arena, "dying", "first")
     first = arena.start_bot("dying_bot.py", "dying", "--answers", "2", token="first", wait=False)
-    arena.call(arena.arena.wait_for_tokens(["first"], 30))
+    arena.call(arena.arena.host.wait_for_tokens(["first"], 30))
     tokens = {"dying": "first", "b": arena.arena.host.registry.by_name["b"][0].token,
               "c": arena.arena.host.registry.by_name["c"][0].token}
     match = started(arena, tokens)

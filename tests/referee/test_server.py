@@ -213,7 +213,7 @@ def test_spectate_streams_public_events_live(arena: ArenaThread, channel: grpc.C
     arena.start_bot("slow_bot.py", "ponder", "--slow", "3", "--sleep-ms", "150")
     spec = MatchSpec(config={"variant": "classic", "players": 3, "seed": 5, "rounds": 2},
                      bots=["ponder", "honest0", "honest1"], match_id="watched-1", move_time=0.5, time_bank=1.0)
-    running = arena.submit(arena.arena.run_match(spec))
+    running = arena.submit(arena.arena.host.run_match(spec))
     while "watched-1" not in arena.arena.host.running:
         time.sleep(0.01)
     stream = pb_grpc.ArenaStub(channel).Spectate(pb.SpectateRequest(match_id="watched-1"))
@@ -255,7 +255,7 @@ def test_list_matches(arena: ArenaThread, channel: grpc.Channel) -> None:
 
 def test_waiting_for_absent_bots_names_them(arena: ArenaThread) -> None:
     with pytest.raises(TimeoutError, match="ghost"):
-        arena.call(arena.arena.wait_connected(["honest0", "ghost"], 0.2))
+        arena.call(arena.arena.host.wait_connected(["honest0", "ghost"], 0.2))
     arena.arena.host.seat_timeout = 0.3
     try:
         with pytest.raises(SeatingError, match="ghost"):
@@ -265,7 +265,7 @@ def test_waiting_for_absent_bots_names_them(arena: ArenaThread) -> None:
 
 
 def test_connected_bots(arena: ArenaThread) -> None:
-    bots = arena.arena.connected_bots()
+    bots = arena.arena.host.connected_bots()
     assert bots["honest2"].connections == 1 and bots["honest2"].free_slots == 4
     assert bots["honest2"].version == "test-1" and bots["honest2"].variants == []
 

@@ -82,11 +82,11 @@ def play_matches(arena_server: Any, names: list[str], configs: list[dict[str, An
             procs.append(subprocess.Popen(
                 bot_command(name) + ["--arena", arena.address, "--token", f"token-{name}", "--name", name],
                 cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True))
-        arena.call(arena.arena.wait_connected(names, timeout=30))
+        arena.call(arena.arena.host.wait_connected(names, timeout=30))
         records = []
         for i, config in enumerate(configs):
             spec = MatchSpec(config=config, bots=names, bot_seeds=[100 * i + s for s in range(len(names))])
-            records.append(arena.call(arena.arena.run_match(spec), timeout=60))
+            records.append(arena.call(arena.arena.host.run_match(spec), timeout=60))
         return records
     finally:
         for proc in procs:
@@ -149,7 +149,7 @@ def test_node_bot_reconnects_into_its_seat(arena_server: Any) -> None:
                 "--arena", f"127.0.0.1:{arena.port}", "--token", f"token-{name}", "--name", name],
                 cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
         try:
-            await asyncio.wrap_future(arena.submit(arena.arena.wait_connected(names, timeout=30)))
+            await asyncio.wrap_future(arena.submit(arena.arena.host.wait_connected(names, timeout=30)))
             spec = MatchSpec(config={"variant": "extreme", "players": 3, "seed": 9, "rounds": 6}, bots=names)
             record = await proxy.run_match_dropping_midway(arena, spec)
             return record, proxy.accepted, procs[0].poll() is None

@@ -211,12 +211,12 @@ def test_search_bot_through_the_real_referee(arena_server: Any) -> None:
                               cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
              for name in names]
     try:
-        arena.call(arena.arena.wait_connected(names, timeout=30))
+        arena.call(arena.arena.host.wait_connected(names, timeout=30))
         configs = [{"variant": "classic", "players": 3, "seed": 5, "rounds": 5},
                    {"variant": "extreme", "players": 3, "seed": 6, "rounds": 1}]
         for i, config in enumerate(configs):
             spec = MatchSpec(config=config, bots=names, bot_seeds=[10 * i + s for s in range(3)])
-            record = arena.call(arena.arena.run_match(spec), timeout=120)
+            record = arena.call(arena.arena.host.run_match(spec), timeout=120)
             assert record.status == "completed"
             assert record.faults == [], [f"{f.bot}: {f.kind}: {f.message}" for f in record.faults]
             assert not any(record.forfeited)

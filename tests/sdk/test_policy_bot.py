@@ -78,7 +78,7 @@ def policy_bot_on(arena: Any, bot: PolicyBot, name: str) -> Iterator[None]:
     thread = threading.Thread(target=loop.run_until_complete, args=(client.run(),), daemon=True)
     thread.start()
     try:
-        arena.call(arena.arena.wait_connected([name], 30))
+        arena.call(arena.arena.host.wait_connected([name], 30))
         yield
     finally:
         loop.call_soon_threadsafe(client.stop)

@@ -55,17 +55,17 @@ async def play_over_unix(socket: Path, bots: dict[str, tuple[list[str], dict[str
     procs: list[asyncio.subprocess.Process] = []
     try:
         for name, (command, env) in bots.items():
-            arena.add_local_bot(name, f"token-{name}")
+            arena.host.add_local_bot(name, f"token-{name}")
             procs.append(await asyncio.create_subprocess_exec(
                 *command, "--token", f"token-{name}", cwd=ROOT,
                 env={**os.environ, "GRPC_VERBOSITY": "ERROR", "PYTHONPATH": str(ROOT), **env},
                 stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
                 stderr=asyncio.subprocess.PIPE))
-        await arena.wait_connected(names, 30)
+        await arena.host.wait_connected(names, 30)
         records = []
         for i, config in enumerate(configs):
             spec = MatchSpec(config=config, bots=names, bot_seeds=[10 * i + s for s in range(len(names))])
-            records.append(await asyncio.wait_for(arena.run_match(spec), 120))
+            records.append(await asyncio.wait_for(arena.host.run_match(spec), 120))
         return records
     finally:
         for proc in procs:
@@ -272,7 +272,7 @@ from arena.referee.server import ArenaServer
 
 async def serve() -> None:
     arena = ArenaServer()
-    arena.add_local_bot("comeback", "token-comeback")
+    arena.host.add_local_bot("comeback", "token-comeback")
     await arena.start("127.0.0.1", 0, unix_socket=Path(sys.argv[1]))
     print("listening", flush=True)
     await asyncio.Event().wait()

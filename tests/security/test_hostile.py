@@ -155,7 +155,7 @@ def test_a_rotated_or_removed_token_ends_live_streams(arena: ArenaThread, channe
     # would run on until WAIT has passed.
     ended = bot.until("never")
     assert isinstance(ended, grpc.RpcError) and ended.code() == grpc.StatusCode.UNAUTHENTICATED
-    assert name not in arena.arena.connected_bots()
+    assert name not in arena.arena.host.connected_bots()
 
 
 # ---------------------------------------------------------------------- strays and floods
@@ -165,7 +165,7 @@ def test_a_stray_with_no_open_request_is_charged_to_no_seat(arena: ArenaThread, 
                                                             store: Store) -> None:
     bot = RawBot(channel, registered(store, "stray-idle"), pb.Hello(name="stray-idle"))
     assert bot.next().WhichOneof("msg") == "welcome"
-    match = arena.submit(arena.arena.run_match(MatchSpec(
+    match = arena.submit(arena.arena.host.run_match(MatchSpec(
         config={"variant": "classic", "players": 4, "seed": 31, "rounds": 1}, bots=["stray-idle", *HONEST])))
     answer_until_the_end(bot)
     record = match.result(WAIT)
@@ -182,7 +182,7 @@ def test_a_flood_closes_the_stream_with_one_fault(arena: ArenaThread, channel: g
                                                                    store: Store) -> None:
     bot = RawBot(channel, registered(store, "flood"), pb.Hello(name="flood"))
     assert bot.next().WhichOneof("msg") == "welcome"
-    match = arena.submit(arena.arena.run_match(MatchSpec(
+    match = arena.submit(arena.arena.host.run_match(MatchSpec(
         config={"variant": "classic", "players": 4, "seed": 33, "rounds": 2}, bots=["flood", *HONEST], **FAST)))
     request = bot.until("request").request
     # 10,000 answers naming a request that is not open (a flood of "late answers"): each
@@ -232,7 +232,7 @@ def test_match_started_carries_no_deal_seed(arena: ArenaThread, channel: grpc.Ch
     bot = RawBot(channel, registered(store, "seedless"), pb.Hello(name="seedless"))
     assert bot.next().WhichOneof("msg") == "welcome"
     deal_seed = 987_654_321_987
-    match = arena.submit(arena.arena.run_match(MatchSpec(
+    match = arena.submit(arena.arena.host.run_match(MatchSpec(
         config={"variant": "classic", "players": 4, "seed": deal_seed, "rounds": 1}, bots=["seedless", *HONEST])))
     started = bot.until("match_started").match_started
     options = json.loads(started.options_json)
@@ -249,8 +249,8 @@ def test_match_started_carries_no_deal_seed(arena: ArenaThread, channel: grpc.Ch
 def test_a_bot_never_plays_one_deal_twice_at_once(arena: ArenaThread) -> None:
     # Two rotations of one deal asked for at once: the second waits for the first.
     config = {"variant": "classic", "players": 3, "seed": 35, "rounds": 2}
-    first = arena.submit(arena.arena.run_match(MatchSpec(config=config, bots=HONEST, match_id="deal-r0")))
-    second = arena.submit(arena.arena.run_match(MatchSpec(config=config, bots=HONEST[1:] + HONEST[:1],
+    first = arena.submit(arena.arena.host.run_match(MatchSpec(config=config, bots=HONEST, match_id="deal-r0")))
+    second = arena.submit(arena.arena.host.run_match(MatchSpec(config=config, bots=HONEST[1:] + HONEST[:1],
                                                           match_id="deal-r1")))
     one, two = first.result(WAIT), second.result(WAIT)
     assert one.finished_at <= two.started_at
@@ -262,7 +262,7 @@ def test_a_bot_never_plays_one_deal_twice_at_once(arena: ArenaThread) -> None:
 def test_spectators_are_capped_per_match(arena: ArenaThread, channel: grpc.Channel, monkeypatch) -> None:
     monkeypatch.setattr(spectators, "MAX_SPECTATORS_PER_MATCH", 2)
     arena.start_bot("slow_bot.py", "dawdle", "--slow", "50", "--sleep-ms", "100")
-    match = arena.submit(arena.arena.run_match(MatchSpec(
+    match = arena.submit(arena.arena.host.run_match(MatchSpec(
         config={"variant": "classic", "players": 3, "seed": 36, "rounds": 2}, bots=["dawdle", *HONEST[:2]],
         match_id="crowded", move_time=1.0, time_bank=1.0)))
     while "crowded" not in arena.arena.host.running:
@@ -289,10 +289,10 @@ def test_seats_handed_back_respect_the_streams_capacity_and_variants(arena: Aren
     classic_only = RawBot(channel, token, pb.Hello(max_matches=1, variants=["classic"]))
     assert classic_only.next().WhichOneof("msg") == "welcome"
     slow = {"move_time": 5.0, "time_bank": 0.0}
-    extreme = arena.submit(arena.arena.run_match(MatchSpec(
+    extreme = arena.submit(arena.arena.host.run_match(MatchSpec(
         config={"variant": "extreme", "players": 3, "seed": 37, "rounds": 1}, bots=["split", *HONEST[:2]],
         match_id="split-extreme", **slow)))
-    classic = arena.submit(arena.arena.run_match(MatchSpec(
+    classic = arena.submit(arena.arena.host.run_match(MatchSpec(
         config={"variant": "classic", "players": 3, "seed": 38, "rounds": 2}, bots=["split", *HONEST[:2]],
         match_id="split-classic", **slow)))
     assert both.until("match_started").match_started.match_id == "split-extreme"
@@ -320,7 +320,7 @@ def test_the_readme_sdk_bot_plays_under_whatever_name_its_token_has(arena: Arena
     env = {k: v for k, v in os.environ.items() if k != "ARENA_BOT_NAME"}
     bot = subprocess.Popen([sys.executable, str(script), "--arena", arena.address, "--token", token], env=env)
     try:
-        arena.call(arena.arena.wait_connected(["my-bot"], 20))
+        arena.call(arena.arena.host.wait_connected(["my-bot"], 20))
         record = arena.run_match(["my-bot", *HONEST[:2]], config={"variant": "classic", "players": 3, "seed": 39,
                                                                  "rounds": 2})
         assert_played_honestly(record, [0, 1, 2])
@@ -338,7 +338,7 @@ def test_two_streams_with_one_token_are_both_welcomed_and_either_plays(arena: Ar
         for stream in streams:
             welcome = stream.until("welcome")
             assert welcome.welcome.bot_name == "twin"
-        future = arena.submit(arena.arena.run_match(MatchSpec(
+        future = arena.submit(arena.arena.host.run_match(MatchSpec(
             config={"variant": "classic", "players": 3, "seed": 41, "rounds": 2}, bots=["twin", *HONEST[:2]],
             match_id="twin-1", **FAST)))
         deadline = time.monotonic() + WAIT

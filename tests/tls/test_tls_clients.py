@@ -129,7 +129,7 @@ def bot_env(env: dict[str, str | None], port: int) -> dict[str, str]:
 async def start_arena(tls: Any, unix_socket: Path | None = None, tokens: tuple[str, ...] = ()) -> ArenaServer:
     arena = ArenaServer(move_time=2.0)
     for name in tokens:
-        arena.add_local_bot(name, f"token-{name}")
+        arena.host.add_local_bot(name, f"token-{name}")
     await arena.start("127.0.0.1", 0, unix_socket=unix_socket, tls=tls)
     return arena
 
@@ -150,12 +150,12 @@ async def play(tls: Any, bots: dict[str, tuple[list[str], dict[str, str | None]]
                 *[fill(part, arena.port) for part in command], "--token", f"token-{name}", cwd=ROOT,
                 env=bot_env(env, arena.port), stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
                 stderr=asyncio.subprocess.PIPE))
-        await arena.wait_connected(names, 30)
+        await arena.host.wait_connected(names, 30)
         records = []
         for i, variant in enumerate(("classic", "extreme")):
             config = {"variant": variant, "players": len(names), "seed": 60 + i, "rounds": 3}
             spec = MatchSpec(config=config, bots=names, bot_seeds=[10 * i + s for s in range(len(names))])
-            records.append(await asyncio.wait_for(arena.run_match(spec), 120))
+            records.append(await asyncio.wait_for(arena.host.run_match(spec), 120))
     finally:
         for proc in procs:
             if proc.returncode is None:
@@ -318,8 +318,8 @@ def test_a_bot_client_embedded_in_a_program_takes_its_tls_settings(pki: Pki) -> 
             client = sdk.BotClient(bot=sdk.Bot, arena=f"localhost:{arena.port}", token="token-embedded",
                                    tls=sdk.Tls.from_files(ca=pki.ca), give_up_after=5)
             running = asyncio.create_task(client.run())
-            await arena.wait_connected(["embedded"], 10)
-            connected = sorted(arena.connected_bots())
+            await arena.host.wait_connected(["embedded"], 10)
+            connected = sorted(arena.host.connected_bots())
             client.stop()
             assert await asyncio.wait_for(running, 10) == 0
             began = time.monotonic()
