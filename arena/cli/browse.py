@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -15,7 +16,7 @@ from engine import VARIANTS
 if TYPE_CHECKING:    # only for the type: the results room brings the store and SQLAlchemy
     from arena.records import MatchRecord
     from arena.results.browse import Listing
-    from arena.store import Store
+    from arena.store import BoardSnapshot, Store
 
 MatchArgument = typer.Argument(..., metavar="MATCH", help="A match id, as `arena matches` lists them.")
 ListFormatOption = typer.Option("table", "--format", help="table, json or csv (json and csv: every field, "
@@ -56,19 +57,16 @@ SEVERAL_BOARDS = ("table", "md")
 MAX_LISTED = 10_000_000    # arena matches --limit: more than any database holds, within SQLite's integers
 
 
-def shown_variants(store: Store, variant: str | None, tournament: str | None, fmt: str) -> list[str]:
-    """The variants to show a board of: ``--variant``; else the tournament's; else every
-    variant with completed matches, in the engine's order, and [] when there are none.
+def shown_variants(store: Store, variant: str | None, fmt: str) -> list[str]:
+    """The variants to show a board of: ``--variant``; else every variant with completed
+    matches, in the engine's order, and [] when there are none. (A tournament's board is
+    of its variant: ``Store.board_snapshot`` finds it.)
 
     Why not classic alone: a database of Extreme games only would show an empty classic
     board and say nothing of the games it holds. A format of one board (json, csv, html)
     cannot hold several, so then ``--variant`` must choose (a one-line error)."""
     if variant is not None:
         return [variant]
-    if tournament is not None:
-        # Its settings did not say (a tournament organised elsewhere): its first stored match does.
-        options = store.tournament_game_options([tournament]).get(tournament) or {}
-        return [str(options.get("variant") or VARIANTS[0])]
     found = [v for v in VARIANTS if v in store.variants()]
     if len(found) > 1 and fmt not in SEVERAL_BOARDS:
         fail(f"{store.name} holds completed matches of {' and '.join(found)}: pass --variant "
@@ -76,16 +74,27 @@ def shown_variants(store: Store, variant: str | None, tournament: str | None, fm
     return found
 
 
-def boards_to_print(store: Store, variant: str | None, tournament: str | None, fmt: str) -> tuple[list[str], bool]:
+def boards_to_print(store: Store, variant: str | None, fmt: str) -> tuple[list[str], bool]:
     """The variants to print a board of (:func:`shown_variants`), and whether any has
     completed matches. With none at all: one line on stderr, then no board for the
     table and the first variant's for the other formats, which still print a
     well-formed empty board for scripts."""
-    variants = shown_variants(store, variant, tournament, fmt)
+    variants = shown_variants(store, variant, fmt)
     if variants:
         return variants, True
     err_console.print(f"no completed matches in {store.name}")
     return ([] if fmt == "table" else [VARIANTS[0]]), False
+
+
+def tournament_board(store: Store, variant: str | None, tournament: str, elo_limit: int | None = None) -> BoardSnapshot:
+    """The snapshot of a tournament's board (of its variant unless ``--variant`` says one),
+    and one line on stderr, exit 2, when ``--variant`` is not the variant it was played in."""
+    snapshot = store.board_snapshot(variant, tournament, elo_limit)
+    assert snapshot.tournament is not None
+    played = snapshot.tournament.typed_settings.named_variant
+    if variant is not None and played not in (None, variant):
+        fail(f"tournament {tournament} is {played}, not {variant}")
+    return snapshot
 
 
 def leaderboard(
@@ -102,6 +111,7 @@ def leaderboard(
     db: str | None = DbOption,
 ) -> None:
     """Show the leaderboard, sorted by the maximum-likelihood rating."""
+    from arena.results import elo_history
     from arena.results import export as board_export
     from arena.results import leaderboard as lb
     from arena.results.render import render_board
@@ -118,12 +128,11 @@ def leaderboard(
     if replay_spec != "none" and export is None:
         raise typer.BadParameter("replay pages are written with --export DIR", param_hint="--replays")
     store = open_store(db, must_exist=True)
-    tournament_variant = None
+    snapshot = None
     if tournament is not None:
-        tournament_variant = store.get_tournament(tournament).typed_settings.named_variant
-        if variant is not None and tournament_variant not in (None, variant):
-            fail(f"tournament {tournament} is {tournament_variant}, not {variant}")
-    variant = variant or tournament_variant
+        snapshot = tournament_board(store, variant, tournament, elo_history.LIMIT if export is not None else None)
+        assert snapshot.tournament is not None
+        variant = variant or snapshot.tournament.typed_settings.named_variant
     if export is not None:
         from arena.web import export as web_export
         from arena.web.api import NotFound, Withheld
@@ -137,9 +146,12 @@ def leaderboard(
             fail(f"--replays: {error}")
         except OSError as error:
             fail(f"cannot write to {export}: {error.strerror or error}")
+        # The tournament's board is read already when its variant is known.
+        exported = (iter([snapshot]) if snapshot is not None and variant is not None else
+                    (store.board_snapshot(shown, tournament, elo_history.LIMIT)
+                     for shown in ([variant] if variant else store.variants())))
         try:
-            written = board_export.export(store, export, variants=[variant] if variant else None,
-                                          tournament_id=tournament, min_games=min_games,
+            written = board_export.export(exported, export, min_games=min_games,
                                           replays=[link for _, link in replay_pages]
                                           ) + [path for path, _ in replay_pages]
         except OSError as error:
@@ -152,13 +164,14 @@ def leaderboard(
         if not written:
             err_console.print("nothing to export: no completed matches" + (f" in {tournament}" if tournament else ""))
         return
-    variants, any_games = boards_to_print(store, variant, tournament, format)
-    for number, shown in enumerate(variants):
+    snapshots, any_games = (iter([snapshot]), True) if snapshot is not None else boards_of(store, variant, format)
+    for number, shown in enumerate(snapshots):
         if number:
             print()
-        board = lb.board(store, shown, tournament_id=tournament, min_games=min_games)
+        board = lb.board(shown, min_games=min_games)
         if not board.rows and any_games:
-            err_console.print(f"no completed {shown} matches" + (f" in tournament {tournament}" if tournament else "")
+            err_console.print(f"no completed {shown.variant} matches"
+                              + (f" in tournament {tournament}" if tournament else "")
                               + (f" by bots with {min_games}+ games" if min_games else ""))
         if format == "table":
             render_board(board, "table", console=console)   # one-line headers when the terminal is wide enough
@@ -167,6 +180,13 @@ def leaderboard(
             text = render_board(board, format)
             assert isinstance(text, str)    # only the console table is rich
             print(text.rstrip("\n"))
+
+
+def boards_of(store: Store, variant: str | None, fmt: str) -> tuple[Iterator[BoardSnapshot], bool]:
+    """The snapshots of the boards to print (:func:`boards_to_print`), each read when its
+    turn comes, and whether any variant has completed matches."""
+    variants, any_games = boards_to_print(store, variant, fmt)
+    return (store.board_snapshot(shown) for shown in variants), any_games
 
 
 def parse_replays(value: str) -> str | int | list[str]:
@@ -219,17 +239,16 @@ def crosstable(
     check_choice(format, ct.FORMATS, "--format")
     store = open_store(db, must_exist=True)
     if tournament is not None:
-        tournament_variant = store.get_tournament(tournament).typed_settings.named_variant
-        if variant is not None and tournament_variant not in (None, variant):
-            fail(f"tournament {tournament} is {tournament_variant}, not {variant}")
-        variant = variant or tournament_variant
-    variants, any_games = boards_to_print(store, variant, tournament, format)
-    for number, shown in enumerate(variants):
+        snapshots, any_games = iter([tournament_board(store, variant, tournament)]), True
+    else:
+        snapshots, any_games = boards_of(store, variant, format)
+    for number, snapshot in enumerate(snapshots):
         if number:
             print()
-        table = ct.crosstable(store, shown, tournament_id=tournament)
+        table = ct.crosstable_of(snapshot)
         if not table.bots and any_games:
-            err_console.print(f"no completed {shown} matches" + (f" in tournament {tournament}" if tournament else ""))
+            err_console.print(f"no completed {snapshot.variant} matches"
+                              + (f" in tournament {tournament}" if tournament else ""))
             if format == "table":
                 continue
         text = render_crosstable(table, format)

@@ -24,8 +24,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from arena.results.leaderboard import leaderboard
-from arena.store import Store
+from arena.results.leaderboard import rows_of
+from arena.store import BoardSnapshot, Store
 
 # The formats a crosstable comes in (arena.results.render has one renderer for each).
 FORMATS = ("table", "md", "json", "html")
@@ -63,24 +63,31 @@ class Crosstable:
 
 def crosstable(store: Store, variant: str, tournament_id: str | None = None,
                order: list[str] | None = None) -> Crosstable:
-    """The crosstable of one variant's completed matches (or one tournament's).
+    """The crosstable of one variant's completed matches (or one tournament's):
+    :func:`crosstable_of` the store's snapshot of that board."""
+    return crosstable_of(store.board_snapshot(variant, tournament_id), order)
+
+
+def crosstable_of(snapshot: BoardSnapshot, order: list[str] | None = None) -> Crosstable:
+    """The crosstable of a board's completed matches.
 
     ``order`` is the bots' order when the caller has the leaderboard already (export
     does); otherwise it is the leaderboard's, from its maximum-likelihood fit alone (the
     bootstrap only widens intervals, it never reorders).
     """
-    pairs = pairings(store.outcomes(variant, tournament_id))
+    pairs = pairings(snapshot.outcomes)
     if order is None:
-        order = [row.bot for row in leaderboard(store, variant, tournament_id, samples=0)]
+        order = [row.bot for row in rows_of(snapshot, samples=0)]
     met = {bot for pair in pairs for bot in pair}
     # Every bot that met another, in the board's order; any the order lacks go last by name.
     bots = [bot for bot in order if bot in met] + sorted(met.difference(order))
-    return Crosstable(variant, tournament_id, bots, pairs)
+    tournament_id = snapshot.tournament.id if snapshot.tournament is not None else None
+    return Crosstable(snapshot.variant, tournament_id, bots, pairs)
 
 
 def pairings(outcomes: Iterable[tuple[Sequence[tuple[str, int]], int]]) -> dict[tuple[str, str], Pairing]:
-    """Every pair of bots that met, both ways, from the outcome counts (``Store.outcomes``:
-    each distinct ``(bot, place)`` per seat, and how many completed matches ended so).
+    """Every pair of bots that met, both ways, from the outcome counts (a board snapshot's
+    ``outcomes``: each distinct ``(bot, place)`` per seat, and how many completed matches ended so).
 
     There are far fewer distinct outcomes than matches (100,000 matches of 12 bots end
     in about 14,000 ways), so this beats grouping every pair of seats of every match.

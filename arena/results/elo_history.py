@@ -11,14 +11,14 @@ line starts at the Elo the bot brought into its first game there.
 
 A line keeps at most ``limit`` points (:func:`downsample`): a bot of 100,000 games
 would otherwise put 100,000 points in the page. Over the whole variant the thinning is
-done by the database (``Store.elo_tracks``: every ``stride``-th game of each bot, where
-``stride`` follows from ``elo_ratings.games``), so the page never reads the 400,000 rows
-of a 100,000-match arena; a tournament's rows are read whole
-(``Store.tournament_elo_steps``) and thinned here, which also keeps each line's lowest
-and highest point.
+done by the database (a board snapshot read with ``elo_limit``, see
+``Store.board_snapshot``: its ``elo_tracks`` hold every ``stride``-th game of each bot,
+where ``stride`` follows from ``elo_ratings.games``), so the page never reads the
+400,000 rows of a 100,000-match arena; a tournament's rows are read whole (its
+``elo_steps``) and thinned here, which also keeps each line's lowest and highest point.
 
     >>> import tempfile, os
-    >>> from arena.store import Store
+    >>> from arena.store import BoardSnapshot, BotEloStep, EloTrack, Store
     >>> from arena.records import MatchRecord
     >>> store = Store(os.path.join(tempfile.mkdtemp(), "arena.db"))
     >>> for i in range(3):
@@ -39,7 +39,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from arena.store import Store
+from arena.store import BoardSnapshot, BotEloStep, EloTrack, Store
 
 LIMIT = 300     # points per line: a 720-pixel-wide plot cannot show more
 
@@ -82,19 +82,29 @@ def downsample(points: Sequence[Point], limit: int = LIMIT) -> list[Point]:
 def elo_history(store: Store, variant: str, tournament_id: str | None = None,
                 order: Sequence[str] = (), limit: int = LIMIT) -> list[EloLine]:
     """Each bot's Elo line on the board of ``variant`` (only ``tournament_id``'s games if
-    given), ``order``'s bots first in that order (the board's), any other by name.
-    Only rated games count (completed, between two different bots), as on the board."""
-    if tournament_id is None:
-        lines = _variant_lines(store, variant, limit)
+    given): :func:`lines_of` the store's snapshot of that board, at most ``limit`` points a line."""
+    return lines_of(store.board_snapshot(variant, tournament_id, elo_limit=limit), order)
+
+
+def lines_of(snapshot: BoardSnapshot, order: Sequence[str] = ()) -> list[EloLine]:
+    """Each bot's Elo line on a board whose snapshot holds its Elo (read with an
+    ``elo_limit``: at most that many points a line), ``order``'s bots first in that order
+    (the board's), any other by name. Only rated games count (completed, between two
+    different bots), as on the board."""
+    limit = snapshot.elo_limit
+    if limit is None:
+        raise ValueError("the board's snapshot was read without its Elo (elo_limit)")
+    if snapshot.tournament is None:
+        lines = _variant_lines(snapshot.elo_tracks, limit)
     else:
-        lines = _tournament_lines(store, variant, tournament_id, limit)
+        lines = _tournament_lines(snapshot.elo_steps, limit)
     rank = {bot: i for i, bot in enumerate(order)}
     return sorted(lines, key=lambda line: (rank.get(line.bot, len(rank)), line.bot))
 
 
-def _variant_lines(store: Store, variant: str, limit: int) -> list[EloLine]:
+def _variant_lines(tracks: Sequence[EloTrack], limit: int) -> list[EloLine]:
     lines = []
-    for track in store.elo_tracks(variant, limit):
+    for track in tracks:
         # The store read every stride-th game of the bot and its first (whose elo_before
         # is point 0); its last comes from its current Elo.
         steps = track.steps
@@ -105,9 +115,9 @@ def _variant_lines(store: Store, variant: str, limit: int) -> list[EloLine]:
     return lines
 
 
-def _tournament_lines(store: Store, variant: str, tournament_id: str, limit: int) -> list[EloLine]:
+def _tournament_lines(steps: Sequence[BotEloStep], limit: int) -> list[EloLine]:
     points: dict[str, list[Point]] = {}
-    for step in store.tournament_elo_steps(variant, tournament_id):
+    for step in steps:
         line = points.setdefault(step.bot, [(0, step.elo_before)])
         line.append((len(line), step.elo_after))
     return [EloLine(name, len(line) - 1, downsample(line, limit)) for name, line in points.items()]

@@ -23,7 +23,10 @@ rows always carry ``crashes`` and ``last_crash``.
 
 :func:`board` adds a title and :class:`BoardMetadata` (when, which tournaments and
 game options, how many games, which arena version): what every exported board
-carries, in each format its own way. This module holds the board's data and the words
+carries, in each format its own way. Both compute from one ``arena.store.BoardSnapshot``
+(``Store.board_snapshot``: the board's inputs, read in one transaction); a view reads its
+snapshot once and computes everything it shows from it (:func:`leaderboard` is the read
+and :func:`rows_of` in one call). This module holds the board's data and the words
 every format shows (its notes and crash lines); the formats themselves are
 ``arena.results.render``'s, one module each, and ``arena.results.export`` writes them as files.
 """
@@ -43,7 +46,7 @@ from arena.results.sprt import test_result
 from arena.stats.elo import START_ELO
 from arena.stats.ratings import DEFAULT_BOOTSTRAP_SAMPLES, MIN_UNITS, pairwise_from_tables, rate
 from arena.stats.think_times import RESOLUTION
-from arena.store import LeaderboardInputs, Store
+from arena.store import BoardSnapshot, LeaderboardInputs, Store
 from engine import VARIANT_RECORDS, ConfigError, GameConfig, options_of
 from engine import variant as variant_of
 
@@ -130,34 +133,42 @@ def leaderboard(
     samples: int = DEFAULT_BOOTSTRAP_SAMPLES,
     seed: int = 0,
 ) -> list[LeaderboardRow]:
-    """The leaderboard of one variant over its completed matches (or one tournament's).
+    """The leaderboard of one variant over its completed matches (or one tournament's):
+    :func:`rows_of` the store's snapshot of that board."""
+    return rows_of(store.board_snapshot(variant, tournament_id), min_games, samples, seed)
+
+
+def rows_of(
+    snapshot: BoardSnapshot,
+    min_games: int = 0,
+    samples: int = DEFAULT_BOOTSTRAP_SAMPLES,
+    seed: int = 0,
+) -> list[LeaderboardRow]:
+    """A board's sorted, ranked rows.
 
     Every bot takes part in the fit; ``min_games`` only hides bots with fewer matches.
     The bootstrap is seeded (``seed``), so the same data always gives the same board.
     """
-    return _rows(store.leaderboard_inputs(variant, tournament_id), variant, min_games, samples, seed)
+    return _rows(snapshot.ratings, snapshot.variant, min_games, samples, seed)
 
 
 def board(
-    store: Store,
-    variant: str,
-    tournament_id: str | None = None,
+    snapshot: BoardSnapshot,
     min_games: int = 0,
     samples: int = DEFAULT_BOOTSTRAP_SAMPLES,
     seed: int = 0,
     generated_at: datetime | None = None,
 ) -> Board:
-    """The leaderboard (as :func:`leaderboard`) with its title and metadata.
-
-    Everything comes from one snapshot of the store (``Store.board_inputs``): the rows,
-    the game counts, the tournaments' game options and their A/B tests.
-    """
-    inputs = store.board_inputs(variant, tournament_id)
-    rows = _rows(inputs.ratings, variant, min_games, samples, seed)
-    games = inputs.ratings.games_by_tournament
+    """The leaderboard (as :func:`rows_of`) with its title and metadata: the rows, the
+    game counts, the tournaments' game options and their A/B tests, all from one
+    snapshot of the store (``Store.board_snapshot``)."""
+    variant = snapshot.variant
+    tournament_id = snapshot.tournament.id if snapshot.tournament is not None else None
+    rows = rows_of(snapshot, min_games, samples, seed)
+    games = snapshot.ratings.games_by_tournament
     sets: dict[str, OptionSet] = {}
-    for tournament in inputs.tournaments:
-        options = game_options(inputs.game_options.get(tournament), variant)
+    for tournament in snapshot.tournaments:
+        options = game_options(snapshot.game_options.get(tournament), variant)
         option_set = sets.setdefault(json.dumps(options, sort_keys=True), OptionSet(options, [], 0))
         option_set.tournaments.append(tournament)
         option_set.games += games.get(tournament, 0)
@@ -166,11 +177,11 @@ def board(
         title=title_of(variant, tournament_id),
         metadata=BoardMetadata(
             generated_at=moment.strftime("%Y-%m-%dT%H:%M:%SZ"), variant=variant,
-            score_order=variant_of(variant).score_order, tournaments=inputs.tournaments,
+            score_order=variant_of(variant).score_order, tournaments=snapshot.tournaments,
             games=sum(games.values()), games_outside_tournaments=games.get("", 0),
             option_sets=list(sets.values()), min_games=min_games, arena_version=__version__,
             tests=[{"tournament": tournament, **test_result(test.settings, test.games)}
-                   for tournament, test in inputs.tests.items()],
+                   for tournament, test in snapshot.tests.items()],
         ),
         rows=rows,
     )

@@ -28,8 +28,7 @@ bots          ``register_bot(name, rotate=False) -> token``, ``ensure_bot(name)`
 tournaments   ``create_tournament(settings, master_seed) -> id``, ``get_tournament(id)``,
               ``list_tournaments()``, ``set_tournament_status(id, status)``,
               ``discard_tournament(id)`` (one that never got going, with its schedule and crashes),
-              ``finished_game_indexes(id) -> set[int]`` (what ``--resume`` skips),
-              ``tournament_game_options(ids)`` (the game options each was played with)
+              ``finished_game_indexes(id) -> set[int]`` (what ``--resume`` skips)
 matches       ``save_match(record) -> bool`` (one transaction, idempotent),
               ``save_matches(records) -> int`` (the same, many at once),
               ``load_match(match_id) -> MatchRecord``, ``list_matches(...)``, ``match_count(...)``
@@ -37,12 +36,11 @@ workers       ``put_schedule(tournament_id, games)``, ``scheduled_games(tourname
               ``claim_unit(worker, lease_seconds, tournament_id=None) -> WorkUnit | None``,
               ``renew_lease(unit, worker, lease_seconds)``, ``release_unit(unit, worker)``,
               ``unit_progress(tournament_id)`` (see ``leases.py``)
-boards        ``board_inputs(variant, tournament_id=None)``: a leaderboard's inputs, its
-              tournaments' options and A/B tests, in one transaction
+boards        ``board_snapshot(variant, tournament_id=None, elo_limit=None) -> BoardSnapshot``:
+              all a board, its crosstable and its Elo plot are computed from, in one
+              transaction (see ``snapshots.py``)
 ratings       ``current_elo(variant)``, ``rating_history(bot, variant)``,
-              ``leaderboard_inputs(variant, tournament_id)`` (outcome counts, per-bot sums,
-              Elo and crashes in one snapshot: what arena.results.leaderboard reads),
-              ``elo_tracks(variant, limit)``, ``tournament_elo_steps(variant, id)`` (the Elo plot)
+              ``seat_aggregates(variant, tournament_id=None)`` (per-bot sums)
 reports       ``bot_games(name)`` (a bot's seats and faults: its page),
               ``newest_classic(bot, limit)`` (its exact bids by hand size; see ``reports.py``)
 crashes       ``save_crash(crash)`` (an ``arena.records.BotCrash``),
@@ -59,6 +57,7 @@ The room, module by module:
 ``leases.py``     stored schedules and the leases workers hold on their deals
 ``crashes.py``    bot crashes: one row each, read summed up per bot
 ``queries.py``    reads: matches, ratings, leaderboard inputs
+``snapshots.py``  what a board reads, in one transaction (``BoardSnapshot``)
 ``probes.py``     the benchmarks' own interface (``Probes(store)``): the yardsticks, samples
                   of what the server waits on; not part of ``Store``, imported by ``arena.bench`` only
 ``reports.py``    reads for the other reports: a bot's page, exact bids by hand size, the Elo plot
@@ -87,14 +86,13 @@ from sqlmodel import Session, create_engine
 
 from arena.records import BotCrash, MatchRecord
 from arena.stats.summaries import outcome_key, parse_outcome
-from arena.store import crashes, leases, queries, registry, reports
+from arena.store import crashes, leases, queries, registry, reports, snapshots
 from arena.store.codec import LOG_FORMAT, decode_log, encode_log
 from arena.store.crashes import CrashSummary
 from arena.store.errors import NotStored, StoreError, StoreUnavailable, driver_errors_translated
 from arena.store.leases import DealProgress, ScheduledGameLike, WorkUnit
 from arena.store.queries import (
     AbTestGames,
-    BoardInputs,
     LeaderboardInputs,
     MatchSummary,
     RatingChange,
@@ -105,9 +103,10 @@ from arena.store.registry import BotInfo, TournamentInfo, hash_token
 from arena.store.reports import BotEloStep, BotFault, BotGames, BotSeat, ClassicGame, EloStep, EloTrack, NewestClassic
 from arena.store.save import MatchSaver
 from arena.store.schema import SCHEMA_VERSION, TAKE_WRITE_LOCK, is_current, open_schema
+from arena.store.snapshots import BoardSnapshot
 
 __all__ = [
-    "LOG_FORMAT", "SCHEMA_VERSION", "AbTestGames", "BoardInputs", "BotEloStep", "BotFault", "BotGames", "BotInfo",
+    "LOG_FORMAT", "SCHEMA_VERSION", "AbTestGames", "BoardSnapshot", "BotEloStep", "BotFault", "BotGames", "BotInfo",
     "BotSeat", "ClassicGame",
     "CrashSummary", "DealProgress", "EloStep", "EloTrack", "LeaderboardInputs", "MatchSummary", "NewestClassic",
     "NotStored", "RatingChange", "SeatAggregate", "ScheduledGameLike", "Store", "StoreError",
@@ -354,14 +353,6 @@ class Store:
         with self._read() as session:
             return registry.finished_game_indexes(session, tournament_id)
 
-    def tournament_game_options(self, tournament_ids: Sequence[str]) -> dict[str, dict[str, Any] | None]:
-        """The engine game options each tournament was played with, as stored: its
-        settings' ``game`` (a GameConfig as a dict, possibly only the non-default options),
-        or, when the settings do not have them (a tournament organised elsewhere), the
-        config of its first stored match. None when neither is known."""
-        with self._read() as session:
-            return registry.tournament_game_options(session, tournament_ids)
-
     # -- workers (leases.py) ----------------------------------------------------------------
 
     def put_schedule(self, tournament_id: str, games: Sequence[ScheduledGameLike]) -> None:
@@ -512,50 +503,19 @@ class Store:
         with self._read() as session:
             return queries.current_elo(session, variant)
 
-    def outcomes(self, variant: str, tournament_id: str | None = None) -> list[tuple[list[tuple[str, int]], int]]:
-        """The raw material of the Bradley–Terry fit: every distinct outcome of the completed
-        matches, as ``([(bot, place) per seat], how many matches ended so)``.
-        """
-        with self._read() as session:
-            return queries.outcomes(session, variant, tournament_id)
-
     def seat_aggregates(self, variant: str, tournament_id: str | None = None) -> list[SeatAggregate]:
         """Per-bot sums over the completed matches of a variant (optionally one tournament)."""
         with self._read() as session:
             return queries.seat_aggregates(session, variant, tournament_id)
 
-    def leaderboard_inputs(self, variant: str, tournament_id: str | None = None) -> LeaderboardInputs:
-        """Outcome counts, per-bot sums, current Elo and the bots' crashes read in one
-        transaction, so a match saved meanwhile cannot show up in one and not in the others."""
+    def board_snapshot(self, variant: str | None, tournament_id: str | None = None,
+                       elo_limit: int | None = None) -> BoardSnapshot:
+        """Everything a board of ``variant`` (only ``tournament_id``'s games, when given), its
+        crosstable and, with ``elo_limit``, its Elo plot are computed from, read in one
+        transaction (see ``snapshots.py``). ``variant`` None: the tournament's. An unknown
+        tournament is ``NotStored``."""
         with self._read() as session:
-            return queries.leaderboard_inputs(session, variant, tournament_id)
-
-    def board_inputs(self, variant: str, tournament_id: str | None = None) -> BoardInputs:
-        """A board's inputs in one transaction: :meth:`leaderboard_inputs`, the tournaments
-        it counts (``tournament_id``, or every tournament with a completed match of the
-        variant) with their game options, and the A/B tests among them with their games."""
-        with self._read() as session:
-            ratings = queries.leaderboard_inputs(session, variant, tournament_id)
-            tournaments = ([tournament_id] if tournament_id is not None
-                           else sorted(t for t in ratings.games_by_tournament if t))
-            tests: dict[str, AbTestGames] = {}
-            for tournament in tournaments:
-                settings = registry.get_tournament(session, tournament, self.name).typed_settings
-                if settings.sprt is not None:
-                    tests[tournament] = AbTestGames(settings, queries.list_matches(session, None, tournament, None,
-                                                                                   settings.games + 1))
-            return BoardInputs(ratings, tournaments, registry.tournament_game_options(session, tournaments), tests)
-
-    def elo_tracks(self, variant: str, limit: int) -> list[EloTrack]:
-        """Each bot rated in ``variant``: its Elo and rated games now, its first game and
-        every few after, about ``limit - 4`` of them (see ``reports.elo_tracks``)."""
-        with self.engine.connect() as conn:     # one transaction: one snapshot of both tables
-            return reports.elo_tracks(conn, variant, limit)
-
-    def tournament_elo_steps(self, variant: str, tournament_id: str) -> list[BotEloStep]:
-        """Every online-Elo change of ``variant`` in the tournament's matches, in counting order."""
-        with self.engine.connect() as conn:
-            return reports.tournament_elo_steps(conn, variant, tournament_id)
+            return snapshots.board_snapshot(session, variant, tournament_id, elo_limit, self.name)
 
     # -- reports (reports.py) -----------------------------------------------------------
 

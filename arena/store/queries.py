@@ -3,7 +3,8 @@
 Each function reads in the session the ``Store`` opens for it; ``where`` names the
 database in messages. A leaderboard never reads match logs: it reads the summary
 tables the save path keeps (``outcome_counts``, ``bot_totals``), the current Elo and
-the bots' crashes (``crashes.py``), in one snapshot (:func:`leaderboard_inputs`).
+the bots' crashes (``crashes.py``), in one transaction (:func:`leaderboard_inputs`; a board reads
+it with the rest of its snapshot, ``snapshots.py``).
 """
 
 from __future__ import annotations
@@ -115,21 +116,10 @@ class LeaderboardInputs:
 @dataclass
 class AbTestGames:
     """An A/B test among a board's tournaments: its stored settings and its stored games
-    (newest first, at most its game limit and one more)."""
+    (newest first, at most its game limit and one more); ``snapshots.py`` reads them."""
 
     settings: TournamentSettings
     games: list[MatchSummary]
-
-
-@dataclass
-class BoardInputs:
-    """Everything a leaderboard with its metadata is computed from, read in one
-    transaction (``Store.board_inputs``)."""
-
-    ratings: LeaderboardInputs
-    tournaments: list[str]                          # the tournaments the board counts
-    game_options: dict[str, dict[str, Any] | None]  # per tournament (Store.tournament_game_options)
-    tests: dict[str, AbTestGames] = field(default_factory=dict)   # the A/B tests among them
 
 
 # -- matches ----------------------------------------------------------------------------

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cached_property
@@ -168,21 +168,31 @@ def finished_game_indexes(session: Session, tournament_id: str) -> set[int]:
     return {i for i in rows if i is not None}
 
 
-def tournament_game_options(session: Session, tournament_ids: Sequence[str]) -> dict[str, dict[str, Any] | None]:
-    """See ``Store.tournament_game_options``."""
-    wanted = sorted(set(tournament_ids))
-    options: dict[str, dict[str, Any] | None] = {}
-    for chunk in chunks(wanted):
+def stored_settings(session: Session, tournament_ids: Sequence[str]) -> dict[str, TournamentSettings]:
+    """The typed settings of each of these tournaments that is stored (read a chunk at a time)."""
+    found: dict[str, TournamentSettings] = {}
+    for chunk in chunks(sorted(set(tournament_ids))):
         for tournament_id, settings_json in session.exec(
                 select(TournamentRow.id, TournamentRow.settings_json).where(col(TournamentRow.id).in_(chunk))):
-            settings = TournamentSettings.from_dict(loads(settings_json))
-            if settings.game and not settings.organised_elsewhere:
-                options[tournament_id] = settings.game
-    for tournament_id in wanted:
-        if tournament_id not in options:
-            config = session.exec(select(MatchRow.config_json).where(MatchRow.tournament_id == tournament_id)
-                                  .order_by(col(MatchRow.id)).limit(1)).first()
-            options[tournament_id] = loads(config) if config is not None else None
+            found[tournament_id] = TournamentSettings.from_dict(loads(settings_json))
+    return found
+
+
+def game_options(session: Session, settings: Mapping[str, TournamentSettings],
+                 tournament_ids: Sequence[str]) -> dict[str, dict[str, Any] | None]:
+    """The engine game options each tournament was played with, as stored: its settings'
+    ``game`` (a GameConfig as a dict, possibly only the non-default options), or, when
+    its settings (``settings``, by tournament) do not have them (a tournament organised
+    elsewhere), the config of its first stored match. None when neither is known."""
+    options: dict[str, dict[str, Any] | None] = {}
+    for tournament_id in sorted(set(tournament_ids)):
+        stored = settings.get(tournament_id)
+        if stored is not None and stored.game and not stored.organised_elsewhere:
+            options[tournament_id] = stored.game
+            continue
+        config = session.exec(select(MatchRow.config_json).where(MatchRow.tournament_id == tournament_id)
+                              .order_by(col(MatchRow.id)).limit(1)).first()
+        options[tournament_id] = loads(config) if config is not None else None
     return options
 
 

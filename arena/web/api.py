@@ -11,10 +11,11 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+from arena.results import crosstable as ct
 from arena.results import elo_history
 from arena.results import leaderboard as lb
 from arena.results.render import render_board
-from arena.store import NotStored, Store, StoreError, TournamentInfo
+from arena.store import BoardSnapshot, NotStored, Store, StoreError, TournamentInfo
 from arena.tournament.lock import resume_command, shown_status
 from arena.web import disclosure
 from arena.web.bots import Boards, NoSuchBot, bot_json
@@ -46,38 +47,50 @@ def check_variant(variant: str) -> None:
         raise NotFound(f"no variant {variant!r} (choose {', '.join(VARIANTS)})")
 
 
-def check_tournament(store: Store, variant: str, tournament_id: str | None) -> None:
-    """NotFound unless the tournament exists and was played in ``variant``."""
-    if tournament_id is None:
-        return
+def board_snapshot(store: Store, variant: str, tournament_id: str | None = None,
+                   elo_limit: int | None = None) -> BoardSnapshot:
+    """The store's snapshot of a board (``Store.board_snapshot``; its Elo plot's too with
+    ``elo_limit``): NotFound for an unknown variant or tournament, or a tournament played
+    in another variant."""
+    check_variant(variant)
     with not_found_as_404():
-        info = store.get_tournament(tournament_id)
-    played = info.typed_settings.named_variant
+        snapshot = store.board_snapshot(variant, tournament_id, elo_limit)
+    played = snapshot.tournament.typed_settings.named_variant if snapshot.tournament is not None else None
     if played not in (None, variant):
         raise NotFound(f"tournament {tournament_id} is {played}, not {variant}")
+    return snapshot
 
 
 def leaderboard(store: Store, variant: str, tournament_id: str | None = None) -> dict[str, Any]:
     """The same JSON as ``arena leaderboard --variant V [--tournament ID] --format json``."""
-    check_variant(variant)
-    check_tournament(store, variant, tournament_id)
-    board = lb.board(store, variant, tournament_id=tournament_id)
-    text = render_board(board, "json")
+    return board_json(board_snapshot(store, variant, tournament_id))
+
+
+def board_json(snapshot: BoardSnapshot) -> dict[str, Any]:
+    """A board's JSON (:func:`leaderboard`) from its snapshot."""
+    text = render_board(lb.board(snapshot), "json")
     assert isinstance(text, str)    # only the console table is rich
     return dict(json.loads(text))
 
 
-def elo(store: Store, variant: str, tournament_id: str | None = None,
-        order: list[str] | None = None) -> dict[str, Any]:
+def elo(store: Store, variant: str, tournament_id: str | None = None) -> dict[str, Any]:
     """Each bot's online Elo over its games (``arena.results.elo_history``, at most
-    ``LIMIT`` points a bot), in ``order`` (default: the board's)."""
-    check_variant(variant)
-    check_tournament(store, variant, tournament_id)
+    ``LIMIT`` points a bot), in the board's order."""
+    return elo_json(board_snapshot(store, variant, tournament_id, elo_history.LIMIT))
+
+
+def elo_json(snapshot: BoardSnapshot, order: list[str] | None = None) -> dict[str, Any]:
+    """:func:`elo` from a board's snapshot read with its Elo, in ``order`` (default: the board's)."""
     if order is None:
         # The order is the fit's ratings alone: no bootstrap needed for it (half the time).
-        order = [row.bot for row in lb.leaderboard(store, variant, tournament_id=tournament_id, samples=0)]
-    lines = elo_history.elo_history(store, variant, tournament_id, order=order)
-    return elo_history.to_json(variant, tournament_id, lines)
+        order = [row.bot for row in lb.rows_of(snapshot, samples=0)]
+    tournament_id = snapshot.tournament.id if snapshot.tournament is not None else None
+    return elo_history.to_json(snapshot.variant, tournament_id, elo_history.lines_of(snapshot, order=order))
+
+
+def crosstable(store: Store, variant: str, tournament_id: str | None = None) -> dict[str, Any]:
+    """The same JSON as ``arena crosstable --variant V [--tournament ID] --format json``."""
+    return ct.to_json(ct.crosstable_of(board_snapshot(store, variant, tournament_id)))
 
 
 def master_seed(info: TournamentInfo) -> int | None:

@@ -27,6 +27,7 @@ from starlette.responses import JSONResponse, RedirectResponse, Response, Stream
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from arena.results import elo_history
 from arena.store import Store, StoreError, StoreUnavailable
 from arena.web import api, disclosure, live
 from arena.web.bots import Boards
@@ -116,18 +117,13 @@ def leaderboard_data(request: Request) -> dict[str, Any]:
     return api.leaderboard(_store(request), request.path_params["variant"], _tournament_param(request))
 
 
-def elo_data(request: Request, order: list[str] | None = None) -> dict[str, Any]:
-    return api.elo(_store(request), request.path_params["variant"], _tournament_param(request), order=order)
+def elo_data(request: Request) -> dict[str, Any]:
+    return api.elo(_store(request), request.path_params["variant"], _tournament_param(request))
 
 
 def crosstable_data(request: Request) -> dict[str, Any]:
     """``arena.results.crosstable`` of the variant (and tournament) asked for."""
-    from arena.results import crosstable
-
-    variant, tournament = request.path_params["variant"], _tournament_param(request)
-    api.check_variant(variant)
-    api.check_tournament(_store(request), variant, tournament)
-    return crosstable.to_json(crosstable.crosstable(_store(request), variant, tournament))
+    return api.crosstable(_store(request), request.path_params["variant"], _tournament_param(request))
 
 
 def tournament_data(request: Request, with_matches: bool = True) -> dict[str, Any]:
@@ -177,9 +173,12 @@ def index(request: Request) -> Response:
 
 
 def leaderboard_page(request: Request) -> Response:
-    """The board, and under it each bot's online Elo over its games (in the board's order)."""
-    board = leaderboard_data(request)
-    elo = elo_data(request, order=[row["bot"] for row in board["rows"]])
+    """The board, and under it each bot's online Elo over its games (in the board's order):
+    both from one snapshot of the store."""
+    snapshot = api.board_snapshot(_store(request), request.path_params["variant"], _tournament_param(request),
+                                  elo_history.LIMIT)
+    board = api.board_json(snapshot)
+    elo = api.elo_json(snapshot, order=[row["bot"] for row in board["rows"]])
     return _page(request, "leaderboard.html", board=board, tournament_id=_tournament_param(request), elo=elo)
 
 

@@ -71,7 +71,8 @@ class Boards:
             found = self._kept.get(variant)
         if found is not None and found[0] == count:
             return found[1]
-        board = Board(lb.leaderboard(store, variant), elo_history.elo_history(store, variant))
+        snapshot = store.board_snapshot(variant, elo_limit=elo_history.LIMIT)
+        board = Board(lb.rows_of(snapshot), elo_history.lines_of(snapshot))
         with self._lock:
             self._kept[variant] = (count, board)
         return board

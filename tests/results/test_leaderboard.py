@@ -20,12 +20,18 @@ from rich.console import Console
 from rich.table import Table
 
 from arena.records import FaultRecord, MatchRecord
+from arena.results.elo_history import LIMIT
 from arena.results.export import export
 from arena.results.leaderboard import FORMATS, LeaderboardRow, board, leaderboard
 from arena.results.render import render, render_board
 from arena.stats.ratings import pairwise_from_tables
 from arena.stats.think_times import RESOLUTION
-from arena.store import Store
+from arena.store import BoardSnapshot, Store
+
+
+def every_board(store: Store) -> list[BoardSnapshot]:
+    """What ``arena leaderboard --export`` exports: the board of every variant, with its Elo plot."""
+    return [store.board_snapshot(variant, elo_limit=LIMIT) for variant in store.variants()]
 
 
 @pytest.fixture
@@ -216,12 +222,12 @@ def test_unknown_format(filled: Store) -> None:
 
 def test_export_writes_one_set_per_variant(filled: Store, tmp_path: Path) -> None:
     target = tmp_path / "leaderboards"
-    written = export(filled, target)
+    written = export(every_board(filled), target)
     crosstables = ["classic-crosstable.html", "classic-crosstable.json", "classic-crosstable.md"]
     assert sorted(p.name for p in written) == [*crosstables, "classic.csv", "classic.html", "classic.json",
                                                "classic.md"]
     filled.save_match(extreme("x1", [("ann", 3, 1), ("bob", 9, 2)]))
-    written = export(filled, target)
+    written = export(every_board(filled), target)
     assert sorted(p.name for p in written) == [
         *crosstables, "classic.csv", "classic.html", "classic.json", "classic.md",
         "extreme-crosstable.html", "extreme-crosstable.json", "extreme-crosstable.md",
@@ -284,7 +290,7 @@ def test_metadata_of_a_board(played_boards: tuple[Store, dict[str, list[MatchRec
 
     store, games = played_boards
     three, four = _tournament_of(games, "three"), _tournament_of(games, "four")
-    result = board(store, "classic", samples=20, generated_at=T0)
+    result = board(store.board_snapshot("classic"), samples=20, generated_at=T0)
     meta = result.metadata
     assert meta.generated_at == "2025-03-01T12:00:00Z"
     assert (meta.variant, meta.score_order, meta.arena_version) == ("classic", "higher_is_better", SERVER_VERSION)
@@ -295,7 +301,7 @@ def test_metadata_of_a_board(played_boards: tuple[Store, dict[str, list[MatchRec
     assert sorted((s.options["players"], s.tournaments, s.games) for s in meta.option_sets) == [
         (3, sorted([three, "t-remote"]), 5), (4, [four], 2)]
     assert all(s.options == {"players": s.options["players"], **classic_options} for s in meta.option_sets)
-    one = board(store, "classic", tournament_id=four, min_games=2, samples=20).metadata
+    one = board(store.board_snapshot("classic", four), min_games=2, samples=20).metadata
     assert (one.tournaments, one.games, one.games_outside_tournaments, one.min_games) == ([four], 2, 0, 2)
     assert [(s.options["players"], s.tournaments) for s in one.option_sets] == [(4, [four])]
 
@@ -303,7 +309,7 @@ def test_metadata_of_a_board(played_boards: tuple[Store, dict[str, list[MatchRec
 def test_every_export_format_carries_the_metadata(played_boards: tuple[Store, dict[str, list[MatchRecord]]],
                                                   tmp_path: Path) -> None:
     store, games = played_boards
-    result = board(store, "classic", samples=20, generated_at=T0)
+    result = board(store.board_snapshot("classic"), samples=20, generated_at=T0)
     tournaments = result.metadata.tournaments
     version = result.metadata.arena_version
 
@@ -338,7 +344,7 @@ def test_every_export_format_carries_the_metadata(played_boards: tuple[Store, di
         assert len(json.loads(line["meta_option_sets"])) == 2
     assert float(parsed[0]["think_p50_ms"]) == pytest.approx(result.rows[0].think_p50_ms, abs=1e-4)
 
-    written = export(store, tmp_path / "boards", generated_at=T0)
+    written = export(every_board(store), tmp_path / "boards", generated_at=T0)
     assert sorted(p.name for p in written) == ["classic-crosstable.html", "classic-crosstable.json",
                                                "classic-crosstable.md", "classic.csv", "classic.html",
                                                "classic.json", "classic.md"]
@@ -378,7 +384,7 @@ def test_the_cli_writes_the_metadata_in_every_format(tmp_path: Path, capsys: pyt
 
 def test_extreme_says_lower_scores_are_better_in_every_format(store: Store) -> None:
     store.save_match(extreme("x1", [("ann", 3, 1), ("bob", 9, 2)]))
-    result = board(store, "extreme", samples=20)
+    result = board(store.board_snapshot("extreme"), samples=20)
     wide, narrow = Console(record=True, width=160), Console(record=True, width=80)
     render_board(result, "table", console=wide)
     render_board(result, "table", console=narrow)
@@ -393,7 +399,7 @@ def test_extreme_says_lower_scores_are_better_in_every_format(store: Store) -> N
     assert json.loads(str(render_board(result, "json")))["metadata"]["score_order"] == "lower_is_better"
     # Classic keeps its plain header, and says the opposite where it says anything.
     store.save_match(classic("c1", [("ann", 50, 1, 1), ("bob", 10, 2, 0)]))
-    plain = board(store, "classic", samples=20)
+    plain = board(store.board_snapshot("classic"), samples=20)
     plain_md = str(render_board(plain, "md"))
     assert "| Avg score |" in plain_md and "higher scores are better" in plain_md
     assert "avg_score" in str(render_board(plain, "csv")).splitlines()[0].split(",")
@@ -424,7 +430,7 @@ def test_tournament_matches_reach_the_rating_with_their_deal(store: Store) -> No
         record.seed = seed
         store.save_match(record)
     store.save_match(classic("alone", [("ann", 9, 1, 0), ("bob", 1, 2, 0)]))
-    inputs = store.leaderboard_inputs("classic")
+    inputs = store.board_snapshot("classic").ratings
     [(bots, places, deal)] = inputs.deals
     assert len(deal) == 4 and deal[0] == deal[1] != deal[2] == deal[3]
     assert [inputs.bots[b] for b in bots[0]] == ["ann", "bob"] and places[0].tolist() == [1, 2]
@@ -432,7 +438,7 @@ def test_tournament_matches_reach_the_rating_with_their_deal(store: Store) -> No
     games = pairwise_from_tables(inputs.tables, len(inputs.bots), deals=inputs.deals)
     assert (games.matches, games.unit_count) == (5, 3)
     # One tournament's board reads only its own matches, with the same deals.
-    own = store.leaderboard_inputs("classic", tid)
+    own = store.board_snapshot("classic", tid).ratings
     assert own.tables == [] and len(own.deals[0][2]) == 4
 
 
@@ -449,7 +455,7 @@ def test_groups_that_never_met_are_named_on_every_format(store: Store) -> None:
     for i in range(6):
         store.save_match(classic(f"a{i}", [("ann", 9, 1 + i % 2, 0), ("bob", 5, 2 - i % 2, 0)]))
         store.save_match(classic(f"c{i}", [("cy", 9, 1 + (i % 3 == 0), 0), ("dee", 5, 2 - (i % 3 == 0), 0)]))
-    result = board(store, "classic", samples=50)
+    result = board(store.board_snapshot("classic"), samples=50)
     by_bot = {row.bot: row for row in result.rows}
     assert {bot: row.group for bot, row in by_bot.items()} == {"ann": 1, "bob": 1, "cy": 2, "dee": 2}
     # Each group is centred on its own: ann and bob are even, cy won 4 of 6 against dee.
@@ -468,7 +474,7 @@ def test_groups_that_never_met_are_named_on_every_format(store: Store) -> None:
     # group that never lost to the other, and its ratings only bounds).
     store.save_match(classic("bridge", [("ann", 9, 1, 0), ("cy", 5, 2, 0)]))
     store.save_match(classic("back", [("ann", 5, 2, 0), ("cy", 9, 1, 0)]))
-    joined = board(store, "classic", samples=20)
+    joined = board(store.board_snapshot("classic"), samples=20)
     assert {row.group for row in joined.rows} == {None}
     assert json.loads(str(render_board(joined, "json")))["notes"] == []
 
@@ -478,7 +484,7 @@ def test_a_perfect_record_is_only_a_lower_bound(store: Store) -> None:
         places = [1, 2 + i % 2, 3 - i % 2]
         store.save_match(classic(f"m{i}", [("ace", 50, places[0], 0), ("bob", 20, places[1], 0),
                                            ("cy", 10, places[2], 0)]))
-    result = board(store, "classic", samples=50)
+    result = board(store.board_snapshot("classic"), samples=50)
     ace = result.rows[0]
     assert (ace.bot, ace.bound) == ("ace", "lower") and [r.bound for r in result.rows[1:]] == [None, None]
     texts = _render_all(result)

@@ -151,7 +151,7 @@ def test_a_board_of_one_or_two_deals_shows_the_interval_as_unknown(tmp_path: Pat
     path = tmp_path / "arena.db"
     duplicate_tournament(path, deals)
     with Store(str(path)) as store:
-        result = board(store, "classic")
+        result = board(store.board_snapshot("classic"))
     assert [row.interval for row in result.rows] == [None, None, None]
     unbounded = [row.bot for row in result.rows if not row.bound]
     table = render_board(result, "md")
@@ -176,7 +176,7 @@ def test_three_deals_give_an_interval_wider_than_the_plain_one(tmp_path: Path) -
     duplicate_tournament(path, 3)
     with Store(str(path)) as store:
         rows = {row.bot: row.interval for row in leaderboard(store, "classic")}
-        inputs = store.leaderboard_inputs("classic")
+        inputs = store.board_snapshot("classic").ratings
     fit = rate(pairwise_from_tables(inputs.tables, n_bots=len(inputs.bots), deals=inputs.deals))
     multiplier = interval_multiplier(3)
     assert multiplier is not None

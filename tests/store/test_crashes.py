@@ -119,15 +119,15 @@ def test_discarding_a_tournament_removes_its_crashes_only(store: Store) -> None:
     assert store.crashes(tournament_id=tid) == {}
 
 
-def test_the_leaderboard_inputs_carry_the_boards_crashes(store: Store) -> None:
+def test_a_boards_snapshot_carries_its_crashes(store: Store) -> None:
     tid = store.create_tournament({"game": {"variant": "classic"}}, master_seed=1)
     store.save_match(classic("m1", [("ann", 10, 1, 1), ("evil", 0, 2, 0)], tournament_id=tid, game_index=0))
     store.save_crash(crash("evil", OOM, 0, tid))
     store.save_crash(crash("evil", "exited with code 1", -1, variant="classic"))
     store.save_crash(crash("ann", "exited with code 1", 0, variant="extreme"))
-    assert store.leaderboard_inputs("classic").crashes == store.crashes("classic")
-    assert store.leaderboard_inputs("classic", tid).crashes == {"evil": CrashSummary("evil", 1, OOM, T0)}
-    assert store.leaderboard_inputs("classic").crashes["evil"].count == 2
+    assert store.board_snapshot("classic").ratings.crashes == store.crashes("classic")
+    assert store.board_snapshot("classic", tid).ratings.crashes == {"evil": CrashSummary("evil", 1, OOM, T0)}
+    assert store.board_snapshot("classic").ratings.crashes["evil"].count == 2
 
 
 # --------------------------------------------------------------------------------------
@@ -209,8 +209,7 @@ TEXT_FORMATS = ("md", "csv", "json", "html")
 def rendered(store: Store, variant: str, tournament_id: str | None = None, min_games: int = 0) -> dict[str, str]:
     """Every format of a board: the text ones with their metadata, the terminal table as
     printed on a wide console, and without metadata on a narrow one."""
-    result = board(store, variant, tournament_id=tournament_id, min_games=min_games, samples=20,
-                   generated_at=T0)
+    result = board(store.board_snapshot(variant, tournament_id), min_games=min_games, samples=20, generated_at=T0)
     texts = {fmt: str(render_board(result, fmt)) for fmt in TEXT_FORMATS}
     for width in (80, 200):
         console = Console(record=True, width=width)

@@ -334,7 +334,7 @@ def test_a_match_past_a_gap_waits_for_it(store: Store) -> None:
     store.save_match(result_of(tid, games[1]))
     store.save_match(result_of(tid, games[2]))
     assert store.current_elo("classic") == {}
-    assert store.outcomes("classic", tid)         # on the board meanwhile
+    assert store.board_snapshot("classic", tid).outcomes         # on the board meanwhile
     store.save_match(result_of(tid, games[0]))
     assert {n for _, n in store.current_elo("classic").values()} == {3}
     assert [c.match_id for c in store.rating_history("a", "classic")] == [f"{tid}-{i:05d}" for i in range(3)]

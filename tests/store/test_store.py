@@ -307,7 +307,7 @@ def test_a_failed_save_leaves_nothing(store: Store) -> None:
     assert store.match_count() == 0
     assert store.list_bots() == []                 # the bots it created are gone too
     assert store.current_elo("classic") == {}
-    assert store.outcomes("classic") == [] and store.seat_aggregates("classic") == []
+    assert store.board_snapshot("classic").outcomes == [] and store.seat_aggregates("classic") == []
     with store.engine.connect() as conn:
         for table in ("matches", "match_seats", "match_logs", "rating_history", "elo_ratings"):
             assert conn.exec_driver_sql(f"select count(*) from {table}").scalar() == 0, table
@@ -491,7 +491,7 @@ def test_bulk_save_equals_one_by_one(tmp_path: Path) -> None:
         assert one.current_elo("classic") == bulk.current_elo("classic")
         for bot in "abcde":
             assert one.rating_history(bot, "classic") == bulk.rating_history(bot, "classic")
-        assert sorted(one.outcomes("classic")) == sorted(bulk.outcomes("classic"))
+        assert sorted(one.board_snapshot("classic").outcomes) == sorted(bulk.board_snapshot("classic").outcomes)
         assert sorted(one.seat_aggregates("classic"), key=lambda a: a.bot) == \
             sorted(bulk.seat_aggregates("classic"), key=lambda a: a.bot)
         assert [one.load_match(r.match_id) for r in records] == [bulk.load_match(r.match_id) for r in records]

@@ -27,5 +27,7 @@ def test_the_stub_of_a_tournament_organised_elsewhere_reads_typed(store: Store) 
     stub = store.get_tournament("t-else").typed_settings
     assert stub.organised_elsewhere and stub.named_variant == "extreme" and stub.bots == [] and stub.sprt is None
     # Its game options are its first match's (the stub's game names only the variant).
-    options = store.tournament_game_options(["t-else"])["t-else"]
+    board = store.board_snapshot(None, "t-else")
+    options = board.game_options["t-else"]
     assert options is not None and options["variant"] == "extreme" and options["players"] == 3
+    assert board.variant == "extreme" and board.tournaments == ["t-else"]

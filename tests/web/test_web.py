@@ -258,7 +258,7 @@ def test_a_locked_database_is_a_503_page(web_db: tuple[Path, str], monkeypatch: 
     def locked(*args: Any, **kwargs: Any) -> None:
         raise StoreUnavailable("database is locked")
 
-    monkeypatch.setattr(app.state.store, "board_inputs", locked)
+    monkeypatch.setattr(app.state.store, "board_snapshot", locked)
     monkeypatch.setattr(app.state.store, "load_match", locked)
     client = TestClient(app)
     for path in ("/leaderboard/classic", "/matches/open-0"):

@@ -1,0 +1,87 @@
+"""What a view reads, in one transaction: a board's snapshot.
+
+A board (``arena leaderboard``, the web's board page and its JSON, an exported board),
+its crosstable and its Elo plot are computed by ``arena.results`` from one
+:class:`BoardSnapshot`, which :func:`board_snapshot` reads in the one transaction the
+``Store`` opens for it (``Store.board_snapshot``): a match saved meanwhile is in all of
+it or in none. The view then computes from the snapshot and renders; it never goes back
+to the store. Each tournament's stored settings are parsed once, here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlmodel import Session
+
+from arena.settings import TournamentSettings
+from arena.store.queries import AbTestGames, LeaderboardInputs, leaderboard_inputs, list_matches, outcomes
+from arena.store.registry import TournamentInfo, game_options, get_tournament, stored_settings
+from arena.store.reports import BotEloStep, EloTrack, elo_tracks, tournament_elo_steps
+from engine import VARIANTS
+
+# One distinct outcome of a board's completed matches: ``(bot, place)`` per seat, by name,
+# and how many matches ended so (the crosstable's material).
+Outcome = tuple[list[tuple[str, int]], int]
+
+
+@dataclass(frozen=True)
+class BoardSnapshot:
+    """Everything a board of one variant (or one tournament's board), its crosstable and
+    its Elo plot are computed from."""
+
+    variant: str
+    tournament: TournamentInfo | None        # the board's tournament, when it is one's
+    ratings: LeaderboardInputs               # the rows' material (outcomes, sums, Elo, crashes)
+    tournaments: list[str]                   # the tournaments the board counts
+    game_options: dict[str, dict[str, Any] | None]   # per tournament, as stored (registry.game_options)
+    tests: dict[str, AbTestGames]            # the A/B tests among the tournaments, with their games
+    outcomes: list[Outcome]                  # every distinct outcome and its count (the crosstable)
+    # The Elo plot's material, read only when asked for (``elo_limit``, at most that many
+    # points a line): the variant's tracks (a board of every match) or the tournament's
+    # Elo changes in counting order (a tournament's board); empty when not read.
+    elo_limit: int | None = None
+    elo_tracks: list[EloTrack] = field(default_factory=list)
+    elo_steps: list[BotEloStep] = field(default_factory=list)
+
+
+def board_snapshot(session: Session, variant: str | None, tournament_id: str | None, elo_limit: int | None,
+                   where: str) -> BoardSnapshot:
+    """The board of ``variant`` over its completed matches (only ``tournament_id``'s, when
+    given: ``NotStored`` if there is no such tournament), in the caller's one transaction.
+
+    ``variant`` None takes the tournament's: the one its settings name, else that of its
+    first stored match (a tournament organised elsewhere), else the engine's first."""
+    tournament = get_tournament(session, tournament_id, where) if tournament_id is not None else None
+    if tournament is not None:
+        settings = {tournament.id: tournament.typed_settings}
+        options = game_options(session, settings, [tournament.id])
+        if variant is None:
+            stored = options[tournament.id] or {}
+            variant = tournament.typed_settings.named_variant or str(stored.get("variant") or VARIANTS[0])
+    if variant is None:
+        raise ValueError("a board without a tournament needs its variant")
+    ratings = leaderboard_inputs(session, variant, tournament_id)
+    if tournament is None:
+        tournaments = sorted(t for t in ratings.games_by_tournament if t)
+        settings = stored_settings(session, tournaments)
+        options = game_options(session, settings, tournaments)
+    else:
+        tournaments = [tournament.id]
+    tests = {tournament_of: AbTestGames(stored, list_matches(session, None, tournament_of, None,
+                                                                     stored.games + 1))
+             for tournament_of, stored in _tests(settings, tournaments)}
+    tracks: list[EloTrack] = []
+    steps: list[BotEloStep] = []
+    if elo_limit is not None and tournament_id is None:
+        tracks = elo_tracks(session.connection(), variant, elo_limit)
+    elif elo_limit is not None and tournament_id is not None:
+        steps = tournament_elo_steps(session.connection(), variant, tournament_id)
+    return BoardSnapshot(variant, tournament, ratings, tournaments, options, tests,
+                         outcomes(session, variant, tournament_id), elo_limit, tracks, steps)
+
+
+def _tests(settings: dict[str, TournamentSettings], tournaments: list[str]) -> list[tuple[str, TournamentSettings]]:
+    """The A/B tests among ``tournaments``, in their order."""
+    return [(t, settings[t]) for t in tournaments if settings[t].sprt is not None]
