@@ -541,7 +541,7 @@ def test_the_retrying_bot_connects_when_the_arena_comes_and_exits_0_when_it_stop
         try:
             arena = await asyncio.to_thread(arena_server, port=port, local_bots={"late": "tok-late"})
             try:
-                await asyncio.to_thread(arena.call, arena.arena.wait_connected(["late"], 15))
+                await asyncio.to_thread(arena.call, arena.arena.host.wait_connected(["late"], 15))
             finally:
                 await asyncio.to_thread(arena.call, arena.arena.stop())   # what `arena serve` does on SIGTERM
         except BaseException:

@@ -51,18 +51,18 @@ def classic(seed: int, rounds: int = 2) -> dict[str, Any]:
 
 def play_at_once(arena: Any, specs: list[MatchSpec], timeout: float = 60) -> list[MatchRecord]:
     """Run the matches at the same time on the referee; their records."""
-    futures = [arena.submit(arena.arena.run_match(spec)) for spec in specs]
+    futures = [arena.submit(arena.arena.host.run_match(spec)) for spec in specs]
     return [future.result(timeout) for future in futures]
 
 
 def wait_for_streams(arena: Any, name: str, streams: int, slots: int, timeout: float = 20) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        info = arena.arena.connected_bots().get(name)
+        info = arena.arena.host.connected_bots().get(name)
         if info is not None and (info.connections, info.free_slots) == (streams, slots):
             return
         time.sleep(0.05)
-    raise AssertionError(f"{name} never had {streams} streams with {slots} slots: {arena.arena.connected_bots()}")
+    raise AssertionError(f"{name} never had {streams} streams with {slots} slots: {arena.arena.host.connected_bots()}")
 
 
 def overlap(a: dict[str, Any], b: dict[str, Any]) -> bool:
@@ -154,7 +154,7 @@ def test_the_processes_leave_when_their_parent_is_killed(arena_server: Any) -> N
         time.sleep(0.1)
     # Orphans are reaped by init (or a subreaper) once they exit; a zombie is gone too.
     assert not [pid for pid in children if alive(pid) and not zombie(pid)]
-    assert arena.arena.connected_bots().get("sleepy") is None
+    assert arena.arena.host.connected_bots().get("sleepy") is None
 
 
 def zombie(pid: int) -> bool:
