@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from arena.records import MatchRecord
 from fuzz.settings import FuzzReport
 
 
@@ -67,7 +68,7 @@ class Played:
     fuzzed: bool
     bots: list[str]
     fuzz_bots: list[str]
-    record: dict[str, Any] | None = None
+    record: MatchRecord | None = None     # as RunMatch returned it
     error: str | None = None
 
 
@@ -88,13 +89,13 @@ def check_records(report: FuzzReport, tally: Tally, db: Path, played_matches: li
             check_match(report, tally, played, stored)
 
 
-def check_match(report: FuzzReport, tally: Tally, played: Played, stored: Any) -> None:
+def check_match(report: FuzzReport, tally: Tally, played: Played, stored: MatchRecord) -> None:
     """One stored match: completed; an honest one without faults, a fuzzed one with the
     faults RunMatch returned and every fault its fuzz bots were told (:func:`check_told`)."""
     record = played.record
     assert record is not None
     tag = f"match {played.match_id} ({'fuzzed' if played.fuzzed else 'honest'}, bots {played.bots})"
-    if stored.status != "completed" or record["status"] != "completed":
+    if stored.status != "completed" or record.status != "completed":
         report.violations.append(f"{tag} ended {stored.status!r}, not 'completed'")
     kinds = Counter(f.kind for f in stored.faults)
     for kind, n in kinds.items():
@@ -108,7 +109,7 @@ def check_match(report: FuzzReport, tally: Tally, played: Played, stored: Any) -
                                                  for f in stored.faults[:5]))
         return
     report.matches_fuzzed += 1
-    returned = Counter((f["seat"], f["kind"]) for f in record["faults"])
+    returned = Counter((f.seat, f.kind) for f in record.faults)
     kept = Counter((f.seat, f.kind) for f in stored.faults)
     if returned != kept:
         report.violations.append(f"{tag}: the stored faults {dict(kept)} differ from the returned ones "
@@ -123,7 +124,7 @@ def check_match(report: FuzzReport, tally: Tally, played: Played, stored: Any) -
         check_told(report, tally, tag, bot, stored)
 
 
-def check_told(report: FuzzReport, tally: Tally, tag: str, bot: str, stored: Any) -> None:
+def check_told(report: FuzzReport, tally: Tally, tag: str, bot: str, stored: MatchRecord) -> None:
     """Every Fault the fuzz bot was sent for this match is in the stored record."""
     seats = [seat for seat, name in enumerate(stored.bots) if name == bot]
     have = Counter((f.kind, f.request_id or 0) for f in stored.faults if f.seat in seats)

@@ -23,6 +23,7 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from arena.bench.machine import rss_mb
+from arena.wire import calls
 from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
 from arena.wire.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
 from engine import VARIANTS
@@ -274,7 +275,7 @@ class Fuzzer:
         stub, metadata = self.admin()
         try:
             response = await stub.RunMatch(request, metadata=metadata, timeout=settings.match_timeout)
-            played.record = json.loads(response.record_json)
+            played.record = calls.match_record(response.record)
         except grpc.aio.AioRpcError as error:
             played.error = code = error.code().name
             self.report.run_match_errors[code] = self.report.run_match_errors.get(code, 0) + 1

@@ -23,7 +23,7 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from arena.records import MatchRecord, MatchSpec
 from arena.referee.server import SeatingError
-from arena.wire import protocol
+from arena.wire import calls, protocol
 from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
 from arena.wire.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
 from engine import replay_record
@@ -113,9 +113,12 @@ def test_run_match_over_grpc(channel: grpc.Channel) -> None:
     with pytest.raises(grpc.RpcError) as refused:
         stub.RunMatch(request)
     assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED
-    record = MatchRecord.from_json(json.loads(stub.RunMatch(request, metadata=bearer(ADMIN_TOKEN)).record_json))
-    assert record.status == "completed" and record.bots == HONEST
+    reply = stub.RunMatch(request, metadata=bearer(ADMIN_TOKEN))
+    record, stored = calls.match_played(reply)
+    assert record.status == "completed" and record.bots == HONEST and not stored   # an arena without a store
     assert record.tournament_id == "t1" and record.game_index == 7
+    # The deprecated JSON form is still filled, with the same record, for organisers that read it.
+    assert MatchRecord.from_json(json.loads(reply.record_json)) == record
     with pytest.raises(grpc.RpcError) as bad:
         stub.RunMatch(pb.RunMatchRequest(config_json='{"variant": "poker"}', bots=HONEST),
                       metadata=bearer(ADMIN_TOKEN))

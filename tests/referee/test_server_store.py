@@ -18,9 +18,9 @@ import grpc
 import pytest
 from bots.harness import ADMIN_TOKEN, ArenaThread, bot_command
 
-from arena.records import MatchRecord
 from arena.referee.automatch import AutoMatch
 from arena.store import Store
+from arena.wire import calls
 from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
 from arena.wire.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
 from engine import replay_record
@@ -58,7 +58,8 @@ def test_run_match_stores_the_record(arena: ArenaThread, store: Store) -> None:
         reply = pb_grpc.ArenaStub(channel).RunMatch(
             pb.RunMatchRequest(match_id="stored-1", config_json=json.dumps(CONFIG), bots=BOTS, game_index=-1),
             metadata=bearer(ADMIN_TOKEN))
-    record = MatchRecord.from_json(json.loads(reply.record_json))
+    record, stored_there = calls.match_played(reply)
+    assert stored_there
     stored = store.load_match("stored-1")
     assert stored.totals == record.totals and stored.actions == record.actions and stored.bots == BOTS
     assert stored.game_index is None
