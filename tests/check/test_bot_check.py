@@ -126,7 +126,7 @@ def test_the_note_on_slow_decisions_says_whether_they_queued_behind_each_other(
     found = re.search(cause, notes[0])
     assert found, notes[0]
     beside, alone = map(float, found.groups())
-    assert 20 <= alone < 40
+    assert alone >= 20     # the bot's own 25 ms (no upper bound: a busy machine lengthens it)
     assert (beside >= 1.5 * alone) if "--shared" in bot else (beside < 1.5 * alone)
     assert left_behind(tmp_path) == []
 
