@@ -326,7 +326,7 @@ def test_gives_up_when_no_arena_answers() -> None:
 
 def test_stop_ends_a_waiting_bot() -> None:
     async def idle(s: FakeStream) -> None:
-        await asyncio.sleep(30)
+        await asyncio.sleep(600)   # the session would end by itself only after the bound below
 
     async def go() -> int:
         server, port = await serve(FakeArena([idle]))
@@ -335,7 +335,7 @@ def test_stop_ends_a_waiting_bot() -> None:
         await asyncio.sleep(0.5)
         client.stop()
         try:
-            return await asyncio.wait_for(task, 5)
+            return await asyncio.wait_for(task, 30)
         finally:
             await server.stop(None)
 
@@ -679,7 +679,7 @@ def test_sdk_bot_reconnects_into_its_seat_on_the_real_arena(arena_server: Any) -
     itself is recorded as a fault)."""
     from arena.records import MatchSpec
 
-    arena = arena_server(grace=10.0, local_bots={"flaky": "tok-flaky"})
+    arena = arena_server(grace=60.0, local_bots={"flaky": "tok-flaky"})
 
     class SlowRandom(sdk.Bot):
         name = "flaky"
@@ -712,8 +712,9 @@ def test_sdk_bot_reconnects_into_its_seat_on_the_real_arena(arena_server: Any) -
     record, connections, open_seats, back_after = asyncio.run(go())
     assert record.status == "completed"
     assert connections >= 2
-    # The first retry comes after about 0.1 s: well inside the default 5 s grace.
-    assert back_after < 2.0
+    # Back well inside the 60 s grace (half of it: the slack is for a busy machine); that the
+    # retries start 0.1 s apart is counted by the give-up test's attempts.
+    assert back_after < 30.0
     assert not any(record.forfeited)
     assert {f.kind for f in record.faults} == {"disconnect"}
     assert open_seats == 0

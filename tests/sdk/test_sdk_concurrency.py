@@ -452,7 +452,7 @@ def test_stopping_does_not_wait_for_a_bot_still_thinking() -> None:
         assert lane.daemon       # left to end with the process, never joined
     finally:
         release.set()
-    lane.join(5)
+    lane.join(30)
     assert not lane.is_alive()   # once the bot's code returned, the thread ended
 
 
