@@ -22,6 +22,7 @@ from starlette.testclient import TestClient
 
 from arena.store import Store, StoreUnavailable
 from arena.web.app import create_app
+from engine import action_to_json
 
 PY = sys.executable
 
@@ -83,7 +84,7 @@ def test_match_steps_end_on_the_stored_totals(web_client: TestClient, web_db: tu
     assert steps[0]["totals"] == [0] * len(record.bots)
     assert steps[-1]["totals"] == record.totals
     for step, (seat, action) in zip(steps[1:], record.actions):
-        assert (step["seat"], step["action"]) == (seat, action)
+        assert (step["seat"], step["action"]) == (seat, action_to_json(action))
     assert all(e["text"] for s in steps for e in s["events"])
     types = {e["type"] for s in steps for e in s["events"]}
     assert "round_end" in types and "trick" in types and "hand" in types
