@@ -32,7 +32,7 @@ from rich.text import Text
 
 from arena.records import MatchRecord, final_places
 from arena.stats.summaries import BandBids, band_bid_counts, empty_bands
-from arena.store import MatchSummary, Store, TournamentInfo
+from arena.store import MatchSummary, NewestClassic, Store, TournamentInfo
 from engine import VARIANT_RECORDS, VARIANTS, EngineError, GameConfig, replay_record
 from engine.describe import describe_game
 
@@ -502,7 +502,12 @@ def hand_size_bids(store: Store, bot: str, limit: int = HAND_SIZE_MATCHES) -> Ha
     """The exact bids of ``bot`` by hand size over its ``limit`` newest completed classic
     matches (every seat it held in them), from the stored configs and results
     (:func:`arena.stats.summaries.band_bid_counts`), read in one snapshot (``Store.newest_classic``)."""
-    newest = store.newest_classic(bot, limit)
+    return hand_size_bids_of(bot, store.newest_classic(bot, limit), limit)
+
+
+def hand_size_bids_of(bot: str, newest: NewestClassic, limit: int) -> HandSizeBids:
+    """:func:`hand_size_bids` from the ``limit`` newest classic matches already read (a bot
+    page's snapshot holds them)."""
     figures = HandSizeBids(bot, newest.matches, limit)
     for game in newest.games:
         band_bid_counts(game.config, game.result, game.seats, figures.bands)

@@ -41,8 +41,9 @@ boards        ``board_snapshot(variant, tournament_id=None, elo_limit=None) -> B
               transaction (see ``snapshots.py``)
 ratings       ``current_elo(variant)``, ``rating_history(bot, variant)``,
               ``seat_aggregates(variant, tournament_id=None)`` (per-bot sums)
-reports       ``bot_games(name)`` (a bot's seats and faults: its page),
-              ``newest_classic(bot, limit)`` (its exact bids by hand size; see ``reports.py``)
+bot pages     ``bot_snapshot(name, recent, classic_limit) -> BotSnapshot``: all a bot's page
+              reads but the boards, in one transaction (see ``snapshots.py``)
+reports       ``newest_classic(bot, limit)`` (its exact bids by hand size; see ``reports.py``)
 crashes       ``save_crash(crash)`` (an ``arena.records.BotCrash``),
               ``crashes(variant=None, tournament_id=None) -> {bot: CrashSummary}``,
               ``crashes_per_variant(bot) -> {variant: CrashSummary}`` (see ``crashes.py``)
@@ -57,7 +58,8 @@ The room, module by module:
 ``leases.py``     stored schedules and the leases workers hold on their deals
 ``crashes.py``    bot crashes: one row each, read summed up per bot
 ``queries.py``    reads: matches, ratings, leaderboard inputs
-``snapshots.py``  what a board reads, in one transaction (``BoardSnapshot``)
+``snapshots.py``  what a board or a bot's page reads, in one transaction (``BoardSnapshot``,
+                  ``BotSnapshot``)
 ``probes.py``     the benchmarks' own interface (``Probes(store)``): the yardsticks, samples
                   of what the server waits on; not part of ``Store``, imported by ``arena.bench`` only
 ``reports.py``    reads for the other reports: a bot's page, exact bids by hand size, the Elo plot
@@ -103,11 +105,11 @@ from arena.store.registry import BotInfo, TournamentInfo, hash_token
 from arena.store.reports import BotEloStep, BotFault, BotGames, BotSeat, ClassicGame, EloStep, EloTrack, NewestClassic
 from arena.store.save import MatchSaver
 from arena.store.schema import SCHEMA_VERSION, TAKE_WRITE_LOCK, is_current, open_schema
-from arena.store.snapshots import BoardSnapshot
+from arena.store.snapshots import BoardSnapshot, BotSnapshot
 
 __all__ = [
     "LOG_FORMAT", "SCHEMA_VERSION", "AbTestGames", "BoardSnapshot", "BotEloStep", "BotFault", "BotGames", "BotInfo",
-    "BotSeat", "ClassicGame",
+    "BotSeat", "BotSnapshot", "ClassicGame",
     "CrashSummary", "DealProgress", "EloStep", "EloTrack", "LeaderboardInputs", "MatchSummary", "NewestClassic",
     "NotStored", "RatingChange", "SeatAggregate", "ScheduledGameLike", "Store", "StoreError",
     "StoreUnavailable", "TournamentInfo", "WorkUnit",
@@ -517,12 +519,15 @@ class Store:
         with self._read() as session:
             return snapshots.board_snapshot(session, variant, tournament_id, elo_limit, self.name)
 
-    # -- reports (reports.py) -----------------------------------------------------------
+    def bot_snapshot(self, name: str, recent: int, classic_limit: int) -> BotSnapshot:
+        """Everything a bot's page is computed from, but the boards it shows its place on,
+        read in one transaction (see ``snapshots.py``): its seats and faults, crashes,
+        sums per variant, its ``recent`` newest matches and its ``classic_limit`` newest
+        classic results."""
+        with self._read() as session:
+            return snapshots.bot_snapshot(session, name, recent, classic_limit)
 
-    def bot_games(self, name: str) -> BotGames:
-        """Every stored seat of a bot and its faults (newest match first), in one snapshot."""
-        with self.engine.connect() as conn:
-            return reports.bot_games(conn, name)
+    # -- reports (reports.py) -----------------------------------------------------------
 
     def newest_classic(self, bot: str, limit: int) -> NewestClassic:
         """A bot's ``limit`` newest completed classic matches: config, result and its seats, in one snapshot."""

@@ -1,11 +1,13 @@
-"""What a view reads, in one transaction: a board's snapshot.
+"""What a view reads, in one transaction: a board's snapshot, a bot's.
 
 A board (``arena leaderboard``, the web's board page and its JSON, an exported board),
 its crosstable and its Elo plot are computed by ``arena.results`` from one
 :class:`BoardSnapshot`, which :func:`board_snapshot` reads in the one transaction the
 ``Store`` opens for it (``Store.board_snapshot``): a match saved meanwhile is in all of
-it or in none. The view then computes from the snapshot and renders; it never goes back
-to the store. Each tournament's stored settings are parsed once, here.
+it or in none. A bot's page is computed from one :class:`BotSnapshot` the same way
+(``Store.bot_snapshot``), beside the boards it shows its place on. The view then
+computes from the snapshot and renders; it never goes back to the store. Each
+tournament's stored settings are parsed once, here.
 """
 
 from __future__ import annotations
@@ -16,9 +18,29 @@ from typing import Any
 from sqlmodel import Session
 
 from arena.settings import TournamentSettings
-from arena.store.queries import AbTestGames, LeaderboardInputs, leaderboard_inputs, list_matches, outcomes
-from arena.store.registry import TournamentInfo, game_options, get_tournament, stored_settings
-from arena.store.reports import BotEloStep, EloTrack, elo_tracks, tournament_elo_steps
+from arena.store.crashes import CrashSummary, crashes_per_variant
+from arena.store.queries import (
+    AbTestGames,
+    LeaderboardInputs,
+    MatchSummary,
+    SeatAggregate,
+    leaderboard_inputs,
+    list_matches,
+    match_count,
+    outcomes,
+    seat_aggregates,
+)
+from arena.store.registry import TournamentInfo, game_options, get_tournament, list_tournaments, stored_settings
+from arena.store.reports import (
+    BotEloStep,
+    BotGames,
+    EloTrack,
+    NewestClassic,
+    bot_games,
+    elo_tracks,
+    newest_classic,
+    tournament_elo_steps,
+)
 from engine import VARIANTS
 
 # One distinct outcome of a board's completed matches: ``(bot, place)`` per seat, by name,
@@ -85,3 +107,35 @@ def board_snapshot(session: Session, variant: str | None, tournament_id: str | N
 def _tests(settings: dict[str, TournamentSettings], tournaments: list[str]) -> list[tuple[str, TournamentSettings]]:
     """The A/B tests among ``tournaments``, in their order."""
     return [(t, settings[t]) for t in tournaments if settings[t].sprt is not None]
+
+
+@dataclass(frozen=True)
+class BotSnapshot:
+    """Everything a bot's page is computed from but the boards it shows its place on."""
+
+    name: str
+    games: BotGames                              # every stored seat of the bot, and its faults
+    crashes: dict[str | None, CrashSummary]      # per variant (None: not known), in variant order
+    # Per variant the bot has a seat in: its sums on that variant's board (None: no
+    # completed match there), and the completed matches stored (what a kept board is
+    # computed again by when it changed: see arena.web.bots.Boards).
+    aggregates: dict[str, SeatAggregate | None]
+    completed: dict[str, int]
+    classic_limit: int                           # at most this many of its newest classic matches ...
+    newest_classic: NewestClassic                # ... whose results give its exact bids by hand size
+    recent: list[MatchSummary]                   # its newest matches, newest first
+    tournaments: list[TournamentInfo]            # every stored tournament (the code stamps of its bots)
+
+
+def bot_snapshot(session: Session, name: str, recent: int, classic_limit: int) -> BotSnapshot:
+    """The bot's snapshot, in the caller's one transaction: its ``recent`` newest matches,
+    and its ``classic_limit`` newest completed classic ones' results."""
+    games = bot_games(session.connection(), name)
+    variants = sorted({seat.variant for seat in games.seats})
+    aggregates = {variant: next((a for a in seat_aggregates(session, variant, None) if a.bot == name), None)
+                  for variant in variants}
+    return BotSnapshot(
+        name, games, crashes_per_variant(session, name), aggregates,
+        {variant: match_count(session, variant, "completed") for variant in variants},
+        classic_limit, newest_classic(session.connection(), name, classic_limit),
+        list_matches(session, None, None, name, recent), list_tournaments(session))

@@ -1,26 +1,26 @@
 """The data of a bot's page: what ``/api/bots/{name}`` answers and ``/bots/{name}`` draws.
 
-Read from the store in one snapshot (``Store.bot_games``: the bot's seats, its faults), plus the
-leaderboard's per-bot aggregates for its think-time percentiles (the board's histograms:
-the same numbers the board shows). The time figures count completed matches, as the
+Read from the store in one snapshot (``Store.bot_snapshot``): the bot's seats and faults,
+its crashes, its per-bot sums on each variant's board, its newest matches and the
+stored tournaments. The think-time percentiles are the board's (its histograms: the
+same numbers the board shows). The time figures count completed matches, as the
 percentiles do. The maximum think time is exact: the largest of its seats' stored
 ``think_max_ms`` (each seat's own slowest answer). The time-bank figures come from each
 seat's stored ``bank_used_ms`` (the referee's accounting, see ``MatchRecord``) and count
 only the matches where that is known (see :func:`time_bank_figures`). The bot's crashes
-(its process ended while it should have been playing) come from the store per variant
-(``Store.crashes_per_variant``): how many, and the last one's reason and time. The
-classic exact bids by hand size (1-5, 6-10, 11-15, 16-20 cards) are read from the
-stored results of the bot's newest classic matches, at most
-``arena.results.browse.HAND_SIZE_MATCHES`` of them (see ``hand_size_bids``).
+(its process ended while it should have been playing) are per variant: how many, and
+the last one's reason and time. The classic exact bids by hand size (1-5, 6-10, 11-15,
+16-20 cards) come from the stored results of the bot's newest classic matches, at most
+``arena.results.browse.HAND_SIZE_MATCHES`` of them (see ``hand_size_bids_of``).
 
 Per variant the bot's place on that variant's board (:func:`board_place`): the rows of
-``arena.results.leaderboard.leaderboard`` with the samples and seed the web's board uses
-(the defaults), so its rating, interval or bound, rank, Elo and games are the board's
-own; :class:`Boards` keeps them per (variant, completed matches stored), as the
-bootstrap is the costly part, and the Elo plot's lines with them (read once per
-page). Its newest :data:`RECENT_MATCHES` matches
-(``Store.list_matches``), and its online Elo over its games per variant: its line of
-the board's Elo plot (``arena.results.elo_history``, the same points).
+the board (``arena.results.leaderboard.rows_of``) with the samples and seed the web's
+board uses (the defaults), so its rating, interval or bound, rank, Elo and games are the
+board's own; :class:`Boards` keeps them per (variant, completed matches stored), as the
+bootstrap is the costly part, and the Elo plot's lines with them (one board snapshot
+read when a board is computed). Its newest :data:`RECENT_MATCHES` matches, and its
+online Elo over its games per variant: its line of the board's Elo plot
+(``arena.results.elo_history``, the same points).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from typing import Any
 
 from arena.results import elo_history
 from arena.results import leaderboard as lb
-from arena.results.browse import hand_size_bids
+from arena.results.browse import HAND_SIZE_MATCHES, hand_size_bids_of
 from arena.store import MatchSummary, Store
 from arena.web import disclosure
 from engine import VARIANTS
@@ -55,7 +55,7 @@ class Board:
 
 
 class Boards:
-    """Each variant's :class:`Board` (``arena.results.leaderboard.leaderboard`` with its
+    """Each variant's :class:`Board` (``arena.results.leaderboard.rows_of`` with its
     default samples and seed, as the web's board page, and ``arena.results.elo_history``),
     kept per variant with the count of its completed matches stored when it was
     computed: a count that changed computes it again (online Elo too changes only when
@@ -65,8 +65,9 @@ class Boards:
         self._kept: dict[str, tuple[int, Board]] = {}
         self._lock = threading.Lock()
 
-    def board(self, store: Store, variant: str) -> Board:
-        count = store.match_count(variant)
+    def board(self, store: Store, variant: str, count: int) -> Board:
+        """The variant's board, computed again (from a new snapshot) unless it was kept
+        when ``count`` completed matches of the variant were stored."""
         with self._lock:
             found = self._kept.get(variant)
         if found is not None and found[0] == count:
@@ -91,9 +92,8 @@ def bot_json(store: Store, name: str, boards: Boards | None = None) -> dict[str,
     Raises :class:`NoSuchBot` when the bot has neither a stored match nor a stored crash
     (a bot whose process never got to play has only crashes).
     """
-    games = store.bot_games(name)
-    seats, faults = games.seats, games.faults
-    crashes = store.crashes_per_variant(name)
+    snapshot = store.bot_snapshot(name, recent=RECENT_MATCHES, classic_limit=HAND_SIZE_MATCHES)
+    seats, faults, crashes = snapshot.games.seats, snapshot.games.faults, snapshot.crashes
     if not seats and not crashes:
         raise NoSuchBot(f"no stored match has a bot named {name!r}")
 
@@ -123,12 +123,14 @@ def bot_json(store: Store, name: str, boards: Boards | None = None) -> dict[str,
         by_kind[fault.kind].append(fault.match_id)
 
     boards = boards or Boards()
-    shown = {variant: boards.board(store, variant) for variant in sorted(variants) if variant in VARIANTS}
+    shown = {variant: boards.board(store, variant, snapshot.completed[variant])
+             for variant in sorted(variants) if variant in VARIANTS}
+    by_hand_size = hand_size_bids_of(name, snapshot.newest_classic, snapshot.classic_limit).to_json()
     per_variant = []
     for variant in sorted(variants):
         v = variants[variant]
         # The board's own per-bot aggregate (its think-time histogram), not the fit: cheap.
-        agg = next((a for a in store.seat_aggregates(variant) if a.bot == name), None)
+        agg = snapshot.aggregates[variant]
         bids = variant_of(variant).bids     # exact bids exist where players bid (classic)
         rows = shown[variant].rows if variant in shown else []
         per_variant.append({
@@ -141,7 +143,7 @@ def bot_json(store: Store, name: str, boards: Boards | None = None) -> dict[str,
             "exact_bid_rate": (v["exact_bids"] / v["rounds"]) if bids and v["rounds"] else None,
             "rounds": v["rounds"] if bids else None,
             # Classic only (Extreme has no bids): bounded to the newest HAND_SIZE_MATCHES matches.
-            "by_hand_size": hand_size_bids(store, name).to_json() if bids else None,
+            "by_hand_size": by_hand_size if bids else None,
             "by_seat": [{"players": players, "seat": seat, "games": n, "avg_place": total / n}
                         for (players, seat), (n, total) in sorted(v["seats"].items())],
         })
@@ -155,9 +157,9 @@ def bot_json(store: Store, name: str, boards: Boards | None = None) -> dict[str,
         # Per variant (None: not known), in variant order; empty when the bot never crashed.
         "crashes": [{"variant": variant, "count": c.count, "last_reason": c.last_reason,
                      "last_at": c.last_at.isoformat()} for variant, c in crashes.items()],
-        "recent": [recent_match(m, name) for m in store.list_matches(bot=name, limit=RECENT_MATCHES)],
+        "recent": [recent_match(m, name) for m in snapshot.recent],
         # The stamp of its own files in each tournament the arena started it in: which code played.
-        "code": [{"tournament": info.id, **stamps[name]} for info in store.list_tournaments()
+        "code": [{"tournament": info.id, **stamps[name]} for info in snapshot.tournaments
                  if name in (stamps := disclosure.code_stamps(info))],
         "elo": elo_lines(name, shown),
     }
