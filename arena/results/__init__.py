@@ -6,6 +6,8 @@ format: one renderer per format in ``render`` (``table``, ``md``, ``csv``, ``jso
 
 The numbers come from the statistics room below the store (``arena.stats``: ratings,
 Elo, think times, the SPRT), the rows from the store's methods: this room runs no SQL.
+A board, its crosstable and its Elo plot are computed from one snapshot the store reads
+in one transaction (``arena.store.BoardSnapshot``).
 """
 
 from __future__ import annotations

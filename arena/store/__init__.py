@@ -45,8 +45,8 @@ bot pages     ``bot_snapshot(name, recent, classic_limit) -> BotSnapshot``: all 
               reads but the boards, in one transaction (see ``snapshots.py``)
 reports       ``newest_classic(bot, limit)`` (its exact bids by hand size; see ``reports.py``)
 crashes       ``save_crash(crash)`` (an ``arena.records.BotCrash``),
-              ``crashes(variant=None, tournament_id=None) -> {bot: CrashSummary}``,
-              ``crashes_per_variant(bot) -> {variant: CrashSummary}`` (see ``crashes.py``)
+              ``crashes(variant=None, tournament_id=None) -> {bot: CrashSummary}`` (see
+              ``crashes.py``; a bot's per variant are in its ``bot_snapshot``)
 
 The room, module by module:
 
@@ -487,11 +487,6 @@ class Store:
         ``tournament_id`` (None: any), and the last one's reason and time."""
         with self._read() as session:
             return crashes.crash_summaries(session, variant, tournament_id)
-
-    def crashes_per_variant(self, bot: str) -> dict[str | None, CrashSummary]:
-        """One bot's crashes per variant (None: crashes whose variant is not known)."""
-        with self._read() as session:
-            return crashes.crashes_per_variant(session, bot)
 
     # -- ratings and leaderboard data ---------------------------------------------------
 
