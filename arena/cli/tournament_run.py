@@ -51,7 +51,7 @@ from arena.tournament.worker import LocalWorkers, decided, is_complete, play_cla
 from engine import ConfigError
 
 if TYPE_CHECKING:
-    from arena.store import Store  # imported where used: the CLI starts without SQLAlchemy
+    from arena.store import BoardSnapshot, Store  # imported where used: the CLI starts without SQLAlchemy
 
 
 def run_tournament_command(req: TournamentRequest, console: Console, err_console: Console) -> None:
@@ -145,9 +145,10 @@ def show_board(store: Store, settings: TournamentSettings, tournament_id: str, c
     from arena.results import leaderboard as lb
     from arena.results.render import render
 
-    rows = lb.leaderboard(store, settings.variant, tournament_id=tournament_id)
+    snapshot = store.board_snapshot(settings.variant, tournament_id)     # one read: the board and its pairs
+    rows = lb.rows_of(snapshot)
     if settings.gauntlet is not None:
-        show_gauntlet(store, settings, tournament_id, [r for r in rows if r.bot == settings.gauntlet], console)
+        show_gauntlet(snapshot, settings, [r for r in rows if r.bot == settings.gauntlet], console)
         return
     console.print(render(rows, "table", settings.variant))
     if settings.sprt is not None:
@@ -157,8 +158,7 @@ def show_board(store: Store, settings: TournamentSettings, tournament_id: str, c
         console.print(status_line(status, settings.players), highlight=False)
 
 
-def show_gauntlet(store: Store, settings: TournamentSettings, tournament_id: str, rows: list[Any],
-                  console: Console) -> None:
+def show_gauntlet(snapshot: BoardSnapshot, settings: TournamentSettings, rows: list[Any], console: Console) -> None:
     """A gauntlet's result: its bot's row of the board (rating and interval: the pool's
     ratings only anchor it), then how it fared against each opponent."""
     from rich.table import Table
@@ -171,7 +171,7 @@ def show_gauntlet(store: Store, settings: TournamentSettings, tournament_id: str
     table = Table(title=f"{bot} against each opponent", title_style="bold")
     for header in ("Opponent", "Games", "Ahead", "Behind", "Level", "Score", "Mean place diff"):
         table.add_column(header, justify="left" if header == "Opponent" else "right")
-    pairs = ct.crosstable(store, settings.variant, tournament_id).pairs
+    pairs = ct.pairings(snapshot.outcomes)
     for opponent in settings.opponents():
         p = pairs.get((bot or "", opponent))
         if p is not None:
