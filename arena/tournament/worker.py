@@ -8,7 +8,7 @@ on SQLite), renews the lease while it plays, and saves each game; a slot is save
 whoever plays it (a second save of the same slot changes nothing). A worker that dies
 stops renewing: its lease expires and another worker plays the unit's missing games.
 
-``arena tournament`` is one worker plus a progress display (:func:`play_claimed`);
+``arena tournament`` is one worker plus a progress display (:func:`claim_and_play`);
 ``arena worker`` (:func:`run_worker`) is a worker alone, with its own referee and its
 own bot processes, started from the lineup's commands on its machine;
 ``arena tournament --workers N`` starts N of those on this machine (:class:`LocalWorkers`).
@@ -82,7 +82,7 @@ async def keep_lease(store: Store, lease: Lease, worker: str, lease_seconds: flo
         lease.unit = renewed
 
 
-async def play_claimed(
+async def claim_and_play(
     runner: MatchRunner,
     store: Store,
     settings: TournamentSettings,
@@ -270,9 +270,9 @@ async def run_worker(store: Store, db: str, tournament_id: str | None, slots: in
             async with LocalArena(settings, worker_log_dir(db, tid, worker), notice=notice, hidden=arena_secrets(db),
                                   on_crash=crash_saver(store), tournament_id=tid) as local:
                 say(local.describe_confinement())
-                summary = await play_claimed(local, store, settings, tid, saver(store),
-                                             stop=decided(store, settings, tid), worker=worker,
-                                             lease_seconds=lease_seconds, wait_for_others=tournament_id is not None)
+                summary = await claim_and_play(local, store, settings, tid, saver(store),
+                                               stop=decided(store, settings, tid), worker=worker,
+                                               lease_seconds=lease_seconds, wait_for_others=tournament_id is not None)
         except (BotStartError, SandboxError) as error:
             notice(f"this machine cannot run the lineup of tournament {tid}: {error}; its games are left "
                    "to other workers")

@@ -211,7 +211,7 @@ def test_a_bot_given_by_a_relative_path_runs_from_where_it_was_given(tmp_path: P
 
 
 # --------------------------------------------------------------------------- scheduling the matches
-# play_claimed is scheduling logic: a runner that only records when each match starts and
+# claim_and_play is scheduling logic: a runner that only records when each match starts and
 # ends (and sleeps a little) stands in for the referee, over a real SQLite store whose
 # leases hand out the deals.
 
@@ -260,7 +260,7 @@ def play(settings, done: set[int], runner: RecordingRunner, db: Path):
 
     from arena.tournament.runner import match_spec
     from arena.tournament.settings import schedule_of
-    from arena.tournament.worker import play_claimed, saver
+    from arena.tournament.worker import claim_and_play, saver
 
     with Store(str(db)) as store:
         tournament = store.create_tournament(settings.to_dict(), settings.seed, status="running")
@@ -268,7 +268,7 @@ def play(settings, done: set[int], runner: RecordingRunner, db: Path):
         for index in sorted(done):
             spec = match_spec(settings, tournament, schedule_of(settings)[index])
             store.save_match(asyncio.run(RecordingRunner(0).run_match(spec)))
-        summary = asyncio.run(play_claimed(runner, store, settings, tournament, saver(store)))
+        summary = asyncio.run(claim_and_play(runner, store, settings, tournament, saver(store)))
         saved = sorted(store.finished_game_indexes(tournament) - done)
     return summary, saved
 
