@@ -47,7 +47,7 @@ from arena.tournament.runner import MatchRunner, RemoteArena, RunSummary
 from arena.tournament.sandbox import SandboxError, SandboxMode, find_confinement
 from arena.tournament.schedule import ScheduleError
 from arena.tournament.settings import TournamentRequest, TournamentSettings, schedule_of
-from arena.tournament.worker import LocalWorkers, claim_and_play, decided, is_complete
+from arena.tournament.worker import LocalWorkers, claim_and_play, is_complete, stop_when_decided
 from engine import ConfigError
 
 if TYPE_CHECKING:
@@ -252,7 +252,7 @@ async def play_with_progress(runner: MatchRunner | None, run: Run, console: Cons
                 await watcher
                 return standings_of([])
             played = await claim_and_play(runner, store, settings, tid, saver_for(run, runner),
-                                          stop=decided(store, settings, tid))
+                                          stop=stop_when_decided(store, settings, tid))
             played.skipped = len(done)
             watcher.cancel()
             await asyncio.gather(watcher, return_exceptions=True)

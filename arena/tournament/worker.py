@@ -203,8 +203,8 @@ def saver(store: Store) -> Callable[[MatchRecord], Awaitable[bool]]:
     return save
 
 
-def decided(store: Store, settings: TournamentSettings, tournament_id: str,
-            every: float = 1.0) -> Callable[[], bool]:
+def stop_when_decided(store: Store, settings: TournamentSettings, tournament_id: str,
+                      every: float = 1.0) -> Callable[[], bool]:
     """``stop()`` for an A/B test: whether it is decided by anyone's games (asked of the
     store at most once per ``every`` seconds); always False for any other tournament."""
     last = [0.0, False]
@@ -271,7 +271,7 @@ async def run_worker(store: Store, db: str, tournament_id: str | None, slots: in
                                   on_crash=crash_saver(store), tournament_id=tid) as local:
                 say(local.describe_confinement())
                 summary = await claim_and_play(local, store, settings, tid, saver(store),
-                                               stop=decided(store, settings, tid), worker=worker,
+                                               stop=stop_when_decided(store, settings, tid), worker=worker,
                                                lease_seconds=lease_seconds, wait_for_others=tournament_id is not None)
         except (BotStartError, SandboxError) as error:
             notice(f"this machine cannot run the lineup of tournament {tid}: {error}; its games are left "
