@@ -24,8 +24,8 @@ from rich.table import Column
 from arena.results.sprt import stored_monitor
 from arena.stats.sprt import status_line, verdict
 from arena.tournament.command import (
-    Run,
     StoredGames,
+    TournamentRun,
     WorkersEnded,
     discard,
     finished_seed,
@@ -180,7 +180,7 @@ def show_gauntlet(snapshot: BoardSnapshot, settings: TournamentSettings, rows: l
     console.print(table)
 
 
-async def run_local_or_remote(run: Run, admin_token: str | None, console: Console,
+async def run_local_or_remote(run: TournamentRun, admin_token: str | None, console: Console,
                               notice: Callable[[str], None], on_ready: Callable[[], None]) -> RunSummary:
     """Start the referee and bots (or reach the server), call ``on_ready``, then play every
     game not yet stored with a progress bar."""
@@ -204,7 +204,7 @@ async def run_local_or_remote(run: Run, admin_token: str | None, console: Consol
         return await play_with_progress(local, run, console)
 
 
-async def check_lineup(run: Run, console: Console, notice: Callable[[str], None]) -> None:
+async def check_lineup(run: TournamentRun, console: Console, notice: Callable[[str], None]) -> None:
     """Before local workers start: a new tournament's bots are started once here and
     stopped, as a one-worker run starts them, so that an optional sample bot that cannot
     start is left out of the schedule before any worker claims from it, and any other is
@@ -220,7 +220,7 @@ async def check_lineup(run: Run, console: Console, notice: Callable[[str], None]
         leave_out_dropped(run, local, notice)
 
 
-async def play_with_progress(runner: MatchRunner | None, run: Run, console: Console,
+async def play_with_progress(runner: MatchRunner | None, run: TournamentRun, console: Console,
                              workers: LocalWorkers | None = None) -> RunSummary:
     """Play as one worker (``runner``; None: only watch other workers play: ``workers``,
     started here, or ones started elsewhere) with a progress line that counts every
@@ -263,7 +263,7 @@ async def play_with_progress(runner: MatchRunner | None, run: Run, console: Cons
             watcher.cancel()
 
 
-async def watch_workers(workers: LocalWorkers, run: Run, stored: StoredGames, console: Console) -> RunSummary:
+async def watch_workers(workers: LocalWorkers, run: TournamentRun, stored: StoredGames, console: Console) -> RunSummary:
     """Start the local ``workers`` and show one progress line over the stored games until
     every game is stored (or an A/B test is decided) and the workers have ended; raise
     WorkersEnded when they all end first. However this ends (Ctrl-C, SIGTERM), the

@@ -118,7 +118,7 @@ class WorkersEnded(Exception):
 
 
 @dataclass
-class Run:
+class TournamentRun:
     """One run of a tournament by this process (a new one, or a resume)."""
 
     store: Store
@@ -160,7 +160,7 @@ def finished_seed(settings: TournamentSettings) -> str:
     return f"Seed {settings.seed} (the tournament is finished: anyone may now reproduce it)."
 
 
-def resumed_run(req: TournamentRequest) -> Run:
+def resumed_run(req: TournamentRequest) -> TournamentRun:
     """The stored tournament ``--resume`` names, with its own settings; ``complete`` when
     it has nothing left to play."""
     from arena.store import Store
@@ -177,11 +177,11 @@ def resumed_run(req: TournamentRequest) -> Run:
         store.close()
         raise ConfigError(f"{req.resume} is a tournament, not an SPRT test: "
                           f"{resume_command(req.resume, req.db)}")
-    return Run(store, settings, req.resume, log_dir_for(req.db, req.resume),
-               complete=is_complete(store, settings, req.resume))
+    return TournamentRun(store, settings, req.resume, log_dir_for(req.db, req.resume),
+                         complete=is_complete(store, settings, req.resume))
 
 
-def new_run(req: TournamentRequest, notice: Callable[[str], None]) -> Run:
+def new_run(req: TournamentRequest, notice: Callable[[str], None]) -> TournamentRun:
     """A new tournament, checked whole (options, lineup, schedule) before it is stored."""
     from arena.store import Store
 
@@ -208,7 +208,8 @@ def new_run(req: TournamentRequest, notice: Callable[[str], None]) -> Run:
     store = Store(req.db)
     tournament_id = store.create_tournament(settings.to_dict(), settings.seed)
     store.put_schedule(tournament_id, schedule_of(settings))     # the rows workers claim from
-    run = Run(store, settings, tournament_id, log_dir_for(req.db, tournament_id), created_db=created_db, new=True)
+    run = TournamentRun(store, settings, tournament_id, log_dir_for(req.db, tournament_id),
+                        created_db=created_db, new=True)
     if not settings.server:
         run.requested_games = req.games
         # The default sample bots are optional: one that cannot start is left out. A bot
@@ -242,7 +243,7 @@ def more_bots(settings: TournamentSettings, req: TournamentRequest) -> str:
     return ": " + ", or ".join(ways) + smaller
 
 
-def discard(run: Run, db: str, keep_log: bool) -> None:
+def discard(run: TournamentRun, db: str, keep_log: bool) -> None:
     """Remove a new tournament that never got going: its rows, its log folder (unless
     ``keep_log``: the error or a note points at a bot's log) and the database file if
     this command made it."""
@@ -260,13 +261,13 @@ def discard(run: Run, db: str, keep_log: bool) -> None:
 # ---------------------------------------------------------------------- playing
 
 
-def local_arena(run: Run, notice: Callable[[str], None]) -> LocalArena:
+def local_arena(run: TournamentRun, notice: Callable[[str], None]) -> LocalArena:
     """This run's referee and bots (an optional bot that cannot start is left out)."""
     return LocalArena(run.settings, run.log_dir, optional=run.optional, notice=notice, hidden=arena_secrets(run.db),
                       on_crash=crash_saver(run.store), tournament_id=run.tournament_id)
 
 
-def leave_out_dropped(run: Run, local: LocalArena, notice: Callable[[str], None]) -> None:
+def leave_out_dropped(run: TournamentRun, local: LocalArena, notice: Callable[[str], None]) -> None:
     """Schedule a new tournament again without the optional bots that could not start."""
     settings = run.settings
     if local.dropped:
@@ -276,7 +277,7 @@ def leave_out_dropped(run: Run, local: LocalArena, notice: Callable[[str], None]
         run.store.replace_schedule(run.tournament_id, schedule_of(settings))
 
 
-def saver_for(run: Run, runner: MatchRunner) -> Callable[[MatchRecord], Awaitable[bool]]:
+def saver_for(run: TournamentRun, runner: MatchRunner) -> Callable[[MatchRecord], Awaitable[bool]]:
     """``save(record)`` for this run's worker: whether the game counts as played here.
 
     A game of a tournament on a server (``--server``) is stored by that server too. When
