@@ -28,7 +28,7 @@ from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
 from engine import VARIANTS
 
 if TYPE_CHECKING:
-    from arena.referee.seating import Registry
+    from arena.referee.seating import Roster
     from arena.store import Store
 
 log = logging.getLogger(__name__)
@@ -92,14 +92,14 @@ class Tokens:
             name = await asyncio.to_thread(self.store.bot_for_token, token)
         return name
 
-    async def watch(self, registry: Registry) -> None:
+    async def watch(self, roster: Roster) -> None:
         """End the streams of rotated or removed tokens (``arena bot register --rotate``,
         ``arena bot remove``, run in another process) within TOKEN_CHECK_SECONDS."""
         store = self.store
         assert store is not None
         while True:
             await asyncio.sleep(TOKEN_CHECK_SECONDS)
-            tokens = {conn.token for conns in registry.by_name.values() for conn in conns
+            tokens = {conn.token for conns in roster.by_name.values() for conn in conns
                       if conn.token not in self.local}
             if not tokens:
                 continue
@@ -111,8 +111,8 @@ class Tokens:
             # A stream stays if its token is a local one, or still its bot's in the store,
             # or was not asked about: a bot that connected while the store was being read
             # is checked the next time round (judged by this answer it lost its stream).
-            registry.revoke(lambda conn, owners=owners, asked=tokens: conn.token in self.local  # type: ignore[misc]
-                            or conn.token not in asked or owners.get(conn.token) == conn.name)
+            roster.revoke(lambda conn, owners=owners, asked=tokens: conn.token in self.local  # type: ignore[misc]
+                          or conn.token not in asked or owners.get(conn.token) == conn.name)
 
 
 async def _refuse_unary(request: Any, context: grpc.aio.ServicerContext) -> None:

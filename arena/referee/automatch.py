@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from arena.records import MatchSpec
 from arena.referee.host import MatchHost
-from arena.referee.seating import Registry, SeatingError
+from arena.referee.seating import Roster, SeatingError
 from engine import GameConfig
 
 log = logging.getLogger(__name__)
@@ -38,14 +38,14 @@ class AutoMatch:
     interval: float = 1.0
 
 
-async def auto_match(settings: AutoMatch, registry: Registry, host: MatchHost) -> None:
-    """Whenever ``settings.players`` connected bots of ``registry`` that play the variant
+async def auto_match(settings: AutoMatch, roster: Roster, host: MatchHost) -> None:
+    """Whenever ``settings.players`` connected bots of ``roster`` that play the variant
     have a free slot, seat a random ``players`` of them in a new match on ``host`` (stored
     when it ends); look again after every connect, disconnect or finished match, and at
     least every ``settings.interval`` seconds. Runs until cancelled."""
     rng = random.Random()
     while True:
-        idle = registry.idle(settings.variant)
+        idle = roster.idle(settings.variant)
         if len(idle) >= settings.players:
             bots = rng.sample(idle, settings.players)
             # Deal seeds are secrets: unguessable, never derived from anything a bot sees.
@@ -54,7 +54,7 @@ async def auto_match(settings: AutoMatch, registry: Registry, host: MatchHost) -
             host.spawn(_play(host, MatchSpec(config=config, bots=bots)))
             await asyncio.sleep(0)   # let the match take its seats before looking again
             continue
-        await registry.wait_for_change(settings.interval)
+        await roster.wait_for_change(settings.interval)
 
 
 async def _play(host: MatchHost, spec: MatchSpec) -> None:

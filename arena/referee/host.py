@@ -2,7 +2,7 @@
 
 :class:`MatchHost` holds what hosting matches needs: the tokens that say which bot a
 stream belongs to (:class:`~arena.referee.auth.Tokens`), the live connections
-(:class:`~arena.referee.seating.Registry`), the matches running and the last
+(:class:`~arena.referee.seating.Roster`), the matches running and the last
 :data:`RECENT_MATCHES` finished, and the background tasks that serve them. It seats a
 match, plays it (:class:`~arena.referee.match.Referee`) and stores its record.
 
@@ -26,7 +26,7 @@ from arena.records import MatchRecord, MatchSpec
 from arena.referee.auth import Tokens
 from arena.referee.limits import Limits
 from arena.referee.match import Referee
-from arena.referee.seating import Absence, ConnectedBotInfo, Registry
+from arena.referee.seating import Absence, ConnectedBotInfo, Roster
 
 if TYPE_CHECKING:
     from arena.store import Store
@@ -48,11 +48,11 @@ class MatchHost:
         self.store = store
         self.limits = limits
         self.tokens = Tokens(store)
-        self.registry = Registry()
+        self.roster = Roster()
         self.seat_timeout = 10.0          # how long run_match waits for busy or absent bots
         # Set by a runner that started every bot itself (LocalArena): the bots it knows
         # to be down, and that any bot still unconnected after seat_timeout is seated
-        # absent instead of failing the match (see Registry.seat_when_free).
+        # absent instead of failing the match (see Roster.seat_when_free).
         self.absent: dict[str, Absence] | None = None
         self.running: dict[str, Referee] = {}
         self.recent: OrderedDict[str, Referee] = OrderedDict()   # finished, newest last
@@ -70,7 +70,7 @@ class MatchHost:
         """End the streams of tokens rotated or removed in the store, from now until the
         host closes (:meth:`~arena.referee.auth.Tokens.watch`); nothing without a store."""
         if self.store is not None:
-            self.spawn(self.tokens.watch(self.registry))
+            self.spawn(self.tokens.watch(self.roster))
 
     def close(self) -> None:
         """Cancel the background tasks and end every ``Play`` stream from our side once
@@ -78,7 +78,7 @@ class MatchHost:
         cancelled by grpc (which logs a traceback each)."""
         for task in list(self._background):
             task.cancel()
-        for conns in list(self.registry.by_name.values()):
+        for conns in list(self.roster.by_name.values()):
             for conn in conns:
                 conn.finish()
 
@@ -93,32 +93,32 @@ class MatchHost:
         """Stop accepting ``token`` and end the streams that use it (a bot process that
         was stopped or restarted: whatever it left behind cannot play on)."""
         self.tokens.remove_local(token)
-        self.registry.revoke(lambda conn: conn.token != token)
+        self.roster.revoke(lambda conn: conn.token != token)
 
     def connected_bots(self) -> dict[str, ConnectedBotInfo]:
-        return self.registry.info()
+        return self.roster.info()
 
     async def wait_connected(self, names: list[str], timeout: float) -> None:
         """Wait until every named bot has a connection; TimeoutError names the missing ones."""
         deadline = time.monotonic() + timeout
         while True:
-            missing = sorted(set(names) - set(self.registry.by_name))
+            missing = sorted(set(names) - set(self.roster.by_name))
             if not missing:
                 return
             left = deadline - time.monotonic()
             if left <= 0:
                 raise TimeoutError(f"bots not connected after {timeout:g} s: {', '.join(missing)}")
-            await self.registry.wait_for_change(left)
+            await self.roster.wait_for_change(left)
 
     async def wait_for_tokens(self, tokens: list[str], timeout: float) -> None:
         """Wait until a stream that authenticated with each of ``tokens`` is connected;
         TimeoutError otherwise."""
         deadline = time.monotonic() + timeout
-        while any(self.registry.streams_with_token(token) == 0 for token in tokens):
+        while any(self.roster.streams_with_token(token) == 0 for token in tokens):
             left = deadline - time.monotonic()
             if left <= 0:
                 raise TimeoutError(f"not connected after {timeout:g} s")
-            await self.registry.wait_for_change(left)
+            await self.roster.wait_for_change(left)
 
     # -- matches
 
@@ -140,8 +140,8 @@ class MatchHost:
             raise ValueError(f"match {spec.match_id!r} is already running")
         if self.absent is not None:
             absent = {**self.absent, **(absent or {})}
-        links = await self.registry.seat_when_free(spec.bots, config, self.running.values(), self.seat_timeout,
-                                                   absent, tokens)
+        links = await self.roster.seat_when_free(spec.bots, config, self.running.values(), self.seat_timeout,
+                                                 absent, tokens)
         referee = Referee(spec, list(links), limits=self.limits,
                           next_request_id=lambda: next(self._request_ids))
         referee.tokens = tokens     # a seat that drops goes back only to a stream they allow
@@ -151,7 +151,7 @@ class MatchHost:
                 absence = (absent or {}).get(name) or Absence("not connected")
                 referee.seat_absent(seat, f"{name} has no connection: {absence.reason}", absence.final)
                 if not absence.final:
-                    self.registry.wait_for_bot(referee, seat)
+                    self.roster.wait_for_bot(referee, seat)
         self.running[spec.match_id] = referee
         try:
             record = await referee.run()   # takes the seats before its first await
@@ -165,7 +165,7 @@ class MatchHost:
             self.recent[spec.match_id] = referee
             while len(self.recent) > RECENT_MATCHES:
                 self.recent.popitem(last=False)
-            self.registry.released()
+            self.roster.released()
 
     def find_match(self, match_id: str) -> Referee | None:
         """A match still in memory: running, or among the last RECENT_MATCHES finished."""

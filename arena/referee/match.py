@@ -146,7 +146,7 @@ class Referee:
         self.spec = spec
         self.match_id = spec.match_id
         # Set by the server for a match seated by one-run tokens: the only streams that
-        # may take its seats, also back after a drop (Registry).
+        # may take its seats, also back after a drop (Roster).
         self.tokens: Mapping[str, str] | None = None
         self.config = spec.config
         self.limits = Limits(

@@ -73,7 +73,7 @@ def may_seat(conn: Connection, name: str, tokens: Mapping[str, str] | None) -> b
     return tokens is None or name not in tokens or conn.token == tokens[name]
 
 
-class Registry:
+class Roster:
     """The live connections by bot name, and the seats waiting for their bot to come back."""
 
     def __init__(self) -> None:

@@ -154,7 +154,7 @@ class ArenaServer:
         interceptor = AuthInterceptor(matches.tokens, self.admin_token, self.rate_limits, self.refusals)
         server = grpc.aio.server(interceptors=[interceptor],
                                  options=server_options(self.keepalive_ms))
-        servicer = ArenaServicer(matches, matches.registry, matches.tokens, Spectators(matches.find_match, self.store),
+        servicer = ArenaServicer(matches, matches.roster, matches.tokens, Spectators(matches.find_match, self.store),
                                  self.store, self.hello_timeout, self.refusals)
         pb_grpc.add_ArenaServicer_to_server(servicer, server)
         health = health_aio.HealthServicer()
@@ -187,7 +187,7 @@ class ArenaServer:
         self._server, self._health = server, health
         self.port = bound
         if self.auto_match is not None:
-            matches.spawn(auto_match(self.auto_match, matches.registry, matches))
+            matches.spawn(auto_match(self.auto_match, matches.roster, matches))
         matches.watch_tokens()
         matches.spawn(self._summarise_refusals())
         log.debug("arena listening on %s:%d", host, bound)

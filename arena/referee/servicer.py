@@ -1,7 +1,7 @@
 """The arena's gRPC calls: one method per call of ``proto/wizard_arena/v1/arena.proto``,
 each a few lines handing over to the room's other modules (the shape of grpc's
 route_guide example). It is given what it uses when the server starts: the match host,
-its registry and tokens, the spectators, the store, the Hello timeout and the log of
+its roster and tokens, the spectators, the store, the Hello timeout and the log of
 refused streams."""
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from arena.referee.auth import Tokens
     from arena.referee.host import MatchHost
     from arena.referee.rate_limits import RefusalLog
-    from arena.referee.seating import Registry
+    from arena.referee.seating import Roster
     from arena.referee.spectators import Spectators
     from arena.store import Store
 
@@ -32,10 +32,10 @@ log = logging.getLogger(__name__)
 class ArenaServicer(pb_grpc.ArenaServicer):
     """The arena's calls; authentication happened before (:class:`arena.referee.auth.AuthInterceptor`)."""
 
-    def __init__(self, host: MatchHost, registry: Registry, tokens: Tokens, spectators: Spectators,
+    def __init__(self, host: MatchHost, roster: Roster, tokens: Tokens, spectators: Spectators,
                  store: Store | None, hello_timeout: float, refusals: RefusalLog) -> None:
         self._host = host
-        self._registry = registry
+        self._roster = roster
         self._tokens = tokens
         self._spectators = spectators
         self._store = store
@@ -44,18 +44,18 @@ class ArenaServicer(pb_grpc.ArenaServicer):
 
     async def Play(self, request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
         """One bot's stream, from Hello to disconnect (docs/protocol.md)."""
-        registry = self._registry
-        admitted = await auth.admit(context, self._tokens, self._hello_timeout, registry.streams_of,
-                                    registry.streams_with_token, self._refusals)
+        roster = self._roster
+        admitted = await auth.admit(context, self._tokens, self._hello_timeout, roster.streams_of,
+                                    roster.streams_with_token, self._refusals)
         if admitted is None:   # gone before saying Hello
             return
-        conn = registry.connect(admitted.name, admitted.hello, admitted.token)
+        conn = roster.connect(admitted.name, admitted.hello, admitted.token)
         log.info("bot %s connected from %s (%s, version %s, %d slots)", conn.name, context.peer(), conn.conn_id,
                  protocol.clip(conn.version), conn.capacity)
         try:
             await conn.serve(context)
         finally:
-            registry.disconnect(conn)
+            roster.disconnect(conn)
             log.info("bot %s disconnected (%s)", conn.name, conn.conn_id)
         if conn.ended is not None:
             await context.abort(*conn.ended)
@@ -84,7 +84,7 @@ class ArenaServicer(pb_grpc.ArenaServicer):
         return pb.ListBotsResponse(bots=[
             pb.ConnectedBot(name=b.name, version=b.version, variants=b.variants, free_slots=b.free_slots,
                             connections=b.connections)
-            for b in self._registry.info().values()
+            for b in self._roster.info().values()
         ])
 
     async def RunMatch(self, request: pb.RunMatchRequest, context: grpc.aio.ServicerContext) -> pb.RunMatchResponse:

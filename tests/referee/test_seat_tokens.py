@@ -38,8 +38,8 @@ def test_a_dropped_seat_goes_to_no_other_process_of_the_bot(arena_server: Any, t
     admit(arena, "dying", "other")
     arena.start_bot("random_bot.py", "dying", token="other", report=other, max_matches=4, wait=False)
     arena.call(arena.arena.host.wait_for_tokens(["other"], 30))
-    tokens = {"dying": "chosen", "b": arena.arena.host.registry.by_name["b"][0].token,
-              "c": arena.arena.host.registry.by_name["c"][0].token}
+    tokens = {"dying": "chosen", "b": arena.arena.host.roster.by_name["b"][0].token,
+              "c": arena.arena.host.roster.by_name["c"][0].token}
     record = started(arena, tokens).result(60)
     assert seat_faults(record, 0) == ["disconnect"] and record.forfeited[0], record.faults
     assert not any(m["msg"] == "match_started" for m in read_report(other)), "the other process got the seat"
@@ -51,8 +51,8 @@ def test_a_dropped_seat_goes_to_the_token_the_mapping_names_now(arena_server: An
     admit(arena, "dying", "first")
     first = arena.start_bot("dying_bot.py", "dying", "--answers", "2", token="first", wait=False)
     arena.call(arena.arena.host.wait_for_tokens(["first"], 30))
-    tokens = {"dying": "first", "b": arena.arena.host.registry.by_name["b"][0].token,
-              "c": arena.arena.host.registry.by_name["c"][0].token}
+    tokens = {"dying": "first", "b": arena.arena.host.roster.by_name["b"][0].token,
+              "c": arena.arena.host.roster.by_name["c"][0].token}
     match = started(arena, tokens)
     assert first.wait(30) == 3
     # The runner restarts the process with a new token and names it in the live mapping.

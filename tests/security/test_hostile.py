@@ -299,7 +299,7 @@ def test_seats_handed_back_respect_the_streams_capacity_and_variants(arena: Aren
     assert classic_only.until("match_started").match_started.match_id == "split-classic"
     both.close()                        # its extreme seat has nowhere to go: it waits, then forfeits
     time.sleep(0.5)
-    streams = arena.arena.host.registry.by_name["split"]
+    streams = arena.arena.host.roster.by_name["split"]
     assert [sorted(r.match_id for r in c.matches()) for c in streams] == [["split-classic"]]
     classic_only.close()
     assert extreme.result(WAIT).forfeited[0] and classic.result(WAIT).forfeited[0]
