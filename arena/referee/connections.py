@@ -4,7 +4,7 @@ A connection is an outbox the referees put messages in (never blocking on a bot'
 socket), written out by the call's handler (:meth:`Connection.serve`), and a reader
 task that routes the bot's answers to the open requests by request id
 (:meth:`Connection.route`). Messages that answer no open request draw on a flood
-allowance (a token bucket); when it runs out the stream is closed.
+allowance (a burst, refilled at a steady rate); when it runs out the stream is closed.
 """
 
 from __future__ import annotations
@@ -26,11 +26,11 @@ log = logging.getLogger(__name__)
 SERVER_VERSION = __version__  # told to every bot in its Welcome
 MAX_MATCHES_PER_STREAM = 64   # Hello.max_matches is capped at this
 # Flood control, per stream: every message that is not the answer to an open request
-# (a stray, a late or repeated answer, Hello again) takes one token from a bucket of
-# STRAY_BURST tokens refilled at STRAY_RATE per second. An empty bucket closes the stream
-# with RESOURCE_EXHAUSTED. Honest answers cost nothing, so no honest bot ever meets it;
-# the burst leaves room for the late answers of a slow bot playing 64 matches at once
-# (at most 3 timeouts a match before it forfeits).
+# (a stray, a late or repeated answer, Hello again) spends one of an allowance of
+# STRAY_BURST messages, refilled at STRAY_RATE per second. An empty allowance closes the
+# stream with RESOURCE_EXHAUSTED. Honest answers cost nothing, so no honest bot ever
+# meets it; the burst leaves room for the late answers of a slow bot playing 64 matches
+# at once (at most 3 timeouts a match before it forfeits).
 STRAY_BURST = 256
 STRAY_RATE = 32.0
 
@@ -63,7 +63,7 @@ class Connection:
         # is at most this: an answer naming one of those that is no longer open is late
         # or repeated, whatever the delay, without remembering each id.
         self._highest_sent = 0
-        self._tokens = float(STRAY_BURST)
+        self._allowance = float(STRAY_BURST)
         self._refilled_at = time.monotonic()
         self.send(protocol.welcome(bot_id=self.conn_id, bot_name=name, server_version=SERVER_VERSION,
                                    max_matches=self.capacity, events_only=self.events_only))
@@ -122,7 +122,7 @@ class Connection:
             request = self._open.get(message.action.request_id)
             if request is not None and request.deliver(message, received_at):
                 return
-        if not self._take_token(received_at):
+        if not self._spend_allowance(received_at):
             self.end(grpc.StatusCode.RESOURCE_EXHAUSTED,
                      f"flood: more than {STRAY_BURST} messages that answered no open request "
                      f"(at most {STRAY_RATE:g} a second after that); the stream is closed")
@@ -136,12 +136,12 @@ class Connection:
                                  message="a message that answers no open request (charged to no seat)",
                                  faults=0, forfeited=False))
 
-    def _take_token(self, now: float) -> bool:
-        self._tokens = min(float(STRAY_BURST), self._tokens + (now - self._refilled_at) * STRAY_RATE)
+    def _spend_allowance(self, now: float) -> bool:
+        self._allowance = min(float(STRAY_BURST), self._allowance + (now - self._refilled_at) * STRAY_RATE)
         self._refilled_at = now
-        if self._tokens < 1.0:
+        if self._allowance < 1.0:
             return False
-        self._tokens -= 1.0
+        self._allowance -= 1.0
         return True
 
     def end(self, code: grpc.StatusCode, details: str) -> None:

@@ -1,4 +1,4 @@
-"""How often a caller may use the referee's public calls: token buckets per connection and per peer.
+"""How often a caller may use the referee's public calls: allowances per connection and per peer.
 
 ``ListMatches``, ``GetLeaderboard``, ``Spectate`` and refused ``Play`` streams (a
 missing or unknown bot token) each have an allowance (:class:`CallLimit`): a burst the
@@ -58,7 +58,7 @@ def peer_host(peer: str) -> str:
 
 @dataclass(frozen=True)
 class Rate:
-    """A token bucket's shape: ``burst`` calls at once, refilled at ``per_second``."""
+    """An allowance's shape: ``burst`` calls at once, refilled at ``per_second``."""
 
     burst: int
     per_second: float
@@ -119,14 +119,15 @@ DEFAULT_LIMITS = RateLimits(
 
 @dataclass
 class _Bucket:
-    tokens: float
+    allowance: float
     stamp: float
 
 
 class Buckets:
-    """Token buckets of one :class:`Rate`, by key. A bucket that has refilled is forgotten
-    (a full bucket and none are the same), so memory follows the callers of the last
-    ``burst / per_second`` seconds, not every caller ever seen."""
+    """The allowances of one :class:`Rate`, by key, each a bucket: what is left of it, and
+    when. A bucket that has refilled is forgotten (a full bucket and none are the same),
+    so memory follows the callers of the last ``burst / per_second`` seconds, not every
+    caller ever seen."""
 
     def __init__(self, rate: Rate, clock: Clock) -> None:
         self.rate = rate
@@ -138,7 +139,7 @@ class Buckets:
         bucket = self._buckets.get(key)
         if bucket is None:
             return float(self.rate.burst)
-        return min(float(self.rate.burst), bucket.tokens + (now - bucket.stamp) * self.rate.per_second)
+        return min(float(self.rate.burst), bucket.allowance + (now - bucket.stamp) * self.rate.per_second)
 
     def spend(self, key: str, now: float) -> None:
         self._buckets[key] = _Bucket(self.available(key, now) - 1.0, now)
