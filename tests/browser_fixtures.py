@@ -1,5 +1,5 @@
 """The browser fixtures, for every test folder that drives a real browser
-(``tests/web/browser/``, ``tests/play/``): a conftest there imports them.
+(``tests/web/browser/``, ``tests/human/``): a conftest there imports them.
 
 ``browser`` (module): Debian's Chromium (``apt install chromium``, ``/usr/bin/chromium``)
 driven by Playwright for Python. Playwright is pointed at that binary, so no

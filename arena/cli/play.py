@@ -1,4 +1,4 @@
-"""``arena play``: a person takes a seat against bots, in a browser (arena.play)."""
+"""``arena play``: a person takes a seat against bots, in a browser (arena.human)."""
 
 from __future__ import annotations
 
@@ -34,8 +34,8 @@ def play(
     """
     import sys
 
-    from arena.play.server import HOST, serve
-    from arena.play.session import choose_bots, new_settings, parse_bots
+    from arena.human.server import HOST, serve
+    from arena.human.session import choose_bots, new_settings, parse_bots
     from arena.tournament.sandbox import SandboxMode
     from arena.web.app import listening_socket
     from engine import VARIANTS, GameConfig

@@ -1,7 +1,7 @@
 """``arena play`` running: the page's web server and the match, on one event loop.
 
 The web server (uvicorn on a socket bound beforehand, so that the URL is printed before
-anything starts) serves the page while :func:`arena.play.session.play_match` starts the
+anything starts) serves the page while :func:`arena.human.session.play_match` starts the
 referee and the bots and plays the match. When the match ends it is stored, the lines
 saying so are printed, and the page stays up (for the result and the viewer) until
 Ctrl-C or SIGTERM. Either during the match ends it unstored.
@@ -14,9 +14,9 @@ import signal
 import socket
 from collections.abc import Callable
 
-from arena.play.app import create_app
-from arena.play.seat import HumanSeat
-from arena.play.session import PlaySettings, play_match
+from arena.human.app import create_app
+from arena.human.seat import HumanSeat
+from arena.human.session import PlaySettings, play_match
 
 # The page is for the person at this machine: it listens on loopback only.
 HOST = "127.0.0.1"

@@ -1,7 +1,7 @@
 """The page a person plays on, and its JSON API (``docs/play.md``).
 
 ``GET /`` is the table (``templates/play.html`` and ``static/play.js``);
-``GET /api/play/state`` the seat's view (:meth:`arena.play.seat.HumanSeat.state`),
+``GET /api/play/state`` the seat's view (:meth:`arena.human.seat.HumanSeat.state`),
 ``?since=VERSION`` waiting up to 20 s for a newer one; ``POST /api/play/answer`` takes
 ``{"request_id": N, "option": "..."}`` or ``{"request_id": N, "prediction": {...}}``.
 Refusals are JSON ``{"error": "..."}`` with 400 (no option, bad JSON), 409 (a
@@ -35,9 +35,9 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
-from arena.play.seat import AnswerRefused, HumanSeat
+from arena.human.seat import AnswerRefused, HumanSeat
 
-templates = Jinja2Templates(directory=str(resources.files("arena.play") / "templates"))
+templates = Jinja2Templates(directory=str(resources.files("arena.human") / "templates"))
 MAX_BODY = 16 * 1024     # an answer is a few dozen bytes
 MAX_VERSION_DIGITS = 18  # ?since= is a state's version, far below 10**18
 HOSTS = ["127.0.0.1", "localhost"]   # the names the page is reached by (it listens on loopback)
@@ -107,7 +107,7 @@ routes: list[BaseRoute] = [
     Route("/", table_page),
     Route("/api/play/state", state_json),
     Route("/api/play/answer", answer_json, methods=["POST"]),
-    Mount("/play/static", app=StaticFiles(directory=str(resources.files("arena.play") / "static")), name="play"),
+    Mount("/play/static", app=StaticFiles(directory=str(resources.files("arena.human") / "static")), name="play"),
 ]
 
 

@@ -5,7 +5,7 @@ fills the other seats (the bots named with ``--bots`` first, then the sample bot
 :func:`play_match` runs the match the way a tournament runs one: a
 :class:`~arena.tournament.runner.LocalArena` (a loopback referee and the bots as
 confined processes, through the same sandbox and limits), one more one-run token for
-the person's :class:`~arena.play.seat.HumanSeat`, ``run_match``, and the record saved
+the person's :class:`~arena.human.seat.HumanSeat`, ``run_match``, and the record saved
 through the :class:`~arena.store.Store` like any other match.
 """
 
@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from arena.play.seat import HumanSeat
+from arena.human.seat import HumanSeat
 from arena.records import MatchRecord, MatchSpec
 from arena.store import Store
 from arena.tournament.lineup import BotEntry, LineupError, check_name, parse_bot_option, sample_lineup
