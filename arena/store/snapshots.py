@@ -17,7 +17,6 @@ from typing import Any
 
 from sqlmodel import Session
 
-from arena.settings import TournamentSettings
 from arena.store.crashes import CrashSummary, crashes_per_variant
 from arena.store.queries import (
     AbTestGames,
@@ -75,26 +74,25 @@ def board_snapshot(session: Session, variant: str | None, tournament_id: str | N
 
     ``variant`` None takes the tournament's: the one its settings name, else that of its
     first stored match (a tournament organised elsewhere), else the engine's first."""
-    tournament = get_tournament(session, tournament_id, where) if tournament_id is not None else None
-    if tournament is not None:
-        settings = {tournament.id: tournament.typed_settings}
-        options = game_options(session, settings, [tournament.id])
+    tournament = None
+    if tournament_id is None:
         if variant is None:
-            stored = options[tournament.id] or {}
-            variant = tournament.typed_settings.named_variant or str(stored.get("variant") or VARIANTS[0])
-    if variant is None:
-        raise ValueError("a board without a tournament needs its variant")
-    ratings = leaderboard_inputs(session, variant, tournament_id)
-    if tournament is None:
+            raise ValueError("a board without a tournament needs its variant")
+        ratings = leaderboard_inputs(session, variant, None)
         tournaments = sorted(t for t in ratings.games_by_tournament if t)
         settings = stored_settings(session, tournaments)
         options = game_options(session, settings, tournaments)
     else:
-        tournaments = [tournament.id]
-    tests = {tournament_of: AbTestGames(stored, list_matches(session, None, tournament_of, None,
-                                                                     stored.games + 1))
-             for tournament_of, stored in _tests(settings, tournaments)}
-    tracks: list[EloTrack] = []
+        tournament = get_tournament(session, tournament_id, where)
+        tournaments = [tournament_id]
+        settings = {tournament_id: tournament.typed_settings}
+        options = game_options(session, settings, tournaments)
+        played = str((options[tournament_id] or {}).get("variant") or VARIANTS[0])
+        variant = variant or tournament.typed_settings.named_variant or played
+        ratings = leaderboard_inputs(session, variant, tournament_id)
+    tests = {t: AbTestGames(settings[t], list_matches(session, None, t, None, settings[t].games + 1))
+             for t in tournaments if settings[t].sprt is not None}
+    tracks: list[EloTrack] = []       # the Elo plot's, when asked for: the variant's or the tournament's
     steps: list[BotEloStep] = []
     if elo_limit is not None and tournament_id is None:
         tracks = elo_tracks(session.connection(), variant, elo_limit)
@@ -102,11 +100,6 @@ def board_snapshot(session: Session, variant: str | None, tournament_id: str | N
         steps = tournament_elo_steps(session.connection(), variant, tournament_id)
     return BoardSnapshot(variant, tournament, ratings, tournaments, options, tests,
                          outcomes(session, variant, tournament_id), elo_limit, tracks, steps)
-
-
-def _tests(settings: dict[str, TournamentSettings], tournaments: list[str]) -> list[tuple[str, TournamentSettings]]:
-    """The A/B tests among ``tournaments``, in their order."""
-    return [(t, settings[t]) for t in tournaments if settings[t].sprt is not None]
 
 
 @dataclass(frozen=True)
