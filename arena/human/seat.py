@@ -25,7 +25,7 @@ from typing import Any
 
 import grpc
 
-from arena.wire import jsonc, protocol
+from arena.wire import json_codec, protocol
 from arena.wire.pb.wizard_arena.v1 import arena_pb2, arena_pb2_grpc
 from engine import PREDICT, IllegalAction, Prediction
 from engine.worlds import sample_world
@@ -157,7 +157,7 @@ class HumanSeat:
         elif which == "match_started":
             started = message.match_started
             self.match = MatchInfo(started.match_id, started.variant, started.seat, started.players,
-                                   list(started.bot_names), jsonc.loads(started.options_json or "{}"),
+                                   list(started.bot_names), json_codec.loads(started.options_json or "{}"),
                                    started.move_time_ms, started.time_bank_ms)
         elif which == "request":
             request = message.request
@@ -173,7 +173,7 @@ class HumanSeat:
         elif which == "match_ended":
             ended = message.match_ended
             self.pending = None
-            self.ended = Ended(list(ended.totals), list(ended.places), jsonc.loads(ended.result_json or "{}"),
+            self.ended = Ended(list(ended.totals), list(ended.places), json_codec.loads(ended.result_json or "{}"),
                                ended.forfeited, ended.reason or "completed")
         self.touch()
 

@@ -39,7 +39,7 @@ from typing import Any, Protocol, cast
 
 from arena.records import FaultRecord, MatchRecord, MatchSpec, final_places, logged_actions, utcnow
 from arena.referee.limits import Limits
-from arena.wire import jsonc, protocol
+from arena.wire import json_codec, protocol
 from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
 from engine import PUBLIC, Action, Decision, Event, IllegalAction, new_game
 
@@ -185,7 +185,7 @@ class Referee:
         # The finished rounds of every observation, encoded once a round (the round they
         # were encoded for: 0, none yet).
         self._history_round = 0
-        self._history_json = jsonc.fragment([])
+        self._history_json = json_codec.fragment([])
 
     # ------------------------------------------------------------------ running
 
@@ -234,7 +234,7 @@ class Referee:
     def _end(self, reason: str) -> None:
         assert self.record is not None
         self.end_reason = reason
-        self._result_json = jsonc.dumps(self.record.result_json())
+        self._result_json = json_codec.dumps(self.record.result_json())
         for s in self.seats:
             if s.link is not None:
                 s.link.send(self._match_ended(s))
@@ -394,9 +394,9 @@ class Referee:
         observation = cast("dict[str, Any]", self.game.observe(seat, round_history=False))
         if observation["round"] != self._history_round:
             self._history_round = observation["round"]
-            self._history_json = jsonc.fragment(self.game.observe(None)["round_history"])
+            self._history_json = json_codec.fragment(self.game.observe(None)["round_history"])
         observation["round_history"] = self._history_json   # in the place observe() gave it
-        return jsonc.dumps(observation)
+        return json_codec.dumps(observation)
 
     def _new_events_json(self, s: SeatState) -> list[str]:
         """The events the seat has not been sent yet, as wire JSON; moves its cursor:
@@ -414,7 +414,7 @@ class Referee:
             public = event[0] == PUBLIC
             text = memo.get(event) if public else None
             if text is None:
-                text = jsonc.dumps(self.game.event_dict(event))
+                text = json_codec.dumps(self.game.event_dict(event))
                 if public and len(memo) < EVENT_MEMO_SIZE:
                     memo[event] = text
             self._log_json.append((event[0], text))

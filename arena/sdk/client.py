@@ -41,7 +41,7 @@ from arena.sdk.retry import (
     _SessionEnd,
 )
 from arena.sdk.tls import _PLAINTEXT_CLOSED_HINT, Tls, tls_failure
-from arena.wire import jsonc, protocol
+from arena.wire import json_codec, protocol
 from arena.wire.pb.wizard_arena.v1 import arena_pb2, arena_pb2_grpc
 
 log = logging.getLogger("arena.sdk")   # the SDK's one logger, whichever module logs
@@ -348,7 +348,7 @@ class BotClient:
 
     def _start_match(self, started: arena_pb2.MatchStarted) -> None:
         try:
-            options = jsonc.loads(started.options_json) if started.options_json else {}
+            options = json_codec.loads(started.options_json) if started.options_json else {}
         except ValueError:
             options = {}
         info = MatchInfo(
@@ -378,7 +378,7 @@ class BotClient:
         if seat is None:
             return
         try:
-            result_data = jsonc.loads(ended.result_json) if ended.result_json else {}
+            result_data = json_codec.loads(ended.result_json) if ended.result_json else {}
         except ValueError:
             result_data = {}
         result = MatchResult(

@@ -3,7 +3,7 @@
 A decision log is two blobs in ``match_logs`` (format ``LOG_FORMAT``): the actions as
 zlib-compressed JSON, the latencies as raw float64. Times are stored in UTC. (JSON
 columns, such as a match's config and result, are compact text from the arena's one
-JSON codec, ``arena.wire.jsonc``.)
+JSON codec, ``arena.wire.json_codec``.)
 
     >>> decode_log(*encode_log([LoggedAction(0, 1), LoggedAction(1, "b7")], [2.5, None]))
     ([LoggedAction(seat=0, action=1), LoggedAction(seat=1, action='b7')], [2.5, None])
@@ -23,7 +23,7 @@ import numpy as np
 from arena.records import LoggedAction
 from arena.store.errors import StoreError
 from arena.wire import action_log
-from arena.wire.jsonc import loads
+from arena.wire.json_codec import loads
 
 LOG_FORMAT = 1        # match_logs.format
 

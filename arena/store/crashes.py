@@ -24,7 +24,7 @@ from arena.settings import TournamentSettings
 from arena.store.codec import as_utc
 from arena.store.errors import NotStored
 from arena.store.schema import BotCrashRow, BotRow, TournamentRow
-from arena.wire.jsonc import loads
+from arena.wire.json_codec import loads
 
 # Bot ids by name, creating rows for new names (``MatchSaver.bot_ids``).
 BotIds = Callable[[Connection, Sequence[str]], dict[str, int]]

@@ -35,7 +35,7 @@ from sqlalchemy.engine import Connection
 from arena.store.codec import as_utc
 from arena.store.errors import NotStored, StoreError
 from arena.store.schema import MatchRow, ScheduledGameRow, TournamentRow, WorkUnitRow, check_seed, chunks
-from arena.wire.jsonc import dumps, loads
+from arena.wire.json_codec import dumps, loads
 
 _GAMES, _UNITS = ScheduledGameRow.__table__, WorkUnitRow.__table__
 _MATCHES, _TOURNAMENTS = MatchRow.__table__, TournamentRow.__table__

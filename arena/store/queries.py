@@ -37,7 +37,7 @@ from arena.store.schema import (
     OutcomeCountRow,
     RatingHistoryRow,
 )
-from arena.wire.jsonc import loads
+from arena.wire.json_codec import loads
 from engine import VARIANT_RECORDS, GameConfig
 
 # Wizard is played by 3 to 6 (engine.core); the store packs at most this many seats per match.

@@ -33,7 +33,7 @@ from arena.store.schema import (
     check_seed,
     chunks,
 )
-from arena.wire.jsonc import dumps, loads
+from arena.wire.json_codec import dumps, loads
 
 _TOKEN_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"   # tournament ids: no 0/o, 1/l/i
 

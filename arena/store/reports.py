@@ -17,7 +17,7 @@ from sqlalchemy.engine import Connection
 from sqlmodel import col
 
 from arena.store.schema import BotRow, EloRow, FaultRow, MatchRow, MatchSeatRow, RatingHistoryRow
-from arena.wire.jsonc import loads
+from arena.wire.json_codec import loads
 from engine import VARIANT_RECORDS
 
 # -- one bot's seats and faults (arena.web.bots) ------------------------------------------

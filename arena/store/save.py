@@ -65,7 +65,7 @@ from arena.store.schema import (
     check_seed,
     chunks,
 )
-from arena.wire.jsonc import dumps
+from arena.wire.json_codec import dumps
 
 
 class _SQL:

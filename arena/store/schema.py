@@ -59,7 +59,7 @@ from sqlmodel import Field, SQLModel, insert, select, update
 from arena.stats.think_times import add_counts, seat_bucket_counts
 from arena.store.codec import log_seats_and_latencies, seat_max_latencies
 from arena.store.errors import StoreError
-from arena.wire.jsonc import loads
+from arena.wire.json_codec import loads
 
 # 2: timeouts and think-time histograms (see _upgrade_from_1);
 # 3: per-seat max think time and time-bank use (see _upgrade_from_2);

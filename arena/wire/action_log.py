@@ -21,7 +21,7 @@ from itertools import chain
 from typing import Any
 
 from arena.records import LoggedAction, logged_actions
-from arena.wire import jsonc
+from arena.wire import json_codec
 from engine import Prediction
 
 
@@ -40,7 +40,7 @@ def flatten(actions: Sequence[LoggedAction]) -> list[Any]:
 
 def flat_json(flat: list[Any]) -> bytes:
     """The serialised form of a log already :func:`flatten`-ed."""
-    return jsonc.dumps_bytes(flat)
+    return json_codec.dumps_bytes(flat)
 
 
 def dumps(actions: Sequence[LoggedAction]) -> bytes:
@@ -51,7 +51,7 @@ def dumps(actions: Sequence[LoggedAction]) -> bytes:
 def loads(data: bytes | str) -> list[LoggedAction]:
     """The log of its serialised form; ``ValueError`` for text that is not a JSON list of
     seats and actions in pairs."""
-    flat = jsonc.loads(data)
+    flat = json_codec.loads(data)
     if not isinstance(flat, list) or len(flat) % 2:
         raise ValueError("an action log is a JSON list of seats and actions, in pairs")
     return logged_actions(zip(flat[0::2], flat[1::2]))

@@ -23,7 +23,7 @@ from datetime import datetime
 from typing import Any
 
 from arena.records import FaultRecord, MatchRecord, MatchSpec
-from arena.wire import action_log, jsonc
+from arena.wire import action_log, json_codec
 from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
 from engine import GameConfig, options_of
 
@@ -31,7 +31,7 @@ from engine import GameConfig, options_of
 def run_match_request(spec: MatchSpec) -> pb.RunMatchRequest:
     """The ``RunMatchRequest`` for a match spec (``None`` limits: the arena's defaults)."""
     return pb.RunMatchRequest(
-        match_id=spec.match_id, config_json=jsonc.dumps(spec.config.to_dict()), bots=spec.bots,
+        match_id=spec.match_id, config_json=json_codec.dumps(spec.config.to_dict()), bots=spec.bots,
         bot_seeds=spec.bot_seeds or [], move_time_ms=round((spec.move_time or 0) * 1000),
         time_bank_ms=round((spec.time_bank or 0) * 1000), max_faults=spec.max_faults or 0,
         tournament_id=spec.tournament_id or "", game_index=-1 if spec.game_index is None else spec.game_index,
@@ -43,7 +43,7 @@ def match_spec(request: pb.RunMatchRequest) -> MatchSpec:
     """The match spec a ``RunMatchRequest`` asks for (0 limits mean the arena's default);
     ``ValueError`` if its config is no JSON object, ``engine.ConfigError`` or
     ``ValueError`` if it is no game for its bots (:class:`~arena.records.MatchSpec`)."""
-    config = jsonc.loads(request.config_json) if request.config_json else {}
+    config = json_codec.loads(request.config_json) if request.config_json else {}
     if not isinstance(config, dict):
         raise ValueError("config_json must be a JSON object (an engine GameConfig)")
     return MatchSpec(
@@ -64,7 +64,7 @@ def run_match_response(record: MatchRecord, stored: bool) -> pb.RunMatchResponse
     """The answer to ``RunMatch``: the finished match's record (also as the deprecated
     ``record_json``, for organisers written before ``record``) and whether the arena
     stored it."""
-    return pb.RunMatchResponse(record_json=jsonc.dumps(record.to_json()), record=record_message(record),
+    return pb.RunMatchResponse(record_json=json_codec.dumps(record.to_json()), record=record_message(record),
                                stored=stored)
 
 
@@ -85,9 +85,9 @@ def record_message(record: MatchRecord) -> pb.MatchRecord:
     True
     """
     message = pb.MatchRecord(
-        match_id=record.match_id, config_json=jsonc.dumps(record.config.to_dict()), bots=record.bots,
+        match_id=record.match_id, config_json=json_codec.dumps(record.config.to_dict()), bots=record.bots,
         bot_versions=record.bot_versions, totals=record.totals, places=record.places, forfeited=record.forfeited,
-        result_json=jsonc.dumps(record.result_json()), actions_json=action_log.dumps(record.actions),
+        result_json=json_codec.dumps(record.result_json()), actions_json=action_log.dumps(record.actions),
         latencies_ms=[math.nan if ms is None else ms for ms in record.latencies_ms],
         faults=[_fault_message(fault) for fault in record.faults], tournament_id=record.tournament_id or "",
         game_index=-1 if record.game_index is None else record.game_index, status=record.status,
@@ -101,12 +101,12 @@ def record_message(record: MatchRecord) -> pb.MatchRecord:
 
 def match_record(message: pb.MatchRecord) -> MatchRecord:
     """The match record a ``MatchRecord`` message holds."""
-    config = GameConfig.from_dict(jsonc.loads(message.config_json))
+    config = GameConfig.from_dict(json_codec.loads(message.config_json))
     has_bank = message.HasField("time_bank_ms")
     return MatchRecord(
         match_id=message.match_id, variant=config.variant, config=config, seed=config.seed,
         bots=list(message.bots), bot_versions=list(message.bot_versions), totals=list(message.totals),
-        places=list(message.places), forfeited=list(message.forfeited), result=jsonc.loads(message.result_json),
+        places=list(message.places), forfeited=list(message.forfeited), result=json_codec.loads(message.result_json),
         actions=action_log.loads(message.actions_json),
         latencies_ms=[None if math.isnan(ms) else ms for ms in message.latencies_ms],
         faults=[_fault_record(fault) for fault in message.faults], tournament_id=message.tournament_id or None,
@@ -143,7 +143,7 @@ def match_summary(*, match_id: str, variant: str, status: str, bots: Sequence[st
     >>> line.status, line.options_json
     ('finished', '{"variant":"classic","bidding":"hidden"}')
     """
-    options = "" if config is None else jsonc.dumps(options_of(config))
+    options = "" if config is None else json_codec.dumps(options_of(config))
     return pb.MatchSummary(match_id=match_id, variant=variant,
                            status="finished" if status == "completed" else status,
                            bot_names=bots, totals=totals, places=places, tournament_id=tournament_id or "",

@@ -40,7 +40,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from arena.wire import bot_text, jsonc
+from arena.wire import bot_text, json_codec
 from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
 from engine import BID, PAY, PLAY, PREDICT, TRUMP, VARIANT_RECORDS, Action, Decision, Prediction
 
@@ -227,20 +227,20 @@ def prediction_to_wire(prediction: Prediction) -> pb.Prediction:
 def events_json(events: Sequence[Any]) -> list[str]:
     """Engine events as the wire carries them: one compact JSON string each (to a seat
     in ``DecisionRequest.events_json``, to spectators in ``SpectatorUpdate.events_json``)."""
-    dumps = jsonc.dumps
+    dumps = json_codec.dumps
     return [dumps(event) for event in events]
 
 
 def observation_from_wire(request: pb.DecisionRequest) -> dict[str, Any]:
     """A request's observation as the engine wrote it (the bot's side; read on every
     decision, so with the fast parser)."""
-    observation: dict[str, Any] = jsonc.loads_fast(request.observation_json)
+    observation: dict[str, Any] = json_codec.loads_fast(request.observation_json)
     return observation
 
 
 def events_from_wire(request: pb.DecisionRequest) -> list[dict[str, Any]]:
     """A request's events, oldest first (the bot's side)."""
-    return [jsonc.loads_fast(event) for event in request.events_json]
+    return [json_codec.loads_fast(event) for event in request.events_json]
 
 
 # ------------------------------------------------------------------ arena -> bot messages
@@ -268,7 +268,7 @@ def decision_request(*, match_id: str, seat: int, request_id: int, decision: Dec
     if decision.options is not None:
         request.options.extend([str(option) for option in decision.options])
     if observation is not None:
-        request.observation_json = observation if isinstance(observation, str) else jsonc.dumps(observation)
+        request.observation_json = observation if isinstance(observation, str) else json_codec.dumps(observation)
     request.events_json.extend(events_json(events) if encoded_events is None else encoded_events)
     request.deadline_ms = deadline_ms
     request.time_bank_ms = time_bank_ms
@@ -280,7 +280,7 @@ def match_started(*, match_id: str, variant: str, seat: int, bot_names: Sequence
     """``MatchStarted`` for one seat; ``options`` is the game config without its deal seed."""
     return pb.ArenaMessage(match_started=pb.MatchStarted(
         match_id=match_id, variant=variant, seat=seat, players=len(bot_names), bot_names=bot_names,
-        options_json=jsonc.dumps(options), seed=seed, move_time_ms=move_time_ms, time_bank_ms=time_bank_ms,
+        options_json=json_codec.dumps(options), seed=seed, move_time_ms=move_time_ms, time_bank_ms=time_bank_ms,
     ))
 
 

@@ -25,7 +25,7 @@ import numpy as np
 
 from arena.envs import wizard_extreme_v0, wizard_v0
 from arena.records import logged_actions
-from arena.wire import jsonc, protocol
+from arena.wire import json_codec, protocol
 from arena.wire.encoding import Pending, decode, encode, legal_indices
 from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
 from engine import Game
@@ -46,8 +46,8 @@ def referee_observation_json(game: Game, seat: int) -> str:
     (``Match._observation_json``): without its finished rounds, which are encoded once
     a round from the spectator's view and put in their place."""
     observation = game.observe(seat, round_history=False)
-    observation["round_history"] = jsonc.fragment(game.observe(None)["round_history"])
-    return jsonc.dumps(observation)
+    observation["round_history"] = json_codec.fragment(game.observe(None)["round_history"])
+    return json_codec.dumps(observation)
 
 
 def as_a_bot_reads_it(game: Game, seat: int) -> tuple[dict[str, Any], list[Any]]:

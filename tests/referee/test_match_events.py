@@ -15,7 +15,7 @@ import pytest
 from arena.records import MatchSpec
 from arena.referee.limits import Limits
 from arena.referee.match import OpenRequest, Referee
-from arena.wire import jsonc, protocol
+from arena.wire import json_codec, protocol
 from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
 from engine import GameConfig
 
@@ -45,7 +45,7 @@ class CheckingLink:
         sent.extend(request.events_json)
         # Everything the seat may see so far, exactly, in order; and its observation now.
         assert sent == protocol.events_json(game.events_for(seat, 0)[0])
-        assert request.observation_json == ("" if self.events_only else jsonc.dumps(game.observe(seat)))
+        assert request.observation_json == ("" if self.events_only else json_codec.dumps(game.observe(seat)))
         self.requests += 1
         if request.kind == pb.PREDICT:
             action = pb.Action(request_id=request.request_id, prediction=pb.Prediction())

@@ -18,7 +18,7 @@ STORED_KEYS = ["game", "games", "seed", "seed_given", "move_time", "time_bank", 
 
 
 def stored(settings: TournamentSettings) -> str:
-    """The JSON the store keeps (arena.wire.jsonc writes the same keys in the same order)."""
+    """The JSON the store keeps (arena.wire.json_codec writes the same keys in the same order)."""
     return json.dumps(settings.to_dict())
 
 

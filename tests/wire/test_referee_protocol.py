@@ -1,4 +1,4 @@
-"""Engine <-> wire conversions (arena/wire/: protocol.py, calls.py, jsonc.py): no server, no processes."""
+"""Engine <-> wire conversions (arena/wire/: protocol.py, calls.py, json_codec.py): no server, no processes."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from factories.records import played
 
 from arena.records import FaultRecord, MatchRecord, MatchSpec
-from arena.wire import calls, jsonc, protocol
+from arena.wire import calls, json_codec, protocol
 from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
 from engine import Decision, GameConfig, Prediction, new_game
 
@@ -106,21 +106,21 @@ def test_a_decision_request_carries_everything() -> None:
 
 def test_dumps_is_compact_json() -> None:
     for value in [{"a": [1, 2.5, None, True, "é\n"]}, "x", 3, [], {}, {"nested": {"b": [{}]}}]:
-        encoded = jsonc.dumps(value)
+        encoded = json_codec.dumps(value)
         assert json.loads(encoded) == value
         assert encoded == json.dumps(value, separators=(",", ":"), ensure_ascii=False)
-    assert jsonc.dumps({1: "k"}) == '{"1":"k"}'      # as the standard library writes int keys
+    assert json_codec.dumps({1: "k"}) == '{"1":"k"}'      # as the standard library writes int keys
     with pytest.raises(TypeError):
-        jsonc.dumps({"x": object()})
+        json_codec.dumps({"x": object()})
 
 
 def test_the_json_codec_handles_what_orjson_alone_does_not() -> None:
     big = {"seed": 2**70, "name": "Zoë"}
     # Integers beyond 64 bits: written as the standard library writes them (the store's
     # rows always were), and read back exactly by loads.
-    assert jsonc.dumps(big) == json.dumps(big, separators=(",", ":"))
-    assert jsonc.loads(jsonc.dumps(big)) == big
-    assert jsonc.loads_fast(b'{"hand":["b7"]}') == {"hand": ["b7"]}
+    assert json_codec.dumps(big) == json.dumps(big, separators=(",", ":"))
+    assert json_codec.loads(json_codec.dumps(big)) == big
+    assert json_codec.loads_fast(b'{"hand":["b7"]}') == {"hand": ["b7"]}
 
 
 # ---------------------------------------------------------------------- the bot's side
