@@ -54,8 +54,8 @@ config without its deal seed (what may be shown while the deals are secret)::
     True
 
 The modules: ``core`` (config, decisions, actions, results, errors), ``game`` (the
-protocol), ``variants`` (each variant's record, the registry), ``events`` (the event
-log), ``masks`` (card sets as bit masks), ``classic_cards`` and ``extreme_cards``
+protocol), ``variants`` (each variant's record, the records by name), ``events`` (the
+event log), ``masks`` (card sets as bit masks), ``classic_cards`` and ``extreme_cards``
 (each variant's cards), ``classic`` and ``extreme`` (the rules), ``describe`` (events
 in words, for people).
 

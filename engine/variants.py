@@ -1,10 +1,10 @@
-"""What each variant is, one record per variant, and the registry of them.
+"""What each variant is, one record per variant, and the records by name.
 
 Every fact about a variant that code outside the rules needs is stated here, once:
 its name, its table sizes, its standard length, which way its totals rank, its
 decision kinds, its cards, its options and their checks. The rest of the arena asks
 a record and never tests a variant's name. As python-chess states its variants' facts
-as class attributes and keeps a registry of them, each record is a class whose
+as class attributes and keeps a list of them, each record is a class whose
 attributes are the facts; :data:`VARIANT_RECORDS` holds one instance of each, in
 :data:`VARIANTS` order::
 

@@ -2,7 +2,7 @@
 ``crosstable``, ``elo_history``, and ``browse``: stored tournaments and matches), a stored
 A/B test's result (``sprt``), the Elo plot (``elo_plot``), and the boards in every output
 format: one renderer per format in ``render`` (``table``, ``md``, ``csv``, ``json``,
-``html``) behind its registry; ``export`` writes a variant's boards as files.
+``html``), found by its name; ``export`` writes a variant's boards as files.
 
 The numbers come from the statistics room below the store (``arena.stats``: ratings,
 Elo, think times, the SPRT), the rows from the store's methods: this room runs no SQL.

@@ -1,4 +1,4 @@
-"""The boards in every output format: one renderer per format, behind a registry.
+"""The boards in every output format: one renderer per format, found by its name.
 
 Each format is one module, holding everything of that format and nothing else:
 ``table`` (a rich Table for the terminal), ``md``, ``csv`` (boards only), ``json`` and
