@@ -178,15 +178,15 @@ def stored_settings(session: Session, tournament_ids: Sequence[str]) -> dict[str
     return found
 
 
-def game_options(session: Session, settings: Mapping[str, TournamentSettings],
+def game_options(session: Session, settings_by_id: Mapping[str, TournamentSettings],
                  tournament_ids: Sequence[str]) -> dict[str, dict[str, Any] | None]:
     """The engine game options each tournament was played with, as stored: its settings'
     ``game`` (a GameConfig as a dict, possibly only the non-default options), or, when
-    its settings (``settings``, by tournament) do not have them (a tournament organised
+    its settings (``settings_by_id``) do not have them (a tournament organised
     elsewhere), the config of its first stored match. None when neither is known."""
     options: dict[str, dict[str, Any] | None] = {}
     for tournament_id in sorted(set(tournament_ids)):
-        stored = settings.get(tournament_id)
+        stored = settings_by_id.get(tournament_id)
         if stored is not None and stored.game and not stored.organised_elsewhere:
             options[tournament_id] = stored.game
             continue
