@@ -4,11 +4,9 @@ grpcio 1.85 moves a message between the socket and Python through its EventEngin
 thread of gRPC's own pool reads the socket and hands the completion to grpc.aio's
 poller thread, which wakes the event loop. With the EventEngine's client and listener
 turned off (gRPC's ``GRPC_EXPERIMENTS`` setting) gRPC takes the path it had before,
-with one thread fewer on the way. Measured on the 2-core machine in alternating runs
-of ``arena bench referee`` (docs/speed.md, "gRPC's I/O path"): 64 matches at once
-played 36% more decisions a second (12,700 against 9,400) with 24% less of the
-referee's CPU and 30% less of the bots', the sequential games 42% more, and the
-default tournament took about 11% less time.
+with one thread fewer on the way, so more decisions a second for less CPU, in the
+referee and in the bots alike. ``arena bench referee`` measures it (docs/speed.md,
+"gRPC's I/O path", has the current figures and the command).
 
 :func:`use_measured_io` makes that path the default of this process and of the
 processes it starts, before gRPC reads the setting (at ``import grpc``):
