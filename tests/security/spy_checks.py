@@ -1,4 +1,4 @@
-"""The arena as an attacker sees it: can a hostile bot learn the cards of another seat?
+"""The spy tests' attacker and his checks: can a hostile bot learn the cards of another seat?
 
 Attacker model. A bot author enters one or several bots ("spies", tests/bots/spy_bot.py)
 that play honestly but record every message the arena sends them, complete. He may also
@@ -16,6 +16,12 @@ Real tournaments (real processes, real SQLite in tmp dirs, no mocks); afterwards
 stored records, which hold the true seeds and action logs, are replayed and every message
 the spies and spectators received is checked against them. Run with ``-s`` for a summary
 of what was tried.
+
+This module holds what the spy tests share: reading what was received, replaying the
+truth, the checks (a)-(d), and running a tournament and loading it back. The tests are
+tests/security/test_spies_in_tournaments.py (spies in local tournaments) and
+tests/security/test_spectators_and_public_calls.py (spectators, public calls and spies
+at `arena serve`).
 """
 
 from __future__ import annotations
@@ -27,15 +33,11 @@ import re
 import shlex
 import subprocess
 import sys
-import threading
-import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import grpc
-import pytest
 from factories import TEST_BOTS
 from google.protobuf.json_format import MessageToDict
 
@@ -44,11 +46,7 @@ from arena.store import Store
 from arena.tournament.schedule import derive_seed
 from arena.tournament.settings import TournamentSettings, schedule_of
 from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
-from arena.wire.pb.wizard_arena.v1 import arena_pb2_grpc as pb_grpc
 from engine import GameConfig, new_game
-
-# Whole tournaments and `arena serve` as processes: `pytest -m "not slow"` skips them.
-pytestmark = pytest.mark.slow
 
 PY = sys.executable
 SPY = TEST_BOTS / "spy_bot.py"
@@ -669,312 +667,3 @@ def analyse_spies(title: str, settings: dict[str, Any], records: list[MatchRecor
             "no hand is large enough for (d): play more rounds"
         findings.append(distinct)
     return findings
-
-
-def assert_the_checks_catch_planted_leaks(settings: dict[str, Any], records: list[MatchRecord],
-                                          spies: dict[str, tuple[list[Received], dict[int, dict[str, Any]]]],
-                                          deals: str) -> None:
-    """Controls: the same checks find leaks planted in copies of what a spy received and
-    of the records, so that "0 leaks" above means something."""
-    record = records[0]
-    players = record.config.players
-    # (a) The deal seed, or the master seed, among the numbers.
-    found = attack_seeds("control", {7, record.seed}, records, settings)
-    assert any("reproduces the first deal of" in leak and record.match_id in leak for leak in found.leaks), found.leaks
-    found = attack_seeds("control", {settings["seed"]}, records, settings)
-    assert any("as the master seed derives" in leak for leak in found.leaks), found.leaks
-
-    spy, (messages, answers) = next(iter(spies.items()))
-    record = next(r for r in records if spy in r.bots)
-    seat = record.bots.index(spy)
-    replayed = replay_record(record)
-    stream = [m for m in messages if m.body.get("match_id") == record.match_id]
-    neighbour = (seat + 1) % players
-    card = sorted(replayed.start[neighbour])[0]
-
-    def doctored(change: Callable[[list[Received]], None]) -> tuple[CardCheck, Findings]:
-        copy = [Received(m.msg, json.loads(json.dumps(m.body)), m.at, m.full) for m in stream]
-        change(copy)
-        check, bids = CardCheck("control"), Findings("control")
-        check_spy_match(check, bids, spy, replayed, seat, copy, answers)
-        return check, bids
-
-    def first_request(copy: list[Received]) -> dict[str, Any]:
-        return next(m for m in copy if m.msg == "request").body
-
-    # (b) A card of the neighbour's first hand in the observation, in an event, in free text.
-    def in_observation(copy: list[Received]) -> None:
-        body = first_request(copy)
-        body["observation_json"] = json.dumps({**json.loads(body["observation_json"]), "hint": card})
-
-    def in_event(copy: list[Received]) -> None:
-        body = first_request(copy)
-        body["events_json"] = [*body["events_json"], json.dumps({"type": "hand", "cards": [card]})]
-
-    def in_text(copy: list[Received]) -> None:
-        copy[0].body["bot_names"] = [*copy[0].body["bot_names"], f"seat {neighbour} holds {card}"]
-
-    for plant in (in_observation, in_event, in_text):
-        check, _ = doctored(plant)
-        assert any(card in leak for leak in check.found.leaks), (plant.__name__, check.found.leaks)
-    # Unrevealed bids: another seat's bid shown while bidding.
-    if record.variant == "classic" and record.config.bidding != "open":
-        def bid_shown(copy: list[Received]) -> None:
-            for message in copy:
-                if message.msg == "request":
-                    observation = json.loads(message.body["observation_json"])
-                    if observation["phase"] == "bid":
-                        observation["bids"][neighbour] = 1
-                        message.body["observation_json"] = json.dumps(observation)
-                        return
-            raise AssertionError("the spy never bid")
-
-        _, bids = doctored(bid_shown)
-        assert bids.leaks, "a shown bid went unnoticed"
-    # (c) Two rotations of one deal made to overlap.
-    if deals == "duplicate":
-        a, b = [r for r in records if r.seed == record.seed][:2]
-        shifted = MatchRecord.from_json({**b.to_json(), "started_at": a.started_at.isoformat(),
-                                         "finished_at": a.finished_at.isoformat()})
-        others_ = [r if r is not b else shifted for r in records]
-        found = check_duplicate_overlap("control", others_, {spy: []})
-        assert any("at once" in leak for leak in found.leaks), found.leaks
-
-
-LOCAL = [
-    # variant, players, rounds, bidding, deals, spies (the other seats: honest random bots)
-    pytest.param("classic", 4, 3, "open", "duplicate", 3, id="classic-open-4p-duplicate"),
-    pytest.param("classic", 5, 5, "hidden", "independent", 4, id="classic-hidden-5p-independent"),
-    pytest.param("classic", 4, 5, "secret", "independent", 3, id="classic-secret-4p-independent"),
-    pytest.param("classic", 5, 3, "secret", "duplicate", 4, id="classic-secret-5p-duplicate"),
-    pytest.param("classic", 4, 3, "hidden", "duplicate", 3, id="classic-hidden-4p-duplicate"),
-    pytest.param("extreme", 3, 1, None, "independent", 2, id="extreme-3p-independent"),
-    pytest.param("extreme", 4, 1, None, "duplicate", 3, id="extreme-4p-duplicate"),
-    pytest.param("extreme", 5, 1, None, "independent", 4, id="extreme-5p-independent"),
-]
-
-
-@pytest.mark.parametrize("variant,players,rounds,bidding,deals,spies", LOCAL)
-def test_spies_in_a_local_tournament_learn_nothing(tmp_path: Path, variant: str, players: int, rounds: int,
-                                                   bidding: str | None, deals: str, spies: int) -> None:
-    """A whole `arena tournament` with spies in all seats but one (or all); two tables'
-    worth of games, so that in the duplicate format two deals could run at once."""
-    db = tmp_path / "t.db"
-    names = [f"spy{i}" for i in range(1, spies + 1)]
-    lineup = [bot_option(SPY, name, tmp_path / f"{name}.jsonl", 4) for name in names]
-    lineup += [bot_option(RANDOM_BOT, f"honest{i}", None, 4) for i in range(players - spies)]
-    # Unconfined: the spies write their reports where the test reads them. What is tested
-    # here is what the arena tells them; what confinement adds is tests/security/test_confinement.py's.
-    args = ["tournament", "--no-samples", "--variant", variant, "--players", str(players), "--rounds", str(rounds),
-            "--games", str(2 * players), "--deals", deals, "--concurrency", "4", "--db", str(db),
-            "--sandbox", "none"]
-    if bidding is not None:
-        args += ["--bidding", bidding]
-    for option in lineup:
-        args += ["--bot", option]
-    done = arena_cli(*args, cwd=tmp_path)
-    assert done.returncode == 0, done.stdout + done.stderr
-    tid, settings, records = load_tournament(db)
-    assert settings.get("deals") == deals
-    title = f"{variant} {bidding + ' ' if bidding else ''}{players}p {deals}"
-    reports = {name: read_spy(tmp_path / f"{name}.jsonl") for name in names}
-    findings = analyse_spies(title, settings, records, reports, deals)
-    report(f"{title}, {len(records)} games", findings)
-    assert_no_leaks(findings)
-    assert_the_checks_catch_planted_leaks(settings, records, reports, deals)
-
-
-# ---------------------------------------------------------------------- a running server
-
-
-class Watcher:
-    """A spectator and a public caller: lists the matches over and over, spectates every
-    one it sees (live when it is still running), and asks for the leaderboard."""
-
-    def __init__(self, address: str, variant: str) -> None:
-        self.address = address
-        self.variant = variant
-        self.stop = threading.Event()
-        self.public: list[dict[str, Any]] = []                      # ListMatches/GetLeaderboard answers
-        self.spectated: dict[str, list[dict[str, Any]]] = {}        # match id -> SpectatorEvents
-        self.live: set[str] = set()
-        self.errors: list[str] = []
-        self._threads: list[threading.Thread] = []
-        self._main = threading.Thread(target=self._run, name="watcher", daemon=True)
-
-    def start(self) -> None:
-        self._main.start()
-
-    def _run(self) -> None:
-        with grpc.insecure_channel(self.address) as channel:
-            stub = pb_grpc.ArenaStub(channel)
-            rounds = 0
-            while True:
-                last = self.stop.is_set()
-                try:
-                    listed = stub.ListMatches(pb.ListMatchesRequest(limit=200), timeout=10)
-                    self.public.append(self._entry(listed))
-                    for summary in listed.matches:
-                        if summary.match_id not in self.spectated:
-                            self.spectated[summary.match_id] = []
-                            if summary.status == "running":
-                                self.live.add(summary.match_id)
-                            thread = threading.Thread(target=self._spectate, args=(summary.match_id,), daemon=True)
-                            thread.start()
-                            self._threads.append(thread)
-                    if rounds % 20 == 0 or last:
-                        for variant in (self.variant, ""):
-                            board = stub.GetLeaderboard(pb.LeaderboardRequest(variant=variant), timeout=30)
-                            self.public.append(self._entry(board))
-                except grpc.RpcError as error:
-                    self.errors.append(f"{error.code()}: {error.details()}")
-                except Exception as error:   # noqa: BLE001 (reported by the test)
-                    self.errors.append(repr(error))
-                rounds += 1
-                if last:
-                    return
-                # Within the referee's rate limits (docs/protocol.md, section 7): ListMatches
-                # 10 times a second, GetLeaderboard (twice) every 2 s.
-                time.sleep(0.1)
-
-    def _spectate(self, match_id: str) -> None:
-        with grpc.insecure_channel(self.address) as channel:
-            try:
-                for event in pb_grpc.ArenaStub(channel).Spectate(pb.SpectateRequest(match_id=match_id), timeout=60):
-                    self.spectated[match_id].append(self._entry(event))
-            except grpc.RpcError as error:
-                self.errors.append(f"spectate {match_id}: {error.code()}: {error.details()}")
-            except Exception as error:   # noqa: BLE001 (reported by the test)
-                self.errors.append(f"spectate {match_id}: {error!r}")
-
-    @staticmethod
-    def _entry(message: Any) -> dict[str, Any]:
-        raw = message.SerializeToString()
-        if not nothing_unknown(message, raw):
-            raise AssertionError(f"fields unknown to the proto in {message}")
-        return {"message": as_dict(message), "raw": raw.hex()}
-
-    def finish(self) -> None:
-        self.stop.set()
-        self._main.join(60)
-        for thread in self._threads:
-            thread.join(60)
-
-
-def register(name: str, db: Path, cwd: Path) -> str:
-    done = arena_cli("bot", "register", name, "--db", str(db), cwd=cwd)
-    assert done.returncode == 0, done.stderr
-    return done.stdout.strip().splitlines()[-1]
-
-
-def test_spectators_and_public_calls_learn_nothing(tmp_path: Path) -> None:
-    """`arena serve` with spies and an honest bot connected, `arena tournament --server`,
-    and meanwhile a spectator on every match and the public calls, over and over."""
-    server_db, organiser_db = tmp_path / "server.db", tmp_path / "organiser.db"
-    variant, players, rounds, bidding = "classic", 4, 5, "secret"
-    spies = ["spyA", "spyB", "spyC"]
-    names = [*spies, "honest"]
-    tokens = {name: register(name, server_db, tmp_path) for name in names}
-    admin = "spy-test-admin-token-" + os.urandom(8).hex()
-    log = open(tmp_path / "serve.log", "w")
-    server = subprocess.Popen([PY, "-m", "arena.cli", "serve", "--db", str(server_db), "--port", "0", "--quiet"],
-                              cwd=tmp_path, stdout=subprocess.PIPE, stderr=log, text=True,
-                              env={**ENV, "ARENA_ADMIN_TOKEN": admin})
-    processes: list[subprocess.Popen[Any]] = []
-    watcher: Watcher | None = None
-    try:
-        first = server.stdout.readline() if server.stdout else ""
-        match = re.search(r"listening on (\S+):(\d+)", first)
-        assert match, f"arena serve did not start: {first!r}"
-        address = f"127.0.0.1:{match.group(2)}"
-        for name in names:
-            script = SPY if name in spies else RANDOM_BOT
-            command = [PY, str(script), "--arena", address, "--token", tokens[name], "--name", name,
-                       "--max-matches", "4"]
-            if name in spies:
-                command += ["--report", str(tmp_path / f"{name}.jsonl")]
-            processes.append(subprocess.Popen(command, cwd=tmp_path, env=ENV, stdout=log, stderr=log))
-        with grpc.insecure_channel(address) as channel:
-            stub = pb_grpc.ArenaStub(channel)
-            deadline = time.monotonic() + 30
-            while True:
-                connected = {b.name for b in stub.ListBots(pb.ListBotsRequest(), timeout=5,
-                                                           metadata=(("authorization", f"Bearer {admin}"),)).bots}
-                if connected >= set(names):
-                    break
-                assert time.monotonic() < deadline, f"bots not connected: {set(names) - connected}"
-                time.sleep(0.05)
-        watcher = Watcher(address, variant)
-        watcher.start()
-        done = arena_cli("tournament", "--server", address, "--admin-token", admin, "--db", str(organiser_db),
-                         "--variant", variant, "--players", str(players), "--rounds", str(rounds),
-                         "--bidding", bidding, "--games", str(2 * players), cwd=tmp_path)
-        assert done.returncode == 0, done.stdout + done.stderr
-        time.sleep(0.2)
-        watcher.finish()
-    finally:
-        if watcher is not None:
-            watcher.stop.set()
-        for process in processes:
-            if process.poll() is None:
-                process.terminate()
-        for process in processes:
-            process.wait(10)
-        server.terminate()
-        server.wait(10)
-        log.close()
-
-    tid, settings, records = load_tournament(organiser_db)
-    assert settings.get("deals") == "independent", "with --server the default must be independent deals"
-    assert not watcher.errors, watcher.errors
-    by_id = {r.match_id: r for r in records}
-    assert set(by_id) <= set(watcher.spectated), "a match of the tournament was never spectated"
-    title = f"server: {variant} {bidding} {players}p, {len(records)} games"
-
-    # Spectators: (a) and (b), event by event against the replayed public view.
-    spectator_numbers: set[int] = set()
-    check = CardCheck("spectator")
-    bids = Findings("(b) unrevealed bids [spectator]")
-    events = 0
-    for match_id, record in by_id.items():
-        received = watcher.spectated[match_id]
-        for entry in received:
-            integers_in(entry["message"], spectator_numbers)
-            assert entry["message"]["match_id"] == match_id
-        # A SpectatorUpdate carries a batch of events (an older protocol sent one per message).
-        stream = [json.loads(text) for entry in received
-                  for text in entry["message"].get("events_json", [entry["message"].get("event_json")])]
-        events += len(stream)
-        truth = replay_record(record).events[None]
-        assert len(stream) == len(truth), f"spectating {match_id} gave {len(stream)} of {len(truth)} events"
-        check.event_stream(f"spectator of {match_id}", stream, truth, None, 0)
-        for event in stream:
-            bids.tried += 1
-            if event.get("type") == "bid":
-                bids.leaks.append(f"spectator of {match_id} sees {event} ({bidding} bidding)")
-    # Control: a hand planted in a spectator's stream is caught.
-    replayed = replay_record(records[0])
-    truth = replayed.events[None]
-    hand = sorted(replayed.start[0])
-    planted = [truth[0][0], {"type": "hand", "seat": 0, "cards": hand}, *(event for event, _ in truth[1:])]
-    control = CardCheck("control")
-    control.event_stream("control", planted, truth, None, 0)
-    assert any(hand[0] in leak for leak in control.found.leaks), control.found.leaks
-    live = len(set(by_id) & watcher.live)
-    assert live, "no match was spectated live"
-    spectator = [attack_seeds("spectator", spectator_numbers, records, settings),
-                 check.finish(f"{events} events, {live} of {len(by_id)} matches live"), bids]
-
-    # Public calls: (a).
-    public_numbers: set[int] = set()
-    for entry in watcher.public:
-        integers_in(entry["message"], public_numbers)
-    listed = {m["match_id"] for entry in watcher.public for m in entry["message"].get("matches", [])}
-    assert set(by_id) <= listed
-    public = [attack_seeds(f"public calls, {len(watcher.public)} answers", public_numbers, records, settings)]
-
-    # And the spies at the server: everything of the local tournaments.
-    reports = {name: read_spy(tmp_path / f"{name}.jsonl") for name in spies}
-    spied = analyse_spies("server spies", settings, records, reports, "independent")
-    report(title, spectator + public + spied)
-    assert_no_leaks(spectator + public + spied)
