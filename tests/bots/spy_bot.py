@@ -4,7 +4,8 @@ Every message from the arena goes, complete, to the --report file as one JSON li
 ``{"dir": "in", "at": <unix time>, "msg": <oneof name>, "message": <MessageToDict>, "raw": <hex>}``
 (``message`` with proto field names and default values included, ``raw`` the serialized
 bytes, so nothing is lost). Every answer it sends is a line with ``"dir": "out"``.
-tests/security/test_spy.py reads the file afterwards and looks for what the spy could abuse.
+The spy tests (tests/security/spy_checks.py) read the file afterwards and look for what the
+spy could abuse.
 
 Usage: python tests/bots/spy_bot.py --arena HOST:PORT --token T --name N [--max-matches K] --report FILE
 """
