@@ -15,7 +15,7 @@ from engine import VARIANTS
 
 if TYPE_CHECKING:    # only for the type: the results room brings the store and SQLAlchemy
     from arena.records import MatchRecord
-    from arena.results.browse import Listing
+    from arena.results.listings import Listing
     from arena.store import BoardSnapshot, Store
 
 MatchArgument = typer.Argument(..., metavar="MATCH", help="A match id, as `arena matches` lists them.")
@@ -24,7 +24,7 @@ ListFormatOption = typer.Option("table", "--format", help="table, json or csv (j
 
 
 def print_listing(listing: Listing) -> None:
-    """Print a browse.Listing: a table on the console (and, on stderr, which columns a
+    """Print a listings.Listing: a table on the console (and, on stderr, which columns a
     narrow terminal left out), or JSON/CSV text as it is."""
     if listing.table is None:
         print(listing.text)     # plain print: rich would wrap and colour it
@@ -37,15 +37,15 @@ def print_listing(listing: Listing) -> None:
 
 def tournaments(format: str = ListFormatOption, db: str | None = DbOption) -> None:
     """List stored tournaments with every game option; a run whose process died shows as interrupted."""
-    from arena.results import browse, sprt
+    from arena.results import listings, sprt
     from arena.tournament.lock import shown_status
 
-    check_choice(format, browse.LIST_FORMATS, "--format")
+    check_choice(format, listings.LIST_FORMATS, "--format")
     store = open_store(db, must_exist=True)
     location = db_location(db)
-    lines = browse.tournament_lines(store, status_of=lambda info: shown_status(info, location),
-                                    test_of=lambda info: sprt.summary(store, info.id, info.typed_settings))
-    print_listing(browse.tournaments_listing(lines, format, console.width))
+    lines = listings.tournament_lines(store, status_of=lambda info: shown_status(info, location),
+                                      test_of=lambda info: sprt.summary(store, info.id, info.typed_settings))
+    print_listing(listings.tournaments_listing(lines, format, console.width))
     if not lines:
         err_console.print("no tournaments stored yet")
 
@@ -267,10 +267,10 @@ def matches(
     db: str | None = DbOption,
 ) -> None:
     """List stored matches (Wizard Extreme totals are penalty points: lower is better)."""
-    from arena.results import browse
+    from arena.results import listings
 
     check_choice(variant, VARIANTS, "--variant")
-    check_choice(format, browse.LIST_FORMATS, "--format")
+    check_choice(format, listings.LIST_FORMATS, "--format")
     if not 1 <= limit <= MAX_LISTED:      # the database's integers are 64-bit
         raise typer.BadParameter(f"must be from 1 to {MAX_LISTED:,}", param_hint="--limit")
     store = open_store(db, must_exist=True)
@@ -281,9 +281,9 @@ def matches(
     if not found:
         err_console.print("no stored matches" + (" match these filters" if variant or tournament or bot else ""))
         if format != "table":   # scripts still get a well-formed empty list
-            print_listing(browse.matches_listing([], format, console.width))
+            print_listing(listings.matches_listing([], format, console.width))
         return
-    print_listing(browse.matches_listing(found[:limit], format, console.width))
+    print_listing(listings.matches_listing(found[:limit], format, console.width))
     if len(found) > limit:
         err_console.print(f"the newest {limit} shown; --limit N shows more")
 

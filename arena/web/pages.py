@@ -27,9 +27,9 @@ from starlette.templating import Jinja2Templates
 
 from arena.results import elo_history
 from arena.results import leaderboard as lb
-from arena.results.browse import GameOptions
 from arena.results.elo_history import EloLine
 from arena.results.elo_plot import elo_svg
+from arena.results.game_options import GameOptions
 from arena.stats.ratings import MIN_UNITS
 from engine import VARIANTS
 from engine import variant as variant_of

@@ -1,4 +1,5 @@
-"""The store on real SQLite files (arena.store), and browsing stored matches (arena.results.browse)."""
+"""The store on real SQLite files (arena.store), and browsing stored matches (arena.results.browse,
+arena.results.listings)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,8 @@ from factories.records import played
 
 import arena.store
 from arena.records import FaultRecord, MatchRecord
-from arena.results.browse import export_match, match_rows, match_table, show_match, verify_match
+from arena.results.browse import export_match, show_match, verify_match
+from arena.results.listings import match_rows, match_table
 from arena.stats.elo import EloChange, RatedMatch, elo_deltas
 from arena.stats.think_times import BUCKETS, HIGHEST_MS, RESOLUTION, LatencyHistogram, bucket_of
 from arena.store import SCHEMA_VERSION, Store, StoreError, hash_token
@@ -498,7 +500,7 @@ def test_bulk_save_equals_one_by_one(tmp_path: Path) -> None:
 
 
 # --------------------------------------------------------------------------------------
-# Browsing (arena.results.browse), on real engine games
+# Browsing (arena.results.browse, arena.results.listings), on real engine games
 # --------------------------------------------------------------------------------------
 
 

@@ -4,7 +4,9 @@ Each format is one module, holding everything of that format and nothing else:
 ``table`` (a rich Table for the terminal), ``md``, ``csv`` (boards only), ``json`` and
 ``html`` (standalone pages). A module has ``board(view)``, rendering a
 :class:`~arena.results.render.common.BoardView`, and (all but csv) ``crosstable(ct)``;
-what several of them share (the table cells, the metadata in words) is ``common``.
+what several of them share (the table cells, the metadata in words) is ``common``. The
+lists of ``arena tournaments`` and ``arena matches`` (``arena.results.listings``) come out
+of the same formats: ``table``'s ``fitted_table`` and ``csv``'s ``as_csv``.
 :data:`BOARD_RENDERERS` and :data:`CROSSTABLE_RENDERERS` map a format's name to its
 function, one entry per format the data modules offer::
 

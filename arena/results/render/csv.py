@@ -1,4 +1,5 @@
-"""CSV: a board as one row per bot, its metadata as ``meta_*`` columns repeated on every row.
+"""CSV: a board as one row per bot, its metadata as ``meta_*`` columns repeated on every row;
+and :func:`as_csv`, the CSV of ``arena tournaments`` and ``arena matches``.
 
 (Not ``#`` comment lines: csv readers, spreadsheets and pandas would take them for rows.)
 """
@@ -8,6 +9,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from typing import Any
 
@@ -57,3 +59,18 @@ def _metadata(metadata: BoardMetadata) -> dict[str, Any]:
         "meta_think_time_resolution": metadata.think_time_resolution,
         "meta_tests": json.dumps(metadata.tests, separators=(",", ":")),
     }
+
+
+def as_csv(records: Sequence[Mapping[str, Any]], fieldnames: Sequence[str]) -> str:
+    """Rows as CSV text with a header row; None is an empty cell, booleans are true/false.
+
+    >>> print(as_csv([{"a": 1, "b": None, "c": True}], ["a", "b", "c"]), end="")
+    a,b,c
+    1,,true
+    """
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=list(fieldnames), lineterminator="\n")
+    writer.writeheader()
+    for record in records:
+        writer.writerow({k: ("true" if v else "false") if isinstance(v, bool) else v for k, v in record.items()})
+    return out.getvalue()

@@ -1,8 +1,16 @@
-"""The terminal format: boards and crosstables as rich Tables (``--format table``)."""
+"""The terminal format: boards and crosstables as rich Tables (``--format table``), and
+the tables of ``arena tournaments`` and ``arena matches`` fitted to the terminal's width
+(:func:`fitted_table`)."""
 
 from __future__ import annotations
 
+import io
+from collections.abc import Sequence
+from dataclasses import dataclass
+
 from rich import box
+from rich.console import Console, JustifyMethod
+from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
@@ -51,3 +59,61 @@ def crosstable(ct: Crosstable) -> Table:
     for row in rows:
         table.add_row(*row)
     return table
+
+
+# --------------------------------------------------------------------------------------
+# Lists that fit the terminal without cutting an id
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ListColumn:
+    """One column of a list table.
+
+    ``rank`` says how much the column matters: 0 is always shown; in a terminal too
+    narrow for every column the highest ranks are left out first. A ``whole`` column
+    (an id, a seed) is never wrapped, folded or cut, in any terminal wider than the id
+    itself: ids are meant to be copied.
+    """
+
+    header: str
+    rank: int
+    whole: bool = False
+    justify: JustifyMethod = "left"
+
+
+def fitted_table(columns: Sequence[ListColumn], rows: Sequence[Sequence[str]], width: int,
+                 title: str | None = None, caption: str | None = None) -> tuple[Table, list[str]]:
+    """A table of ``rows`` that fits ``width`` columns of terminal, and the headers it left out.
+
+    Whole columns get ``no_wrap`` and their longest cell as ``min_width``, so rich never
+    shrinks them; the other columns may wrap or fold. While even the narrowest layout is
+    too wide (rich's measured minimum: every column at its longest word), the column of
+    the highest rank is left out: rich itself would otherwise squeeze every column,
+    ids included, once the wrapping ones cannot shrink further.
+
+    >>> cols = [ListColumn("id", 0, whole=True), ListColumn("note", 1)]
+    >>> table, left_out = fitted_table(cols, [["t-k3x9qa-00012", "a rather long note"]], width=20)
+    >>> left_out
+    ['note']
+    """
+    # Measured on a very wide console: on one of ``width`` rich would report a minimum of
+    # at most ``width`` (every measurement is capped at the space available).
+    measuring = Console(width=100_000, file=io.StringIO())
+    shown = list(range(len(columns)))
+    left_out: list[str] = []
+    while True:
+        table = Table(title=title, caption=caption)
+        for i in shown:
+            column = columns[i]
+            longest = max((len(row[i]) for row in rows), default=0)
+            table.add_column(column.header, justify=column.justify, no_wrap=column.whole,
+                             min_width=longest if column.whole else None, overflow="fold")
+        for row in rows:
+            table.add_row(*(Text(row[i]) for i in shown))   # Text: bot names are never rich markup
+        droppable = [i for i in shown if columns[i].rank > 0]
+        if not droppable or Measurement.get(measuring, measuring.options, table).minimum <= width:
+            return table, left_out
+        dropped = max(droppable, key=lambda i: columns[i].rank)
+        shown.remove(dropped)
+        left_out.append(columns[dropped].header)
