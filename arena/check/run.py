@@ -138,12 +138,17 @@ class _Check:
                 await self._stop_bot()
                 for client, _ in opponents:
                     client.stop()
-                # The server ends every stream it holds: an opponent that missed its stop
-                # (cancelled just as its Welcome came in) ends with its stream.
+                # The opponents end their streams while the server still answers, so that no
+                # handler of theirs is left for the server's stop to cancel (grpc prints a
+                # traceback for each); the server then ends every stream it still holds: an
+                # opponent that missed its stop (cancelled just as its Welcome came in) ends
+                # with its stream.
+                tasks = [task for _, task in opponents]
+                if tasks:
+                    await asyncio.wait(tasks, timeout=5)
                 await self.server.stop()
                 shutil.rmtree(socket_dir, ignore_errors=True)
                 self.processes.remove_copies()
-                tasks = [task for _, task in opponents]
                 _, stuck = await asyncio.wait(tasks, timeout=5) if tasks else (set(), set())
                 for task in stuck:
                     task.cancel()
