@@ -30,7 +30,7 @@ from factories import ROOT
 from factories.records import played
 
 from arena.records import MatchRecord
-from arena.store import BUSY_TIMEOUT, Store
+from arena.store import Store
 from arena.tournament.lineup import node_ready
 from arena.web.viewer import steps
 from engine import new_game
@@ -217,10 +217,9 @@ def test_the_last_store_of_a_file_checkpoints_it_and_a_reader_is_not_held_up(tmp
         assert reader.execute("SELECT count(*) FROM matches").fetchone() == (1,)
         store = Store(str(path))
         store.save_match(played("m1", "classic", ["ann", "bob", "cy"], seed=2))
-        started = time.monotonic()
         store.close()
-        # Waiting for the reader would take the busy timeout (30 s); half of it is slack.
-        assert time.monotonic() - started < BUSY_TIMEOUT / 2, "the checkpoint waited for the reader"
+        # The checkpoint reported busy and left the WAL, still valid, to the reader.
+        assert wal.stat().st_size > 0, "the checkpoint emptied the WAL under the reader"
         assert reader.execute("SELECT count(*) FROM matches").fetchone() == (1,)   # its snapshot, unharmed
         reader.execute("COMMIT")
         assert reader.execute("SELECT count(*) FROM matches").fetchone() == (2,)

@@ -74,14 +74,15 @@ def test_slow_bot_times_out_and_late_answers_do_not_count_twice(arena: ArenaThre
 def test_time_bank_absorbs_a_slow_answer(arena: ArenaThread, tmp_path: Path) -> None:
     report = tmp_path / "banked.jsonl"
     arena.start_bot("slow_bot.py", "banked", "--slow", "1", "--sleep-ms", "350", report=report)
-    record = arena.run_match(["banked", *HONEST], move_time=0.2, time_bank=1.0)
+    # A 30 s bank: however busy the machine, the slow answer cannot use it all.
+    record = arena.run_match(["banked", *HONEST], move_time=0.2, time_bank=30.0)
     assert record.faults == []
     first = next(ms for (seat, _), ms in zip(record.actions, record.latencies_ms) if seat == 0)
     assert first >= 350
     requests = [m for m in read_report(report) if m["msg"] == "request"]
-    assert requests[0]["time_bank_ms"] == 1000 and requests[0]["deadline_ms"] == 200
+    assert requests[0]["time_bank_ms"] == 30000 and requests[0]["deadline_ms"] == 200
     # At least the 150 ms past the limit came out of the bank (more on a busy machine), not all of it.
-    assert 0 < requests[1]["time_bank_ms"] <= 850
+    assert 0 < requests[1]["time_bank_ms"] <= 30000 - 150
 
 
 def test_illegal_cards_are_faults_and_the_third_forfeits(arena: ArenaThread, tmp_path: Path) -> None:
@@ -153,11 +154,8 @@ def test_a_frozen_bot_is_found_by_keepalive(arena: ArenaThread) -> None:
     bot = arena.start_bot("random_bot.py", "frozen")
     bot.send_signal(signal.SIGSTOP)     # alive, connected, and answering nothing (not even pings)
     try:
-        started = time.monotonic()
-        # A 60 s limit: the seat can only be lost within half of it through keepalive (0.5 s)
-        # and grace (1 s); the slack is for a busy machine.
+        # A 60 s limit: a seat lost to the limit would be a timeout; a disconnect is keepalive's.
         record = arena.run_match(["frozen", *HONEST], move_time=60.0, time_bank=0.0, timeout=120)
-        assert time.monotonic() - started < 30.0
     finally:
         bot.send_signal(signal.SIGCONT)
     assert seat_faults(record, 0) == ["disconnect"]
@@ -192,17 +190,18 @@ def test_reconnect_within_grace_gets_the_seat_back(arena: ArenaThread, tmp_path:
 
 def test_time_used_before_a_disconnect_is_charged_to_the_bank(arena: ArenaThread, tmp_path: Path) -> None:
     # It thinks 350 ms on a 200 ms limit, then drops: the re-sent request shows the
-    # bank down by the 150 ms past the limit (more on a busy machine), not a fresh 300 ms.
+    # bank down by the 150 ms past the limit (more on a busy machine), not a fresh bank.
     report = tmp_path / "thinker.jsonl"
     arena.start_bot("reconnect_bot.py", "thinker", "--answers", "0", "--think-ms", "350", "--away-ms", "100",
                     report=report)
-    record = arena.run_match(["thinker", *HONEST], **FAST)
+    # A 30 s bank: however busy the machine, the 350 ms cannot use it all.
+    record = arena.run_match(["thinker", *HONEST], move_time=0.2, time_bank=30.0)
     assert seat_faults(record, 0) == ["disconnect"]
     received = _report_until(report, "match_ended")
     first = [m for m in received if m["session"] == 1 and m["msg"] == "request"]
     resent = [m for m in received if m["session"] == 2 and m["msg"] == "request"][0]
-    assert first[0]["time_bank_ms"] == 300 and resent["request_id"] == first[0]["request_id"]
-    assert 0 < resent["time_bank_ms"] < 300
+    assert first[0]["time_bank_ms"] == 30000 and resent["request_id"] == first[0]["request_id"]
+    assert 0 < resent["time_bank_ms"] < 30000
 
 
 def test_a_stray_message_before_the_answer_is_one_fault(arena: ArenaThread) -> None:

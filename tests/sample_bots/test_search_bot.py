@@ -76,9 +76,14 @@ class TickClock:
         return self.now
 
 
-def play_ticked(bot: SearchBot, config: GameConfig, monkeypatch: pytest.MonkeyPatch) -> list[float]:
-    """One game, the search bot in seat 0, on a :class:`TickClock`: the length of each of its
-    decisions in ticks' time."""
+def ticks(ms: float) -> int:
+    """How many readings of a :class:`TickClock` make ``ms`` milliseconds."""
+    return round(ms / 1000 / TickClock().tick)
+
+
+def play_ticked(bot: SearchBot, config: GameConfig, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """One game, the search bot in seat 0, on a :class:`TickClock`: how many times each of
+    its decisions read the clock (its length in ticks)."""
     from types import SimpleNamespace
 
     import sample_bots.search_bot as search_bot
@@ -98,7 +103,7 @@ def play_ticked(bot: SearchBot, config: GameConfig, monkeypatch: pytest.MonkeyPa
             started = clock.now
             action = ask(bot if seat == 0 else others[seat - 1], decision.kind, game.observe(seat), options)
             if seat == 0:
-                lengths.append(clock.now - started)
+                lengths.append(round((clock.now - started) / clock.tick))
             game.apply(seat, action)
     return lengths
 
@@ -111,16 +116,17 @@ def test_search_bot_respects_its_budget(variant: str, monkeypatch: pytest.Monkey
     rounds = 6 if variant == "classic" else 1
     lengths = play_ticked(bot_class(budget_ms)(), GameConfig(variant=variant, players=4, seed=3, rounds=rounds),
                           monkeypatch)
+    budget = ticks(budget_ms)
     assert lengths
-    assert max(lengths) * 1000 <= budget_ms + 2 * TickClock().tick * 1000, max(lengths)
-    assert statistics.median(lengths) * 1000 > budget_ms / 2     # and it does search
+    assert max(lengths) <= budget + 2, max(lengths)
+    assert statistics.median(lengths) > budget / 2     # and it does search
 
 
 def test_the_request_deadline_caps_the_budget(monkeypatch: pytest.MonkeyPatch) -> None:
     bot = bot_class(1000.0)()
     bot.deadline_ms = 25  # the arena's limit for this decision: search 40 % of it
     lengths = play_ticked(bot, GameConfig(variant="classic", players=4, seed=5, rounds=4), monkeypatch)
-    assert max(lengths) * 1000 <= 0.4 * 25 + 2 * TickClock().tick * 1000, max(lengths)
+    assert max(lengths) <= ticks(0.4 * 25) + 2, max(lengths)
 
 
 def first_bid_of_round_6() -> tuple[dict[str, Any], list[Any]]:
