@@ -1,6 +1,6 @@
 """Reads for the reports above the store that the leaderboard's inputs do not cover: one
-bot's stored seats and faults (the bot page), its newest classic results (exact bids by
-hand size), and the rating history the Elo plot draws.
+bot's stored seats and faults and its newest crash (the bot page), its newest classic
+results (exact bids by hand size), and the rating history the Elo plot draws.
 
 Each function reads in the one transaction (one snapshot) the ``Store`` opens for it, and
 returns plain values (the dataclasses below), never rows: the rooms above the store see
@@ -16,7 +16,9 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 from sqlmodel import col
 
-from arena.store.schema import BotRow, EloRow, FaultRow, MatchRow, MatchSeatRow, RatingHistoryRow
+from arena.records import BotCrash
+from arena.store.codec import as_utc
+from arena.store.schema import BotCrashRow, BotRow, EloRow, FaultRow, MatchRow, MatchSeatRow, RatingHistoryRow
 from arena.wire.json_codec import loads
 from engine import VARIANT_RECORDS
 
@@ -75,6 +77,24 @@ def bot_games(conn: Connection, name: str) -> BotGames:
         .order_by(col(MatchRow.id).desc())
     ).all()
     return BotGames([BotSeat(*row) for row in seats], [BotFault(kind, match_id) for kind, match_id in faults])
+
+
+def last_crash(conn: Connection, name: str) -> BotCrash | None:
+    """The bot's newest stored crash (by time, then by the order stored), whatever its
+    variant or tournament, as it was recorded; None when it never crashed."""
+    row = conn.execute(
+        sa.select(col(BotCrashRow.reason), col(BotCrashRow.exit_code), col(BotCrashRow.tournament_id),
+                  col(BotCrashRow.variant), col(BotCrashRow.worker), col(BotCrashRow.restarted),
+                  col(BotCrashRow.at))
+        .join(BotRow, col(BotRow.id) == col(BotCrashRow.bot_id))
+        .where(col(BotRow.name) == name)
+        .order_by(col(BotCrashRow.at).desc(), col(BotCrashRow.id).desc())
+        .limit(1)
+    ).first()
+    if row is None:
+        return None
+    reason, exit_code, tournament_id, variant, worker, restarted, at = row
+    return BotCrash(name, reason, exit_code, tournament_id, variant, worker, bool(restarted), as_utc(at))
 
 
 # -- a bot's newest classic results (arena.results.browse.hand_size_bids) ----------------------

@@ -17,6 +17,7 @@ from typing import Any
 
 from sqlmodel import Session
 
+from arena.records import BotCrash
 from arena.store.crashes import CrashSummary, crashes_per_variant
 from arena.store.queries import (
     AbTestGames,
@@ -37,6 +38,7 @@ from arena.store.reports import (
     NewestClassic,
     bot_games,
     elo_tracks,
+    last_crash,
     newest_classic,
     tournament_elo_steps,
 )
@@ -109,6 +111,7 @@ class BotSnapshot:
     name: str
     games: BotGames                              # every stored seat of the bot, and its faults
     crashes: dict[str | None, CrashSummary]      # per variant (None: not known), in variant order
+    last_crash: BotCrash | None                  # its newest crash, with its tournament (None: none)
     # Per variant the bot has a seat in: its sums on that variant's board (None: no
     # completed match there), and the completed matches stored (what a kept board is
     # computed again by when it changed: see arena.web.bots.Boards).
@@ -128,7 +131,7 @@ def bot_snapshot(session: Session, name: str, recent: int, classic_limit: int) -
     aggregates = {variant: next((a for a in seat_aggregates(session, variant, None) if a.bot == name), None)
                   for variant in variants}
     return BotSnapshot(
-        name, games, crashes_per_variant(session, name), aggregates,
+        name, games, crashes_per_variant(session, name), last_crash(session.connection(), name), aggregates,
         {variant: match_count(session, variant, "completed") for variant in variants},
         classic_limit, newest_classic(session.connection(), name, classic_limit),
         list_matches(session, None, None, name, recent), list_tournaments(session))

@@ -9,8 +9,11 @@ percentiles do. The maximum think time is exact: the largest of its seats' store
 seat's stored ``bank_used_ms`` (the referee's accounting, see ``MatchRecord``) and count
 only the matches where that is known (see :func:`time_bank_figures`). The bot's crashes
 (its process ended while it should have been playing) are per variant: how many, and
-the last one's reason and time. The classic exact bids by hand size (1-5, 6-10, 11-15,
-16-20 cards) come from the stored results of the bot's newest classic matches, at most
+the last one's reason and time; beside them its totals of crashes and faults (every
+stored match's faults, as its faults by kind count them) and its newest crash, with the
+tournament it crashed in (a crash is stored with its tournament, not with a match). The
+classic exact bids by hand size (1-5, 6-10, 11-15, 16-20 cards) come from the stored
+results of the bot's newest classic matches, at most
 ``arena.results.browse.HAND_SIZE_MATCHES`` of them (see ``hand_size_bids_of``).
 
 Per variant the bot's place on that variant's board (:func:`board_place`): the rows of
@@ -31,6 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from arena.records import BotCrash
 from arena.results import elo_history
 from arena.results import leaderboard as lb
 from arena.results.browse import HAND_SIZE_MATCHES, hand_size_bids_of
@@ -157,12 +161,32 @@ def bot_json(store: Store, name: str, boards: Boards | None = None) -> dict[str,
         # Per variant (None: not known), in variant order; empty when the bot never crashed.
         "crashes": [{"variant": variant, "count": c.count, "last_reason": c.last_reason,
                      "last_at": c.last_at.isoformat()} for variant, c in crashes.items()],
+        "crash_count": sum(c.count for c in crashes.values()),
+        "fault_count": len(faults),
+        "last_crash": last_crash_json(snapshot.last_crash),
         "recent": [recent_match(m, name) for m in snapshot.recent],
         # The stamp of its own files in each tournament the arena started it in: which code played.
         "code": [{"tournament": info.id, **stamps[name]} for info in snapshot.tournaments
                  if name in (stamps := disclosure.code_stamps(info))],
         "elo": elo_lines(name, shown),
     }
+
+
+def last_crash_json(crash: BotCrash | None) -> dict[str, Any] | None:
+    """The bot's newest crash as its page shows it: variant (None: not known), reason,
+    exit code (None: killed by a signal, or it never exited), tournament (None: none),
+    when, and whether the arena started it again; not which arena process saw it.
+
+    >>> from datetime import UTC, datetime
+    >>> shown = last_crash_json(BotCrash("evil", "exited with code 1", 1, "t-1", "classic", "h:1", True,
+    ...                                  datetime(2025, 5, 1, 13, tzinfo=UTC)))
+    >>> shown["reason"], shown["tournament_id"], shown["at"], "worker" in shown
+    ('exited with code 1', 't-1', '2025-05-01T13:00:00+00:00', False)
+    """
+    if crash is None:
+        return None
+    return {"variant": crash.variant, "reason": crash.reason, "exit_code": crash.exit_code,
+            "tournament_id": crash.tournament_id, "at": crash.at.isoformat(), "restarted": crash.restarted}
 
 
 def board_place(rows: Sequence[lb.LeaderboardRow], name: str) -> dict[str, Any] | None:
