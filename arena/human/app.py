@@ -2,8 +2,10 @@
 
 ``GET /`` is the table (``templates/play.html`` and ``static/play.js``);
 ``GET /api/play/state`` the seat's view (:meth:`arena.human.seat.HumanSeat.state`),
-``?since=VERSION`` waiting up to 20 s for a newer one; ``POST /api/play/answer`` takes
-``{"request_id": N, "option": "..."}`` or ``{"request_id": N, "prediction": {...}}``.
+``?since=VERSION`` waiting up to 20 s for a newer one, ``?events=N`` leaving out the
+first N events (a page that has them); ``POST /api/play/answer`` takes
+``{"request_id": N, "option": "..."}`` or ``{"request_id": N, "prediction": {...}}``;
+``POST /api/play/again`` (``{}``) starts another match once this one is stored.
 Refusals are JSON ``{"error": "..."}`` with 400 (no option, bad JSON), 409 (a
 request that is not open) or 415 (a body not sent as ``application/json``), never a
 traceback.
@@ -52,6 +54,20 @@ def _refusal(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
 
 
+def _number(text: str | None) -> int | None:
+    """A query parameter's whole number (ASCII digits, below 10**18), else None."""
+    if text is None or not (text.isascii() and text.isdigit()) or len(text) > MAX_VERSION_DIGITS:
+        return None
+    return int(text)
+
+
+def _not_json(request: Request) -> JSONResponse | None:
+    """The refusal of a POST not sent as JSON (which a page elsewhere could send unasked)."""
+    if request.headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":
+        return _refusal(415, "an answer is sent as Content-Type: application/json")
+    return None
+
+
 async def table_page(request: Request) -> Response:
     """The table: everything on it is drawn by play.js from the state."""
     seat = _seat(request)
@@ -59,21 +75,25 @@ async def table_page(request: Request) -> Response:
 
 
 async def state_json(request: Request) -> Response:
-    """The seat's view; with ``?since=VERSION``, once it is newer than that (or after 20 s)."""
+    """The seat's view; with ``?since=VERSION``, once it is newer than that (or after 20 s);
+    with ``?events=N``, its events from the N-th on."""
     seat = _seat(request)
-    since = request.query_params.get("since")
+    since, events = request.query_params.get("since"), request.query_params.get("events")
+    if events is not None and _number(events) is None:
+        return _refusal(400, "events takes the number of events the page has")
     if since is not None:
-        if not (since.isascii() and since.isdigit()) or len(since) > MAX_VERSION_DIGITS:
+        version = _number(since)
+        if version is None:
             return _refusal(400, "since takes the version number of a state")
-        await seat.changed_since(int(since))
-    return JSONResponse(seat.state(), headers={"Cache-Control": "no-store"})
+        await seat.changed_since(version)
+    return JSONResponse(seat.state(_number(events) or 0), headers={"Cache-Control": "no-store"})
 
 
 async def answer_json(request: Request) -> Response:
     """The person's answer to the open request: 200 when taken, else 400 or 409 with why."""
     seat = _seat(request)
-    if request.headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":
-        return _refusal(415, "an answer is sent as Content-Type: application/json")
+    if (not_json := _not_json(request)) is not None:
+        return not_json
     body = await request.body()
     if len(body) > MAX_BODY:
         return _refusal(400, f"an answer is a small JSON object (this one has {len(body)} bytes)")
@@ -94,6 +114,18 @@ async def answer_json(request: Request) -> Response:
     return JSONResponse({"accepted": True, "request_id": data["request_id"]})
 
 
+async def again_json(request: Request) -> Response:
+    """Another match, with a new deal and the same bots: 200 once asked for, 409 while
+    this one is not over and stored."""
+    if (not_json := _not_json(request)) is not None:
+        return not_json
+    try:
+        _seat(request).ask_again()
+    except AnswerRefused as refusal:
+        return _refusal(refusal.status, refusal.message)
+    return JSONResponse({"accepted": True})
+
+
 async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     return _refusal(exc.status_code, str(exc.detail))
@@ -107,6 +139,7 @@ routes: list[BaseRoute] = [
     Route("/", table_page),
     Route("/api/play/state", state_json),
     Route("/api/play/answer", answer_json, methods=["POST"]),
+    Route("/api/play/again", again_json, methods=["POST"]),
     Mount("/play/static", app=StaticFiles(directory=str(resources.files("arena.human") / "static")), name="play"),
 ]
 

@@ -12,6 +12,11 @@ hand), the events the seat may see, its faults and the end of the match. :meth:`
 is that, as the JSON the page reads. Everything runs on one event loop, so an answer
 is checked and taken in one step: of two answers to the same request (two tabs) the
 first counts and the second is refused.
+
+One seat serves every match of an ``arena play`` run: :meth:`new_match` clears it for
+the next one (the page's "play again"), its :attr:`version` still growing, so a page
+that waits for a change sees the new match. :meth:`close` wakes every waiting page at
+shutdown, so no request is left open when the server stops.
 """
 
 from __future__ import annotations
@@ -117,11 +122,29 @@ class HumanSeat:
     stored: dict[str, str] | None = None    # once the match is in the database: its id and viewer
     problem: str | None = None              # why there is no match (a start that failed)
     answered: set[int] = field(default_factory=set)
+    game: int = 1                           # which match of this run: 1, then 2 after "play again"
+    again: bool = False                     # the page asked for another match
+    closed: bool = False                    # the server is stopping: nobody waits for a change
 
     def __post_init__(self) -> None:
         self._outbox: asyncio.Queue[arena_pb2.BotMessage | None] = asyncio.Queue()
         self._changed = asyncio.Event()
         self._connected = asyncio.Event()
+        self._again = asyncio.Event()
+
+    def new_match(self) -> None:
+        """Clear the last match for the next one (the version keeps growing)."""
+        self.address = self.token = self.welcome = ""
+        self.match = self.observation = self.pending = self.ended = None
+        self.stored = None
+        self.problem = None
+        self.events, self.faults, self.answered = [], [], set()
+        self.game += 1
+        self.again = False
+        self._outbox = asyncio.Queue()
+        self._connected = asyncio.Event()
+        self._again = asyncio.Event()
+        self.touch()
 
     # -- the connection
 
@@ -239,6 +262,14 @@ class HumanSeat:
         self.pending = None
         self.touch()
 
+    def finish_events(self, events: list[dict[str, Any]]) -> None:
+        """The match is over: ``events`` are all the seat may see of it (its own and the
+        public events, from the stored record), the plays after its last decision
+        included, which no request carried."""
+        if events[:len(self.events)] == self.events:
+            self.events.extend(events[len(self.events):])
+            self.touch()
+
     def mark_stored(self, match_id: str, command: str) -> None:
         self.stored = {"match_id": match_id, "viewer": f"/matches/{match_id}", "command": command}
         self.touch()
@@ -250,14 +281,37 @@ class HumanSeat:
         self._changed = asyncio.Event()
 
     async def changed_since(self, version: int, timeout: float = LONG_POLL_SECONDS) -> None:
-        """Return once :attr:`version` is past ``version``, or after ``timeout``."""
-        while self.version <= version:
+        """Return once :attr:`version` is past ``version``, or after ``timeout``, or at
+        once when the seat is closed."""
+        while self.version <= version and not self.closed:
             try:
                 await asyncio.wait_for(self._changed.wait(), timeout)
             except TimeoutError:
                 return
 
+    def close(self) -> None:
+        """The server stops: answer every page that waits for a change, now and later."""
+        self.closed = True
+        self.touch()
+
+    def ask_again(self) -> None:
+        """The page asks for another match: taken once the last one is stored, else
+        :class:`AnswerRefused` (409)."""
+        if self.stored is None and self.problem is None:
+            raise AnswerRefused(409, "a new match starts once this one is over and stored")
+        if self.closed:
+            raise AnswerRefused(409, "the play server is stopping")
+        self.again = True
+        self._again.set()
+        self.touch()
+
+    async def wait_again(self) -> None:
+        """Return once the page has asked for another match."""
+        await self._again.wait()
+
     def status(self) -> str:
+        if self.closed:
+            return "closed"
         if self.problem is not None:
             return "failed"
         if self.ended is not None:
@@ -266,16 +320,20 @@ class HumanSeat:
             return "your_turn"
         return "waiting" if self.match is not None else "starting"
 
-    def state(self) -> dict[str, Any]:
-        """The seat's view as JSON: ``docs/play.md`` lists the fields."""
+    def state(self, events_from: int = 0) -> dict[str, Any]:
+        """The seat's view as JSON: ``docs/play.md`` lists the fields. ``events`` holds
+        the events from ``events_from`` on (a page that has the others)."""
         return {
             "version": self.version,
             "status": self.status(),
+            "game": self.game,
+            "again": self.again,
             "name": self.welcome or self.name,
             "match": asdict(self.match) if self.match is not None else None,
             "observation": self.observation,
             "decision": self.pending.to_json() if self.pending is not None else None,
-            "events": self.events,
+            "events_from": min(events_from, len(self.events)),
+            "events": self.events[events_from:],
             "faults": [asdict(fault) for fault in self.faults],
             "over": self.ended is not None,
             "result": asdict(self.ended) if self.ended is not None else None,

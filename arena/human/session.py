@@ -28,7 +28,7 @@ from arena.store import Store
 from arena.tournament.lineup import BotEntry, LineupError, check_name, parse_bot_option, sample_lineup
 from arena.tournament.runner import LocalArena
 from arena.tournament.settings import TournamentSettings
-from engine import GameConfig
+from engine import GameConfig, replay_record
 
 # A person's limits: 10 minutes a decision, and a 10-minute bank on top, for every seat
 # (the bots answer in milliseconds either way). Faults forfeit as in any match.
@@ -118,6 +118,11 @@ def new_settings(config: GameConfig, name: str, bots: list[BotEntry], db: str, s
                         seat=rng.randrange(config.players), bot_seeds=[rng.getrandbits(63) for _ in bots])
 
 
+def next_deal(settings: PlaySettings) -> PlaySettings:
+    """The same table for another match ("play again"): a new deal, seat and seeds."""
+    return new_settings(settings.config, settings.name, settings.bots, settings.db, settings.sandbox)
+
+
 def tournament_settings(settings: PlaySettings) -> TournamentSettings:
     """What :class:`LocalArena` needs: the bots, the sandbox, the limits."""
     return TournamentSettings(game=settings.config.options(), games=1, move_time=MOVE_TIME, time_bank=TIME_BANK,
@@ -152,6 +157,10 @@ async def play_match(settings: PlaySettings, seat: HumanSeat, notice: Callable[[
                 await asyncio.sleep(0.2)      # let the seat read its MatchEnded
                 connection.cancel()
                 await asyncio.gather(connection, return_exceptions=True)
+        # The plays after the person's last decision came with no request: the seat's
+        # view of the whole match (its own events and the public ones) from the record.
+        seen, _ = replay_record(record.config, record.actions).events_for(settings.seat, 0)
+        seat.finish_events(seen)
         await asyncio.to_thread(store.save_match, record)
         seat.mark_stored(record.match_id, viewer_command)
         return record

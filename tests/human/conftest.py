@@ -39,6 +39,7 @@ class Play:
     db: Path
     lines: queue.Queue[str]
     printed: list[str] = field(default_factory=list)
+    stderr: Path | None = None
 
     def request(self, path: str, body: Any = None, headers: dict[str, str] | None = None) -> tuple[int, Any]:
         """``GET`` (or ``POST`` a JSON ``body``) ``path``: the status and the JSON answer
@@ -97,7 +98,7 @@ def play(tmp_path: Path) -> Iterator[Callable[..., Play]]:
         if not first.startswith("play at http://"):
             process.kill()
             pytest.fail(f"arena play did not start: {first!r}\n{(tmp_path / 'play.stderr').read_text()}")
-        running = Play(process, first.split()[2], db, lines, [first])
+        running = Play(process, first.split()[2], db, lines, [first], tmp_path / "play.stderr")
         started.append(running)
         return running
 
