@@ -41,7 +41,8 @@ from arena.tournament.settings import SPRT_MAX_GAMES, TournamentRequest
 
 def sprt(
     candidate: str | None = typer.Option(None, metavar="NAME=COMMAND", help="The bot under test (a new "
-                                         "version)", show_default=False),
+                                         "version); COMMAND as --bot's in arena tournament: a program, a file or "
+                                         "a sample bot's name (heuristic_bot, greedy, ...)", show_default=False),
     baseline: str | None = typer.Option(None, metavar="NAME=COMMAND", help="The bot it is compared with "
                                         "(the old version)", show_default=False),
     opponent: list[str] = typer.Option([], "--opponent", metavar="NAME=COMMAND", help="An opponent at the "

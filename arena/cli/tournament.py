@@ -119,7 +119,8 @@ def tournament(
     destroyer_penalty: int | None = DESTROYER_PENALTY_OPTION,
     bot: list[str] = typer.Option([], "--bot", metavar="NAME=COMMAND",
                                   help="Add a local bot: NAME=COMMAND (repeatable); the arena "
-                                  "appends --arena HOST:PORT --token T", show_default=False),
+                                  "appends --arena HOST:PORT --token T. COMMAND may be a sample bot's name "
+                                  "(heuristic, greedy, random, cautious, learned, search)", show_default=False),
     no_samples: bool = NO_SAMPLES_OPTION,
     server: str | None = typer.Option(None, help="HOST:PORT of a running `arena serve`: play its connected "
                                       "bots there", show_default=False),

@@ -101,7 +101,9 @@ def parse_bot_option(text: str) -> BotEntry:
     """``NAME=COMMAND`` from ``--bot``: a command that can start, or a one-line LineupError.
 
     A ``.py`` file runs with the arena's own Python and a ``.js`` file with ``node``,
-    executable or not; any other program must be on ``PATH`` or an executable file.
+    executable or not; a Python sample bot's name (``heuristic`` or ``heuristic_bot``,
+    :func:`sample_module`) runs that sample bot, with any arguments after it; any other
+    program must be on ``PATH`` or an executable file.
 
     >>> parse_bot_option("mine=python3 -c pass").command
     ['python3', '-c', 'pass']
@@ -109,6 +111,8 @@ def parse_bot_option(text: str) -> BotEntry:
     >>> script = os.path.join(tempfile.mkdtemp(), "my_bot.py")
     >>> open(script, "w").close()
     >>> parse_bot_option(f"mine={script} --fast").command == [sys.executable, script, "--fast"]
+    True
+    >>> parse_bot_option("heur=heuristic_bot").command == [sys.executable, "-m", "sample_bots.heuristic_bot"]
     True
     """
     name, sep, command = text.partition("=")
@@ -119,14 +123,32 @@ def parse_bot_option(text: str) -> BotEntry:
         argv = shlex.split(command)
     except ValueError as error:          # e.g. an unclosed quote
         raise LineupError(f"bot {name!r}: cannot read the command {command!r} ({error})") from None
-    argv = startable(name, argv)
+    sample = sample_module(argv[0])
+    argv = [sys.executable, "-m", sample, *argv[1:]] if sample is not None else startable(name, argv)
     files = find_bot_files(argv, Path.cwd())
     try:
         stamp = copy_own_files(files, None)
     except BotFilesError as error:
         raise LineupError(f"bot {name!r}: {error}{TOO_BIG_HINT}") from None
     # Run from where it was given, so relative paths in it still work on --resume elsewhere.
-    return BotEntry(name, argv, cwd=Path.cwd(), files=files, stamp=stamp)
+    # A sample bot takes the arena's --name and --max-matches, as in the sample lineup.
+    return BotEntry(name, argv, cwd=Path.cwd(), extra_args=sample is not None, files=files, stamp=stamp)
+
+
+def sample_module(program: str) -> str | None:
+    """The module of the Python sample bot a command's first word names, by its name in
+    the lineup (``heuristic``) or its module's (``heuristic_bot``); None for anything
+    else, and for a program of that name on ``PATH`` or in this folder, which wins.
+
+    >>> sample_module("heuristic"), sample_module("search_bot"), sample_module("python3")
+    ('sample_bots.heuristic_bot', 'sample_bots.search_bot', None)
+    """
+    if "/" in program or shutil.which(program) is not None or Path(program).exists():
+        return None
+    for name, module in {**PYTHON_SAMPLE_BOTS, **LADDER_BOTS}.items():
+        if program in (name, module.rpartition(".")[2]):
+            return module
+    return None
 
 
 TOO_BIG_HINT = (": a bot runs from a copy of its own folder, so give it a folder of its own with just what it runs "
@@ -149,7 +171,9 @@ def startable(name: str, argv: list[str]) -> list[str]:
     if path.is_dir():
         raise LineupError(f"bot {name!r}: {program} is a folder, not a program")
     if not path.is_file():
-        raise LineupError(f"bot {name!r}: program {program!r} not found")
+        samples = ", ".join({**PYTHON_SAMPLE_BOTS, **LADDER_BOTS})
+        raise LineupError(f"bot {name!r}: program {program!r} not found (give a program on PATH, a file, or a "
+                          f"sample bot's name: {samples})")
     if not os.access(path, os.X_OK):
         raise LineupError(f"bot {name!r}: {program} is not executable "
                           f"(chmod +x {shlex.quote(program)}, or name its interpreter: 'python3 {program}')")
