@@ -1,8 +1,8 @@
 """Self-contained replay pages for ``arena leaderboard --export DIR --replays ...``.
 
 ``DIR/matches/<match_id>.html`` is the match viewer of ``arena web`` in one file, from
-its own template (``templates/match.html`` with ``standalone``): the stylesheet and
-``viewer.js`` inlined, the ``/api/matches/{id}`` data embedded as
+its own template (``templates/match.html`` with ``standalone``): the style sheets,
+``table.js`` and ``viewer.js`` inlined, the ``/api/matches/{id}`` data embedded as
 ``<script type="application/json" id="match-data">``. Opened from disk it makes no
 request at all (no server, no CDN); its one link goes to the exported board beside it.
 The board links back to each page in its "Replays" section: :func:`export_replays`
@@ -21,6 +21,9 @@ from arena.store import Store, TournamentInfo
 from arena.web import api, pages
 
 MATCHES_DIR = "matches"
+# What the viewer's page links (templates/match.html), in its order: inlined here.
+STYLES = ["style.css", "table.css", "viewer.css"]
+SCRIPTS = ["table.js", "viewer.js"]
 
 
 def replay_page(store: Store, match_id: str) -> str:
@@ -34,8 +37,8 @@ def _replay(store: Store, match_id: str,
     the deal seed only where ``arena.web.disclosure`` allows it, the same rule as the
     server's, since an exported folder is meant to be published)."""
     static = resources.files("arena.web") / "static"
-    css = (static / "style.css").read_text(encoding="utf-8")
-    script = (static / "viewer.js").read_text(encoding="utf-8")
+    css = "\n".join((static / name).read_text(encoding="utf-8") for name in STYLES)
+    script = "\n".join((static / name).read_text(encoding="utf-8") for name in SCRIPTS)
     data = api.match(store, match_id, tournaments)
     page = pages.render("match.html", match_id=match_id, record=data["record"], live_events=None,
                         standalone={"css": css, "script": script, "data": data})

@@ -55,9 +55,8 @@ function el(tag, attrs, ...children) {
   return node;
 }
 
-function card(name, extra) {
-  return el("span", {class: "card s-" + String(name).charAt(0) + (extra ? " " + extra : "")}, name);
-}
+// A card tile of the rows (table.js draws them as on the card table).
+const card = (code, extra) => WizardTable.card(code, {extra});
 
 // Wizard Extreme's token supply at each deal, from the page (engine SUPPLY_START): "red:5,...".
 function supplyAtStart() {
@@ -198,162 +197,31 @@ function drawTable(view, s, step) {
     parts.push(el("p", {class: "meta", id: "supply", "data-supply": JSON.stringify(s.supply)},
                   "Supply: " + left + (s.blackExhausted ? " (a winner found no black token left)" : "")));
   }
-  view.table.replaceChildren(...parts);
+  view.rowsBox.replaceChildren(...parts);
 }
 
 // ---------------------------------------------------------------- the card table
 
-// Each suit or token colour by its code letter: a name, and a mark of its own shape, so that
-// the colour is never the only clue (colour-blind readers, greyscale prints).
-const SUITS = {
-  r: {name: "red", mark: "\u2665"},       // ♥
-  y: {name: "yellow", mark: "\u2605"},    // ★
-  g: {name: "green", mark: "\u2663"},     // ♣
-  b: {name: "blue", mark: "\u2660"},      // ♠
-  p: {name: "purple", mark: "\u25C6"},    // ◆
-  W: {name: "Wizard", mark: "\u2726"},    // ✦
-  J: {name: "Jester", mark: "\u263A"},    // ☺
-};
-const TOKEN_MARKS = {white: "\u25CB", black: "\u25CF"};   // ○ ●
-
-// A card face: the rank big, the suit's mark under it; Wizards and Jesters show W and J.
-// data-card names the card, so a step can find it again to animate it.
-function faceCard(code, extra) {
-  const letter = String(code).charAt(0);
-  const suit = SUITS[letter] || {name: letter, mark: "?"};
-  const special = letter === "W" || letter === "J";
-  const rank = special ? letter : String(code).slice(1);
-  return el("span", {class: "pc s-" + letter + (extra ? " " + extra : ""), "data-card": code,
-                     title: special ? suit.name : suit.name + " " + rank},
-            el("span", {class: "pc-rank"}, rank), el("span", {class: "pc-mark", "aria-hidden": "true"}, suit.mark));
-}
-
-// A face-down hand of ``left`` cards (the live view: which cards, nobody may see yet).
-function backs(left) {
-  const shown = Array.from({length: Math.min(left, 20)}, () => el("span", {class: "pc back", "aria-hidden": "true"}));
-  return el("span", {class: "backs"}, ...shown, el("span", {class: "backs-count"}, left + " face down"));
-}
-
-// Tokens as round chips of their colour with its mark and the count: "held" by a seat or
-// left in the supply. Colours with none are left out.
-function tokenChips(tokens, cls) {
-  const chips = Object.entries(tokens || {}).filter(([, n]) => n > 0).map(([colour, n]) =>
-    el("span", {class: "chip t-" + colour, title: n + " " + colour},
-       el("span", {class: "chip-mark", "aria-hidden": "true"}, TOKEN_MARKS[colour] || (SUITS[colour.charAt(0)] || {}).mark || ""),
-       el("span", {class: "chip-n"}, n)));
-  return el("span", {class: "chips " + (cls || "")}, ...(chips.length ? chips : [el("span", {class: "note"}, "none")]));
-}
-
-// A seat's box: name (dealer, to act), its bid or tokens, tricks taken, total, and its hand.
-function drawSeat(view, box, s, step, seat) {
-  const name = el("div", {class: "seat-name"}, view.record.bots[seat],
-                  s.dealer === seat ? el("span", {class: "badge", title: "dealer"}, "D") : "");
-  const facts = el("div", {class: "seat-facts"});
-  if (hasTokens()) {
-    if (s.destroyer === seat) facts.append(el("span", {class: "chip destroyer", title: "took the destroyer"}, "\u2716 destroyer"));
-    if (s.predicted[seat] !== null || Object.keys(s.tokens[seat]).length) facts.append(tokenChips(s.tokens[seat], "held"));
-  } else {
-    facts.append(el("span", {class: "fact"}, "bid " + (s.bids[seat] === null ? "–" : s.bids[seat])));
-  }
-  facts.append(el("span", {class: "fact"}, "tricks " + s.tricks[seat]),
-               el("span", {class: "fact total", "data-total": step.totals[seat]}, "total " + step.totals[seat]));
-  const hand = el("div", {class: "hand"});
-  if (view.live) hand.append(backs(Math.max(0, s.handSize - s.playedBy[seat])));
-  else hand.append(...s.hands[seat].filter((c) => !s.played.has(c)).map((c) => faceCard(c)));
-  box.classList.toggle("to-act", step.seat === seat);
-  box.replaceChildren(name, facts, hand);
-}
-
-// Where a seat's trick card lies: between the seat and the middle of the table (``share``
-// of the way out), from the seat's place the server wrote (--x, --y).
-function spotOf(view, seat, share) {
-  const box = view.felt.querySelector('.seat[data-seat="' + seat + '"]');
-  const x = parseFloat(box.style.getPropertyValue("--x")), y = parseFloat(box.style.getPropertyValue("--y"));
-  return "--tx:" + (50 + share * (x - 50)).toFixed(1) + "%;--ty:" + (50 + share * (y - 50)).toFixed(1) + "%";
-}
-
-// The trick in the middle: the current one, each card before the seat that played it, the
-// card taking it so far marked (the step says whose: the engine's, the page applies no
-// rule); or, once it is won, the last one gathered before its winner, marked.
-function trickCards(view, s, winning) {
-  const bots = view.record.bots;
-  if (s.trick.length) {
-    return s.trick.map((c, i) => el("div", {class: "trick-card" + (i === 0 ? " led" : ""), style: spotOf(view, c.seat, 0.45)},
-                                    faceCard(c.card, c.seat === winning ? "win" : ""), el("span", {class: "who"}, bots[c.seat])));
-  }
-  if (!s.lastTrick) return [];
-  // The pile fans out around its place (--i: each card's offset from the pile's middle);
-  // who played which card is in each card's title, the middle's words say who won.
-  const pile = spotOf(view, s.lastTrick.winner, 0.45);
-  const middle = (s.lastTrick.cards.length - 1) / 2;
-  return s.lastTrick.cards.map((c, i) => {
-    const face = faceCard(c.card, c.seat === s.lastTrick.winner ? "win" : "");
-    face.title += ", played by " + bots[c.seat];
-    return el("div", {class: "trick-card won", style: pile + ";--i:" + (i - middle)}, face);
-  });
-}
-
-// The middle's words: round, trump (its card), who led, who won; Extreme's supply.
-function drawCenter(view, s, winning) {
-  const bots = view.record.bots;
-  const parts = [el("p", {class: "felt-round"}, s.round ? "Round " + s.round : "Before the deal")];
-  if (s.trump) {
-    parts.push(el("div", {class: "trump"}, s.trump.card ? faceCard(s.trump.card, "trump-card") : "",
-                  el("span", {class: "trump-text"}, "trump: " + trumpText(s.trump, s.trumpChosen, bots))));
-  }
-  let trick = "";
-  if (s.trick.length) {
-    trick = "led by " + bots[s.trick[0].seat] + (winning === null ? "" : " · " + bots[winning] + " taking it so far");
-  }
-  else if (s.lastTrick) trick = "led by " + bots[s.lastTrick.leader] + " · won by " + bots[s.lastTrick.winner];
-  if (trick) parts.push(el("p", {class: "trick-text", id: "trick-text"}, trick));
-  if (hasTokens() && s.supply) {
-    parts.push(el("div", {class: "supply"}, el("span", {class: "note"}, "supply "), tokenChips(s.supply, "supply-chips"),
-                  s.blackExhausted ? el("span", {class: "note"}, " no black left") : ""));
-  }
-  view.center.replaceChildren(...parts);
-}
-
-function drawFelt(view, s, step) {
-  view.felt.querySelectorAll(".seat").forEach((box) => drawSeat(view, box, s, step, Number(box.dataset.seat)));
-  view.felt.querySelectorAll(".trick-card").forEach((node) => node.remove());
-  // A replay's step says who is taking the trick so far; the live view's events do not.
-  const winning = step && step.winning !== undefined ? step.winning : null;
-  view.felt.append(...trickCards(view, s, winning));
-  drawCenter(view, s, winning);
-}
-
-// ---------------------------------------------------------------- moving cards
-
-const reducedMotion = () => window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
-
-// Where the cards on the table are now (their centres), and each seat's hand: read before a
-// step is drawn, to move the cards from there afterwards.
-function cardPlaces(view) {
-  const centre = (node) => { const r = node.getBoundingClientRect(); return {x: r.left + r.width / 2, y: r.top + r.height / 2}; };
-  const cards = new Map(), hands = new Map();
-  view.felt.querySelectorAll(".pc[data-card]").forEach((node) => cards.set(node.dataset.card, centre(node)));
-  view.felt.querySelectorAll(".seat").forEach((box) => hands.set(Number(box.dataset.seat), centre(box.querySelector(".hand") || box)));
-  return {cards, hands};
-}
-
-// One step forward: each card on the table glides from where it was (a hand, or its place in
-// the trick) to where it is now: the card played goes from hand to table, a trick won goes to
-// its winner. Nothing moves for people who ask for reduced motion, or on a jump.
-function animateStep(view, before, step) {
-  if (!before || reducedMotion()) return;
-  const played = new Map(step.events.filter((e) => e.type === "play").map((e) => [e.card, e.seat]));
-  view.felt.querySelectorAll(".trick-card").forEach((node) => {
-    const face = node.querySelector(".pc[data-card]");
-    const code = face.dataset.card;
-    const from = played.has(code) ? (before.cards.get(code) || before.hands.get(played.get(code))) : before.cards.get(code);
-    if (!from) return;
-    const r = face.getBoundingClientRect();
-    const dx = from.x - (r.left + r.width / 2), dy = from.y - (r.top + r.height / 2);
-    if (Math.abs(dx) < 1 && Math.abs(dy) < 1) return;
-    face.animate([{transform: "translate(" + dx + "px, " + dy + "px)"}, {transform: "none"}],
-                 {duration: 280, easing: "ease-out"});
-  });
+// What the card table (table.js) draws at this step: the state folded so far, the step's
+// totals and the seat that decided. A live page knows how many cards a seat holds, never which.
+function tableModel(view, s, step) {
+  const extreme = hasTokens();
+  return {
+    roundText: s.round ? "Round " + s.round : "Before the deal",
+    trump: s.trump ? {card: s.trump.card, text: trumpText(s.trump, s.trumpChosen, view.record.bots)} : null,
+    dealer: s.dealer, toAct: step.seat === null ? [] : [step.seat],
+    tokensShown: extreme,
+    seats: view.record.bots.map((_, seat) => ({
+      bid: s.bids[seat],
+      tokens: extreme && (s.predicted[seat] !== null || Object.keys(s.tokens[seat]).length) ? s.tokens[seat] : null,
+      destroyer: s.destroyer === seat, tricks: s.tricks[seat], total: step.totals[seat],
+      hand: view.live ? null : s.hands[seat].filter((c) => !s.played.has(c)),
+      handCount: view.live ? Math.max(0, s.handSize - s.playedBy[seat]) : null,
+    })),
+    // A replay's step says who is taking the trick so far (the engine's word); a live one does not.
+    trick: s.trick, winning: step.winning === undefined ? null : step.winning, lastTrick: s.lastTrick,
+    supply: extreme ? s.supply : null, supplyNote: s.blackExhausted ? "no black left" : "",
+  };
 }
 
 // ---------------------------------------------------------------- table or rows
@@ -394,8 +262,8 @@ function drawRounds(view, s) {
 function show(view, k) {
   const last = view.steps.length - 1;
   k = Math.max(0, Math.min(last, k));
-  // One step forward on the table: note where the cards are, to move them from there.
-  const before = view.drawn && k === view.k + 1 && view.root.dataset.view !== "rows" ? cardPlaces(view) : null;
+  // One step forward on the table: its cards move; a jump draws the new step at once.
+  const forward = k === view.k + 1 && view.root.dataset.view !== "rows";
   view.k = k;
   const step = view.steps[k];
   const s = stateAt(view.steps, k, view.record.bots.length);
@@ -417,9 +285,7 @@ function show(view, k) {
     + (lowerIsBetter() ? " (penalty points: lower is better)" : "");
   view.events.replaceChildren(...step.events.map((e) => el("li", {class: "new"}, e.text)));
   drawTable(view, s, step);
-  drawFelt(view, s, step);
-  animateStep(view, before, step);
-  view.drawn = true;
+  view.felt.draw(tableModel(view, s, step), {animate: forward});
   drawRounds(view, s);
   history.replaceState(null, "", "#d=" + k);
 }
@@ -469,9 +335,9 @@ function wireControls(view) {
 }
 
 function newView(record, steps, live) {
-  return {record, steps, k: 0, timer: null, live, drawn: false, root: document.getElementById("viewer"),
-          felt: document.getElementById("felt"), center: document.getElementById("felt-center"),
-          table: document.getElementById("table"), events: document.getElementById("events"),
+  const felt = WizardTable.create(document.getElementById("felt"), {names: record.bots});
+  return {record, steps, k: 0, timer: null, live, root: document.getElementById("viewer"), felt,
+          rowsBox: document.getElementById("table"), events: document.getElementById("events"),
           rounds: document.getElementById("rounds")};
 }
 
