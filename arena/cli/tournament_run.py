@@ -38,6 +38,7 @@ from arena.tournament.command import (
     sigterm_as_ctrl_c,
     standings_of,
     start_seed,
+    worker_command,
     workers_for,
     workers_phrase,
 )
@@ -90,6 +91,10 @@ def run_tournament_command(req: TournamentRequest, console: Console, err_console
         else:
             console.print(f"Resuming tournament [bold]{tournament_id}[/]: {settings.describe()}"
                           f"{start_seed(settings)}.{who}", highlight=False)
+        if run.workers == 0 and not settings.server:
+            # Nothing plays until a worker does: the command, whole on its line, to copy.
+            console.print(f"Waiting for workers; start one or more with: {worker_command(tournament_id, req.db)}",
+                          highlight=False, soft_wrap=True)
 
     # From here on a Ctrl-C, however early, leaves the tournament marked and resumable.
     try:

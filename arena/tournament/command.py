@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import shlex
 import shutil
 import signal
 from collections import defaultdict
@@ -108,6 +109,18 @@ def workers_phrase(workers: int) -> str:
     if workers == 0:
         return "Played by `arena worker` processes."
     return "Played by 1 worker." if workers == 1 else f"Played by {workers} local workers."
+
+
+def worker_command(tournament_id: str, db: str) -> str:
+    """The command that plays a tournament's games beside this one, for the start line of
+    ``--workers 0`` (``--db`` only when it is not the default, as in the resume command).
+
+    >>> worker_command("t-abc123", "arena.db")
+    'arena worker --tournament t-abc123'
+    >>> worker_command("t-abc123", "runs/my arena.db")
+    "arena worker --tournament t-abc123 --db 'runs/my arena.db'"
+    """
+    return f"arena worker --tournament {tournament_id}" + (f" --db {shlex.quote(db)}" if db != DEFAULT_DB else "")
 
 
 class WorkersEnded(Exception):
