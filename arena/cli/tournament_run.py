@@ -81,6 +81,8 @@ def run_tournament_command(req: TournamentRequest, console: Console, err_console
     lock = hold_lock(run.log_dir, tournament_id)  # noqa: F841 (held until this process ends)
 
     def on_ready() -> None:
+        if run.games_note is not None:     # once, for the lineup that plays
+            notice(run.games_note)
         who = "" if settings.server else f" {workers_phrase(run.workers)}"
         if req.resume is None:
             console.print(f"Tournament [bold]{tournament_id}[/]: {settings.describe()}{start_seed(settings)}.{who}",
@@ -204,7 +206,7 @@ async def run_local_or_remote(run: TournamentRun, admin_token: str | None, conso
         return await play_with_progress(None, run, console, workers)
     async with local_arena(run, notice) as local:
         console.print(local.describe_confinement(), highlight=False)
-        leave_out_dropped(run, local, notice)
+        leave_out_dropped(run, local)
         on_ready()
         return await play_with_progress(local, run, console)
 
@@ -222,7 +224,7 @@ async def check_lineup(run: TournamentRun, console: Console, notice: Callable[[s
         return
     async with local_arena(run, notice) as local:
         console.print(local.describe_confinement(), highlight=False)
-        leave_out_dropped(run, local, notice)
+        leave_out_dropped(run, local)
 
 
 async def play_with_progress(runner: MatchRunner | None, run: TournamentRun, console: Console,

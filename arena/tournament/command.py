@@ -139,6 +139,7 @@ class TournamentRun:
     tournament_id: str
     log_dir: Path
     requested_games: int | None = None       # new runs: --games as given, to re-round after a drop
+    games_note: str | None = None            # new runs: how the games were rounded, said once the lineup is final
     optional: frozenset[str] = frozenset()   # new runs: sample bots that may be left out
     created_db: bool = False                 # new runs: this command made the database file
     workers: int = 1                         # 0: only show progress while `arena worker`s play; N: start N
@@ -214,15 +215,16 @@ def new_run(req: TournamentRequest, notice: Callable[[str], None]) -> Tournament
             raise ConfigError("--server needs the admin token `arena serve` printed: "
                               "--admin-token or ARENA_ADMIN_TOKEN")
         settings.bots = [BotEntry(n, []) for n in asyncio.run(_remote_bots(settings, req.admin_token))]
+    rounding: list[str] = []     # said by the caller once the lineup is final: a sample bot may yet drop out
     try:
-        finalize_games(settings, req.games, notice)
+        finalize_games(settings, req.games, rounding.append)
     except ScheduleError as error:
         raise ScheduleError(f"{error}{more_bots(settings, req)}") from None
     store = Store(req.db)
     tournament_id = store.create_tournament(settings.to_dict(), settings.seed)
     store.put_schedule(tournament_id, schedule_of(settings))     # the rows workers claim from
     run = TournamentRun(store, settings, tournament_id, log_dir_for(req.db, tournament_id),
-                        created_db=created_db, new=True)
+                        games_note=rounding[0] if rounding else None, created_db=created_db, new=True)
     if not settings.server:
         run.requested_games = req.games
         # The default sample bots are optional: one that cannot start is left out. A bot
@@ -280,12 +282,15 @@ def local_arena(run: TournamentRun, notice: Callable[[str], None]) -> LocalArena
                       on_crash=crash_saver(run.store), tournament_id=run.tournament_id)
 
 
-def leave_out_dropped(run: TournamentRun, local: LocalArena, notice: Callable[[str], None]) -> None:
-    """Schedule a new tournament again without the optional bots that could not start."""
+def leave_out_dropped(run: TournamentRun, local: LocalArena) -> None:
+    """Schedule a new tournament again without the optional bots that could not start; its
+    note on the games' rounding is then the one for the lineup that plays."""
     settings = run.settings
     if local.dropped:
         settings.bots = [b for b in settings.bots if b.name not in local.dropped]
-        finalize_games(settings, run.requested_games, notice)
+        rounding: list[str] = []
+        finalize_games(settings, run.requested_games, rounding.append)
+        run.games_note = rounding[0] if rounding else None
         run.store.update_tournament_settings(run.tournament_id, settings.to_dict())
         run.store.replace_schedule(run.tournament_id, schedule_of(settings))
 

@@ -3,13 +3,16 @@ command as its own process, real bot processes, a real SQLite file in the test's
 
 - docs/sprt.md's example names the sample bots by name, and runs as written;
 - `arena tournament --workers 0` prints the `arena worker` command that plays its games;
+- a sample bot that drops out leaves one note on the games' rounding, for the lineup that plays;
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import threading
@@ -17,6 +20,8 @@ from pathlib import Path
 
 import pytest
 from factories import ROOT
+
+from arena.tournament.lineup import NODE_BOT_DIR
 
 # Every test runs the arena command as its own process: end to end (pytest -m 'not slow' skips).
 pytestmark = pytest.mark.slow
@@ -80,3 +85,25 @@ def test_a_tournament_without_workers_prints_the_worker_command_that_plays_it(tm
         if tournament.poll() is None:
             tournament.kill()
             tournament.wait()
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_a_sample_bot_that_drops_out_leaves_one_note_on_the_games_for_the_lineup_that_plays(tmp_path: Path) -> None:
+    # The Node.js sample bot dies as it starts (a package cache that looks complete, and a
+    # node that fails at once: as with a broken install), so 6 bots become 5.
+    lock = (NODE_BOT_DIR / "package-lock.json").read_bytes()
+    fake = tmp_path / "cache" / "wizard-arena" / f"node-bot-{hashlib.sha256(lock).hexdigest()[:12]}"
+    (fake / "node_modules" / "@grpc" / "grpc-js").mkdir(parents=True)
+    done = arena("tournament", "--bot", "mine=random", "--games", "8", "--rounds", "1", "--sandbox", "none",
+                 "--shared-processes", cwd=tmp_path,
+                 env={"XDG_CACHE_HOME": str(tmp_path / "cache"),
+                      "NODE_OPTIONS": f"--require={tmp_path / 'no-such-file.js'}"})
+    assert done.returncode == 0, done.stdout + done.stderr
+    notes = [line for line in done.stderr.splitlines() if line.startswith("note:")]
+    left_out = [i for i, line in enumerate(notes) if "node-heuristic" in line and "left out of the lineup" in line]
+    rounded = [i for i, line in enumerate(notes) if "rounded up" in line]
+    assert len(left_out) == 1 and len(rounded) == 1, notes
+    assert rounded[0] > left_out[0], notes
+    assert "games rounded up from 8 to 20 so that every bot plays every seat equally often (5 bots, 4 seats)" \
+        in notes[rounded[0]], notes
+    assert "20 games played" in done.stdout, done.stdout
