@@ -205,7 +205,8 @@ class _Check:
             why = f"no Hello within {settings.connect_timeout:g} s"
         if refusals.reasons:
             why += f"; the arena refused its stream: {refusals.reasons[-1]}"
-        hint = "" if refusals.reasons else self.processes.never_connected_hint()
+        hint = "" if refusals.reasons else self.processes.never_connected_hint(
+            await self.processes.output_of(name, self.log))
         self.report.failure = f"never connected: {why}"
         self.out(f"{name} ({settings.command}) never connected: {why}; {output_tail(self.log)}{hint} "
                  f"(its output and the arena's log: {self.report.log_dir})")

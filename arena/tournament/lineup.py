@@ -48,6 +48,7 @@ from arena.tournament.sandbox import (
     LaunchSpec,
     SandboxMode,
     launch,
+    sandbox_may_be_why,
     unconfined,
 )
 from arena.wire.proto_gen import INSTALLED_PROTO
@@ -428,10 +429,11 @@ class BotProcesses:
     def confined(self) -> bool:
         return self.confinement.mode is SandboxMode.BWRAP
 
-    def never_connected_hint(self) -> str:
-        """What to add to the words on a bot that never connected: the sandbox's limits, if
-        the bots run in one."""
-        return f"; {NEVER_CONNECTED_HINT}" if self.confined else ""
+    def never_connected_hint(self, output: str) -> str:
+        """What to add to the words on a bot that never connected, given what it printed:
+        the sandbox's limits, if the bots run in one and its output shows a sign that they
+        may be why (a program that simply is not a bot gets no such hint)."""
+        return f"; {NEVER_CONNECTED_HINT}" if self.confined and sandbox_may_be_why(output) else ""
 
     async def start(self, entry: BotEntry, address: str, token: str, max_matches: int, key: str | None = None,
                     hidden: list[Path] | None = None) -> None:
@@ -561,17 +563,23 @@ class BotProcesses:
     async def last_line(self, key: str, log: Path) -> str:
         """The last line the ended process ``key`` printed (its output copied to ``log``
         first), or empty."""
+        lines = (await self.output_of(key, log)).strip().splitlines()
+        return lines[-1] if lines else ""
+
+    async def output_of(self, key: str, log: Path, tail: int = 20_000) -> str:
+        """The end of what the process ``key`` printed to ``log`` (once it has all been
+        copied there, if the process has ended), or empty."""
         output = self._output.get(key)
-        if output is not None:
+        process = self.processes.get(key)
+        if output is not None and process is not None and process.returncode is not None:
             try:
                 await asyncio.wait_for(asyncio.shield(output), 1.0)
             except (TimeoutError, Exception):
                 pass
         try:
-            lines = log.read_text(errors="replace").strip().splitlines()
+            return log.read_bytes()[-tail:].decode("utf-8", "replace")
         except OSError:
             return ""
-        return lines[-1] if lines else ""
 
     def forget(self, key: str) -> None:
         """Drop a process that ended and was stopped (its key may be started again)."""

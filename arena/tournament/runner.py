@@ -297,7 +297,6 @@ class LocalArena:
 
     async def _wait_for_bots(self, timeout: float = CONNECT_TIMEOUT) -> None:
         assert self.bots is not None
-        hint = self.bots.never_connected_hint()
         deadline = time.monotonic() + timeout
         while True:
             names = [n for n in self.settings.bot_names() if n not in self.dropped]
@@ -312,12 +311,14 @@ class LocalArena:
                     return waiting.result()
                 except TimeoutError as exc:
                     late = [n for n in names if n not in self.server.host.connected_bots()]
+                    hints = {name: await self._hint(name) for name in late}
                     if not late or not set(late) <= self.optional:
+                        hint = next((h for h in hints.values() if h), "")
                         raise BotStartError(late[0] if late else "", f"{exc}{hint} (bot output is in {self.log_dir})",
                                             self.log_dir) from None
                     for name in late:
                         await self._leave_out(BotStartError(name, f"bot {name!r} did not connect in {timeout:g} s"
-                                                            f"{hint}"))
+                                                            f"{hints[name]}"))
                     continue
             waiting.cancel()
             for name in dead:
@@ -327,8 +328,14 @@ class LocalArena:
                     await self._leave_out(BotStartError(name, f"bot {name!r} {last}"))
                     continue
                 await self._leave_out(BotStartError(
-                    name, f"bot {name!r} {self.bots.end_reason(name)} before connecting{hint} (its output: {log})",
-                    log))
+                    name, f"bot {name!r} {self.bots.end_reason(name)} before connecting{await self._hint(name)} "
+                    f"(its output: {log})", log))
+
+    async def _hint(self, name: str) -> str:
+        """The sandbox's hint for the bot ``name`` that never connected, if its output shows
+        that confinement may be why (BotProcesses.never_connected_hint)."""
+        assert self.bots is not None
+        return self.bots.never_connected_hint(await self.bots.output_of(name, self.log_dir / f"{name}.log"))
 
     # -- a bot that ends during the run
 

@@ -50,6 +50,7 @@ import functools
 import itertools
 import os
 import pwd
+import re
 import shutil
 import signal
 import subprocess
@@ -89,12 +90,38 @@ EXEC_ARGV = ("import os, sys\n"
              "except OSError as error:\n    sys.exit(f'cannot start {os.fsdecode(argv[0])}: {error.strerror}')\n")
 SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
 INSTALL_HINT = "apt-get install bubblewrap (Debian/Ubuntu), dnf install bubblewrap (Fedora)"
-# Said of a confined bot that never connected: what it lacks that a bot that runs on its
-# author's machine may have counted on (a toolchain under HOME, files elsewhere, TCP).
+# Said of a confined bot that never connected and whose output shows a sign of it
+# (sandbox_may_be_why): what it lacks that a bot that runs on its author's machine may
+# have counted on (a toolchain under HOME, files elsewhere, TCP).
 NEVER_CONNECTED_HINT = ("confined, it sees only the system, a copy of its own folder (or of its program alone, "
                         "when that folder is shared: its log says), the paths its command names and an empty HOME "
                         "(/tmp), and reaches the arena only at its --arena unix: address: --sandbox none tells "
                         "whether that is why")
+# What a confined bot's output shows when the sandbox may be why it never connected: a file,
+# program or module it cannot find or open (not copied in, or under a HOME it no longer
+# has), a read-only folder, a network it cannot reach (Python's and Node.js's words). A
+# program that simply ends without speaking the protocol (not a bot) shows none of these.
+CONFINEMENT_SIGNS = re.compile(
+    r"no such file or directory|permission denied|read-only file system|operation not permitted|not found"
+    r"|no module named|cannot find module|cannot open shared object|network is unreachable|connection refused"
+    r"|name or service not known|temporary failure in name resolution|cannot assign requested address"
+    r"|\b(?:ENOENT|EACCES|EPERM|EROFS|ENETUNREACH|ECONNREFUSED|EAI_AGAIN)\b", re.IGNORECASE)
+
+
+def sandbox_may_be_why(output: str) -> bool:
+    """Whether a confined bot that never connected printed a sign of what confinement takes
+    away (:data:`CONFINEMENT_SIGNS`), so that trying it with ``--sandbox none`` may tell.
+
+    >>> sandbox_may_be_why("FileNotFoundError: [Errno 2] No such file or directory: '/tmp/.mybot.toml'")
+    True
+    >>> sandbox_may_be_why("ModuleNotFoundError: No module named 'torch'")
+    True
+    >>> sandbox_may_be_why("hello, world"), sandbox_may_be_why("")
+    (False, False)
+    """
+    return CONFINEMENT_SIGNS.search(output) is not None
+
+
 # Top-level links of a merged-usr system (a real folder on others): a link stays a link.
 USR_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 # What programs need from /etc, and nothing else: /etc holds root-only files.

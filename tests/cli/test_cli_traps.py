@@ -4,6 +4,8 @@ command as its own process, real bot processes, a real SQLite file in the test's
 - docs/sprt.md's example names the sample bots by name, and runs as written;
 - `arena tournament --workers 0` prints the `arena worker` command that plays its games;
 - a sample bot that drops out leaves one note on the games' rounding, for the lineup that plays;
+- the sandbox's hint on a bot that never connected comes only when its output shows the
+  sandbox may be why, not for a program that simply is not a bot;
 """
 
 from __future__ import annotations
@@ -20,8 +22,10 @@ from pathlib import Path
 
 import pytest
 from factories import ROOT
+from factories.bots import needs_bwrap
 
 from arena.tournament.lineup import NODE_BOT_DIR
+from arena.tournament.sandbox import NEVER_CONNECTED_HINT
 
 # Every test runs the arena command as its own process: end to end (pytest -m 'not slow' skips).
 pytestmark = pytest.mark.slow
@@ -107,3 +111,26 @@ def test_a_sample_bot_that_drops_out_leaves_one_note_on_the_games_for_the_lineup
     assert "games rounded up from 8 to 20 so that every bot plays every seat equally often (5 bots, 4 seats)" \
         in notes[rounded[0]], notes
     assert "20 games played" in done.stdout, done.stdout
+
+
+NOT_A_BOT = "print('hello, world')\n"
+# On its author's machine it reaches a service on TCP; confined, it has no network.
+WANTS_THE_NETWORK = "import socket\nsocket.create_connection(('127.0.0.1', 9), timeout=5)\n"
+
+
+@needs_bwrap()
+@pytest.mark.parametrize("command, script, hinted", [
+    ("/bin/true", None, False),
+    ("hello.py", NOT_A_BOT, False),
+    ("hello.py", WANTS_THE_NETWORK, True),
+], ids=["bin-true", "prints-and-exits", "needs-the-network"])
+def test_the_sandbox_hint_comes_only_when_the_sandbox_may_be_why(tmp_path: Path, command: str, script: str | None,
+                                                                hinted: bool) -> None:
+    if script is not None:
+        (tmp_path / "hello.py").write_text(script)
+    done = arena("tournament", "--no-samples", "--bot", f"x={command}", "--bot", "r1=random", "--bot", "r2=random",
+                 "--players", "3", "--rounds", "1", "--games", "3", "--sandbox", "bwrap", cwd=tmp_path)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    (line,) = [line for line in done.stderr.splitlines() if "bot 'x'" in line]
+    assert "before connecting" in line, line
+    assert (NEVER_CONNECTED_HINT in line) is hinted, line
