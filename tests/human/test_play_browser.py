@@ -1,15 +1,19 @@
-"""A person's whole match in ``arena play``, clicked in a real Chromium.
+"""A person's whole match in ``arena play``, played on the card table in a real Chromium.
 
-Every decision of a 2-round, 3-player classic match is answered by clicking: a bid
-button, or a card of the hand. Only the referee's options are clickable (the other
-cards of the hand are disabled); the page ends on the totals the database stored, with
-a link to the replay. Screenshots at desktop and phone width.
+Every decision is answered by clicking on the table: a bid's button, a card of the
+hand (only the referee's options are raised and clickable, the others dimmed), a
+prediction's token steppers, a token to return. One classic match at desktop size
+(a card played with the keyboard among them), one Wizard Extreme match at phone size
+(no horizontal overflow), each ending on the final standings the database stored. The
+rivals' moves are told in the aria-live line; the page's pace is set to fast (and
+remembered) so that the suite stays quick. Screenshots: the table mid-trick at both
+sizes, the bidding and prediction controls, the final standings.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -20,69 +24,138 @@ from .conftest import Play
 if TYPE_CHECKING:
     from playwright.sync_api import Page
 
-DESKTOP = {"width": 1280, "height": 900}
+DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
+WAIT_MS = 60_000
+
+# The page has drawn a decision's controls (its request id differs from the last one
+# answered), or the final standings of the stored match.
+READY = """after => {
+    const controls = document.getElementById("controls");
+    const standings = document.getElementById("standings");
+    return (!controls.hidden && controls.dataset.request && controls.dataset.request !== after)
+        || (!standings.hidden && document.getElementById("viewer-link") !== null);
+}"""
 
 
-def wait_for_turn_or_end(page: Page, after: str) -> str:
-    """Wait until the page has drawn a state newer than ``after`` in which it is the
-    person's turn or the match is stored; the page's status."""
-    page.wait_for_function(
-        """after => {
-            const root = document.getElementById("play");
-            const status = root.getAttribute("data-status");
-            return root.getAttribute("data-version") !== after
-                && (status === "your_turn" || (status === "over" && document.getElementById("viewer-link")));
-        }""", arg=after, timeout=30_000)
-    return page.get_attribute("#play", "data-status") or ""
+def next_step(page: Page, answered: str) -> str | None:
+    """Wait for the next decision's controls (its kind) or the end (None)."""
+    page.wait_for_function(READY, arg=answered, timeout=WAIT_MS)
+    if page.is_visible("#standings"):
+        return None
+    return page.get_attribute("#controls", "data-kind")
 
 
-@pytest.mark.slow
-def test_a_person_plays_a_whole_match_by_clicking(play: Callable[..., Play], page: Page,
-                                                  screenshot: Callable[[Page, str], None]) -> None:
-    game = play("--variant", "classic", "--players", "3", "--rounds", "2", "--seed", "7")
-    page.set_viewport_size(DESKTOP)
-    page.goto(game.url)
-    version = ""
-    clicks = {"bid": 0, "play": 0, "trump": 0}
-    pictured = False
-    while wait_for_turn_or_end(page, version) == "your_turn":
-        version = page.get_attribute("#play", "data-version") or ""
+def no_horizontal_overflow(page: Page) -> None:
+    width, client = page.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+    assert width <= client, (width, client)
+
+
+def check_play_options(page: Page, decision: dict[str, Any], hand: list[str]) -> None:
+    """The hand shows every card; exactly the referee's options are enabled and raised."""
+    assert page.locator("#hand .pc").count() == len(hand)
+    legal = page.locator("#hand button.legal:enabled").evaluate_all("bs => bs.map(b => b.dataset.card)")
+    assert sorted(legal) == sorted(decision["options"])
+    assert page.locator("#hand button.dim:disabled").count() == len(hand) - len(decision["options"])
+
+
+def play_whole_match(game: Play, page: Page, screenshot: Callable[[Page, str], None], size: str,
+                     keyboard: bool = False) -> dict[str, int]:
+    """Answer every decision on the table until the final standings; the decisions by kind."""
+    answered = ""
+    kinds: dict[str, int] = {}
+    pictured: set[str] = set()
+    while (kind := next_step(page, answered)) is not None:
+        answered = page.get_attribute("#controls", "data-request") or ""
         state = game.state()
         decision = state["decision"]
-        kind = page.get_attribute("#decision", "data-kind")
-        assert kind == decision["kind"]
+        assert decision is not None and str(decision["request_id"]) == answered and decision["kind"] == kind
+        no_horizontal_overflow(page)
+        if kind not in pictured and kind in ("bid", "predict"):
+            screenshot(page, f"play-{size}-{kind}")
+            pictured.add(kind)
         if kind == "play":
-            enabled = page.locator("#hand button:enabled")
-            assert sorted(enabled.evaluate_all("bs => bs.map(b => b.dataset.card)")) == sorted(decision["options"])
-            hand = page.locator("#hand button").count()
-            assert hand == len(state["observation"]["hand"])
-            assert page.locator("#hand button:disabled").count() == hand - len(decision["options"])
-            if not pictured and hand > 1:
-                screenshot(page, "play-desktop-turn")
-                page.set_viewport_size(PHONE)
-                screenshot(page, "play-phone-turn")
-                page.set_viewport_size(DESKTOP)
-                pictured = True
-            enabled.first.click()
+            check_play_options(page, decision, state["observation"]["hand"])
+            if "trick" not in pictured and state["observation"]["trick"] and len(state["observation"]["hand"]) >= 3:
+                screenshot(page, f"play-{size}-mid-trick")
+                pictured.add("trick")
+            if keyboard and not kinds.get("keyboard") and len(decision["options"]) > 1:
+                page.focus("#hand button.legal")
+                page.keyboard.press("ArrowRight")
+                chosen = page.evaluate("document.activeElement.dataset.card")
+                assert chosen == page.locator("#hand button.legal").nth(1).get_attribute("data-card")
+                page.keyboard.press("Enter")
+                kinds["keyboard"] = 1
+                page.wait_for_function("c => document.getElementById('say').textContent === 'You played ' + c + '.'",
+                                       arg=page.evaluate(f"WizardTable.cardName({chosen!r})"), timeout=WAIT_MS)
+            else:
+                page.locator("#hand button.legal").last.click()
+        elif kind == "predict":
+            page.locator(".stepper[data-colour=red] .step[data-step='1']").click()
+            assert "You take 1 red" in page.inner_text("#choices .summary")
+            page.locator("#choices button[data-option=tokens]").click()
         else:
-            buttons = page.locator("#options button")
+            buttons = page.locator("#choices button.choice")
             assert buttons.evaluate_all("bs => bs.map(b => b.dataset.option)") == decision["options"]
-            buttons.first.click()
-        clicks[kind] += 1
-    assert clicks["bid"] == 2 and clicks["play"] == 1 + 2      # a card in round 1, two in round 2
+            if kind == "bid":
+                assert "you expect to win" in buttons.first.inner_text()
+            buttons.last.click()
+        kinds[kind] = kinds.get(kind, 0) + 1
+    return kinds
+
+
+def check_standings(game: Play, page: Page) -> None:
+    """The final standings are the stored match's, with a link to its replay."""
     stored = game.state()
-    assert stored["faults"] == []
+    assert stored["faults"] == [] and stored["stored"] is not None
     store = Store(str(game.db))
     try:
         record = store.load_match(stored["stored"]["match_id"])
     finally:
         store.close()
-    rows = page.locator("#totals tbody tr")
-    shown = {int(row.get_attribute("data-seat") or -1): int(row.locator("td").nth(2).inner_text())
-             for row in rows.all()}
+    shown = {int(item.get_attribute("data-seat") or -1): int(item.get_attribute("data-total") or 0)
+             for item in page.locator("#places li").all()}
     assert shown == dict(enumerate(record.totals))
     assert page.get_attribute("#viewer-link", "href") == f"/matches/{record.match_id}"
-    screenshot(page, "play-desktop-over")
+    # The whole match was told, one line a card, the rivals' last cards included.
+    told = page.locator("#events li").all_text_contents()
+    cards = sum(event["type"] == "play" for event in stored["events"])
+    assert stored["events"][-1]["type"] == "game_over" and told[0] == "The match is over."
+    assert sum(" played " in line for line in told) == cards == sum(
+        isinstance(logged.action, str) and logged.action[1:].isdigit() for logged in record.actions)
+
+
+def fast(page: Page) -> None:
+    """Choose the fast pace on the page, as a person would; the page remembers it."""
+    page.select_option("#pace", "fast")
+    assert page.evaluate("localStorage.getItem('wizard-arena.play.pace')") == "fast"
+    page.reload()
+    assert page.input_value("#pace") == "fast"
+
+
+@pytest.mark.slow
+def test_a_classic_match_on_the_table_at_desktop_size(play: Callable[..., Play], page: Page,
+                                                      screenshot: Callable[[Page, str], None]) -> None:
+    game = play("--variant", "classic", "--players", "3", "--rounds", "3", "--seed", "7")
+    page.set_viewport_size(DESKTOP)
+    page.goto(game.url)
+    fast(page)
+    kinds = play_whole_match(game, page, screenshot, "desktop", keyboard=True)
+    assert kinds["bid"] == 3 and kinds["play"] == 1 + 2 + 3 and kinds.get("keyboard") == 1
+    check_standings(game, page)
+    assert "you are #" in page.inner_text("#status")
+    screenshot(page, "play-desktop-standings")
+
+
+@pytest.mark.slow
+def test_an_extreme_match_on_the_table_at_phone_size(play: Callable[..., Play], page: Page,
+                                                     screenshot: Callable[[Page, str], None]) -> None:
+    game = play("--variant", "extreme", "--players", "3", "--rounds", "1", "--seed", "4")
     page.set_viewport_size(PHONE)
-    screenshot(page, "play-phone-over")
+    page.goto(game.url)
+    fast(page)
+    kinds = play_whole_match(game, page, screenshot, "phone")
+    assert kinds["predict"] == 1 and kinds["play"] == 15
+    check_standings(game, page)
+    no_horizontal_overflow(page)
+    screenshot(page, "play-phone-standings")
