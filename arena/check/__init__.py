@@ -27,10 +27,11 @@ opponents' logs, go to a temporary folder that is kept, and named, when somethin
 went wrong, and removed when the bot passed.
 
 A decision slower than half the limit earns a note, and the note says why when the
-timing shows it (:func:`queueing`): decisions that overlapped one of the bot's own
-decisions in its other match were much slower than the rest, so its answers queued
-behind each other (a bot answering one decision at a time, or Python threads sharing
-one core); otherwise the time is the bot's own.
+timing shows it (:func:`queueing`, over decisions of one kind: plays with plays):
+decisions that overlapped one of the bot's own decisions in its other match were much
+slower than the rest of their kind, so its answers queued behind each other (a bot
+answering one decision at a time, or Python threads sharing one core); as long either
+way, the time is the bot's own; too few of the kind to compare, no cause is named.
 
 The room, one concern a module: ``plan`` (what is played, the settings, the schedule),
 ``run`` (one run: the referee, the opponents, the bot, the matches) and ``report``

@@ -59,6 +59,7 @@ class MatchOutcome:
     answered: Counter[str]           # the decisions it answered legally, by kind
     cut_short: bool = False          # the bot exited during the match
     span: tuple[float, float] | None = None   # when it began and ended (time.monotonic()), if known
+    kinds: list[str] = field(default_factory=list)   # the kind of each of its decisions, answered or not
 
     @property
     def seat(self) -> int:
@@ -115,13 +116,16 @@ def outcome_of(match: ScheduledMatch, record: MatchRecord, cut_short: bool = Fal
     game = replay_record(record.config, [])     # then one decision at a time, timed
     answered: Counter[str] = Counter()
     latencies = []
+    kinds = []
     for (who, action), latency in zip(record.actions, record.latencies_ms):
-        if who == seat and latency is not None:
-            answered[game.decision(who).kind] += 1
-            latencies.append(latency)
+        if who == seat:
+            kinds.append(game.decision(who).kind)
+            if latency is not None:
+                answered[kinds[-1]] += 1
+                latencies.append(latency)
         game.apply(who, action)
     faults = [fault for fault in record.faults if fault.seat == seat]
-    return MatchOutcome(match, record, faults, latencies, answered, cut_short)
+    return MatchOutcome(match, record, faults, latencies, answered, cut_short, kinds=kinds)
 
 
 # ---------------------------------------------------------------------- timing
@@ -129,9 +133,10 @@ def outcome_of(match: ScheduledMatch, record: MatchRecord, cut_short: bool = Fal
 
 @dataclass(frozen=True)
 class Queueing:
-    """The bot's time per decision with and without one of its decisions in another match
-    pending at the same time (medians, in ms, and how many decisions each)."""
+    """The bot's time per decision of one kind with and without one of its decisions in
+    another match pending at the same time (medians, in ms, and how many decisions each)."""
 
+    kind: str
     beside_ms: float
     beside: int
     alone_ms: float
@@ -150,6 +155,7 @@ class Timed:
     start: float             # time.monotonic(), seconds
     end: float
     latency_ms: float | None  # None: it timed out
+    kind: str = ""           # the decision's kind (bid, play, ...)
     beside: bool = False     # one of its decisions in another match was pending for a quarter of its time
 
     @property
@@ -185,10 +191,12 @@ def decision_spans(outcome: MatchOutcome) -> list[Timed]:
         return []
     scale = (ended - began) / (total / 1000)
     spans, elapsed = [], 0.0
+    kinds = iter(outcome.kinds)
     for (who, _), latency, duration in zip(record.actions, record.latencies_ms, durations):
+        kind = next(kinds, "") if who == seat else ""
         if who == seat and duration > 0:
             start = began + elapsed / 1000 * scale
-            spans.append(Timed(start, start + duration / 1000, latency))
+            spans.append(Timed(start, start + duration / 1000, latency, kind))
         elapsed += duration
     return spans
 
@@ -204,23 +212,26 @@ def timed_decisions(outcomes: list[MatchOutcome]) -> list[Timed]:
         for t in mine:
             quarter = (t.end - t.start) / 4
             beside = any(min(t.end, o.end) - max(t.start, o.start) >= quarter for o in others)
-            out.append(Timed(t.start, t.end, t.latency_ms, beside))
+            out.append(Timed(t.start, t.end, t.latency_ms, t.kind, beside))
     return out
 
 
-def queueing(decisions: list[Timed]) -> Queueing | None:
-    """Whether the bot's answered decisions were slower beside another than alone.
+def queueing(decisions: list[Timed], kind: str) -> Queueing | None:
+    """Whether the bot's answered decisions of one kind were slower beside another than alone.
 
     A bot that answers its matches one at a time makes the beside ones wait (the alone
     ones show its real time per decision), and so does Python code computing in threads
     that share one core; a bot answering each match on its own takes as long either way.
-    None without :data:`QUEUE_SAMPLE` of each.
+    Only decisions of one kind are compared: a bot that thinks long over its plays and not
+    at all over its bids would otherwise seem to queue, its plays (mostly beside another
+    match's) set against its bids. None without :data:`QUEUE_SAMPLE` of each.
     """
-    beside = [t.latency_ms for t in decisions if t.latency_ms is not None and t.beside]
-    alone = [t.latency_ms for t in decisions if t.latency_ms is not None and not t.beside]
+    answered = [t for t in decisions if t.latency_ms is not None and t.kind == kind]
+    beside = [t.latency_ms for t in answered if t.latency_ms is not None and t.beside]
+    alone = [t.latency_ms for t in answered if t.latency_ms is not None and not t.beside]
     if len(beside) < QUEUE_SAMPLE or len(alone) < QUEUE_SAMPLE:
         return None
-    return Queueing(statistics.median(beside), len(beside), statistics.median(alone), len(alone))
+    return Queueing(kind, statistics.median(beside), len(beside), statistics.median(alone), len(alone))
 
 
 # What a bot whose answers queue can do about it.
@@ -232,27 +243,38 @@ QUEUE_REMEDY = ("The Python SDK answers each match in a thread of its own (when 
 
 def slow_note(outcomes: list[MatchOutcome], settings: CheckSettings) -> str | None:
     """The note on a decision slower than SLOW_SHARE of the limit, with its cause as far as
-    the timing tells it (:func:`queueing`); None when every decision was quick enough."""
+    the timing tells it: the kind most of the slow decisions were, beside another match's
+    decision and alone (:func:`queueing`); without enough of that kind both ways, no
+    cause. None when every decision was quick enough."""
     latencies = [latency for o in outcomes for latency in o.latencies_ms]
     limit = settings.move_time * 1000
     if not latencies or max(latencies) <= SLOW_SHARE * limit:
         return None
     slow = f"its slowest decision took {ms(max(latencies))}, over {SLOW_SHARE:.0%} of the {ms(limit)} limit"
     decisions = timed_decisions(outcomes)
-    found = queueing(decisions)
+    slow_kinds = Counter(t.kind for t in decisions if t.took_ms > SLOW_SHARE * limit)   # timeouts too
+    found = queueing(decisions, slow_kinds.most_common(1)[0][0]) if slow_kinds else None
     if found is not None and found.queued:
-        return (f"{slow}, and its decisions queued behind each other: a median of {ms(found.beside_ms)} while "
-                f"another of its matches waited for an answer too, {ms(found.alone_ms)} otherwise. {QUEUE_REMEDY}")
+        return (f"{slow}, and its {kind_words(found.kind)} queued behind each other: a median of "
+                f"{ms(found.beside_ms)} while another of its matches waited for an answer too, "
+                f"{ms(found.alone_ms)} otherwise. {QUEUE_REMEDY}")
     if found is not None:
-        return (f"{slow}: its own time per decision, as long while another match waited for it as when "
-                f"none did (median {ms(found.beside_ms)} against {ms(found.alone_ms)}); "
+        return (f"{slow}: its own time per {KIND_WORD.get(found.kind, 'decision')}, as long while another match "
+                f"waited for it as when none did (median {ms(found.beside_ms)} against {ms(found.alone_ms)}); "
                 "on a busier machine it may time out")
-    slowest = [t.beside for t in decisions if t.took_ms > SLOW_SHARE * limit]   # timeouts too
-    if slowest and sum(slowest) * 2 >= len(slowest):
-        return (f"{slow}; its slow decisions came while another of its matches waited for an answer too (too few "
-                "came alone to compare): a bot that answers one decision at a time, or computes in Python threads "
-                f"that share one core, adds them up. {QUEUE_REMEDY}")
     return f"{slow}: on a busier machine it may time out"
+
+
+KIND_WORD = dict(KIND_WORDS)
+
+
+def kind_words(kind: str) -> str:
+    """The words for several decisions of a kind.
+
+    >>> kind_words("play"), kind_words("trump")
+    ('plays', 'trump choices')
+    """
+    return KIND_WORD.get(kind, "decision") + "s"
 
 
 # ---------------------------------------------------------------------- words

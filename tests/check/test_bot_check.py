@@ -109,11 +109,11 @@ SLEEPY = f"{sys.executable} {BOTS / 'sleepy_bot.py'}"
 @pytest.mark.parametrize("bot, move_time, cause", [
     # One instance for every seat: the SDK answers its matches one at a time, so while one
     # match waits for an answer the other's takes twice as long.
-    (f"{SLEEPY} --shared --sleep-ms 25", "0.08", r"and its decisions queued behind each other: a median of "
+    (f"{SLEEPY} --shared --sleep-ms 25", "0.08", r"and its plays queued behind each other: a median of "
      r"([\d.]+) ms while another of its matches waited for an answer too, ([\d.]+) ms otherwise\. .*"
      r"--processes 2 plays in two processes"),
     # The bot's class: each match on its own thread, 25 ms whether the other match waits or not.
-    (f"{SLEEPY} --sleep-ms 25", "0.04", r": its own time per decision, as long while another match waited for "
+    (f"{SLEEPY} --sleep-ms 25", "0.04", r": its own time per play, as long while another match waited for "
      r"it as when none did \(median ([\d.]+) ms against ([\d.]+) ms\); on a busier machine it may time out"),
 ], ids=["answers-one-at-a-time", "answers-each-match-on-its-own"])
 def test_the_note_on_slow_decisions_says_whether_they_queued_behind_each_other(
@@ -129,6 +129,19 @@ def test_the_note_on_slow_decisions_says_whether_they_queued_behind_each_other(
     assert alone >= 20     # the bot's own 25 ms (no upper bound: a busy machine lengthens it)
     assert (beside >= 1.5 * alone) if "--shared" in bot else (beside < 1.5 * alone)
     assert left_behind(tmp_path) == []
+
+
+def test_a_bot_slow_only_over_its_plays_is_not_told_its_answers_queued(tmp_path: Path) -> None:
+    """Its plays take 1.6 times the limit and its bids nothing: slow plays came beside
+    another match's, quick bids alone, which says nothing of queueing. The note compares
+    plays with plays, or names no cause; never the GIL and --processes."""
+    bot = f"{sys.executable} {BOTS / 'slow_player_bot.py'} --play-ms 160"
+    done = arena("bot", "check", bot, "--variant", "classic", "--move-time", "0.1", "--time-bank", "1",
+                 "--seed", "1", cwd=tmp_path)
+    notes = [line for line in done.stdout.splitlines() if line.startswith("note: its slowest decision took")]
+    assert len(notes) == 1, done.stdout + done.stderr
+    assert "queued" not in notes[0] and "--processes" not in notes[0] and "GIL" not in notes[0], notes[0]
+    assert notes[0].endswith(": on a busier machine it may time out") or "its own time per play" in notes[0], notes[0]
 
 
 def test_a_bot_in_two_processes_is_checked_on_both_connections(tmp_path: Path) -> None:
