@@ -356,8 +356,10 @@ def match_lines(outcome: MatchOutcome) -> list[str]:
 
 
 def variant_lines(variant: str, outcomes: list[MatchOutcome], settings: CheckSettings, not_played: int,
-                  stopped: bool = False) -> list[str]:
-    """The end of a variant in the report: what the bot answered, and how fast."""
+                  stopped: bool = False, unreadable: str | None = None) -> list[str]:
+    """The end of a variant in the report: what the bot answered, and how fast (or why no
+    answer counted, :func:`no_answer_words`; ``unreadable``: why the referee could not
+    read one of its messages)."""
     lines = []
     if not_played:
         why = "the check could not go on" if stopped else "a forfeit ends the variant's check"
@@ -378,8 +380,26 @@ def variant_lines(variant: str, outcomes: list[MatchOutcome], settings: CheckSet
         lines.append(f"  time per decision: median {ms(statistics.median(latencies))}, "
                      f"p99 {ms(percentile(latencies, 0.99))}, max {ms(max(latencies))} ({limits})")
     else:
-        lines.append(f"  time per decision: no decision answered in time ({limits})")
+        lines.append(f"  time per decision: {no_answer_words(outcomes, unreadable)} ({limits})")
     return lines
+
+
+def no_answer_words(outcomes: list[MatchOutcome], unreadable: str | None = None) -> str:
+    """Why no decision of the bot has a time: a message the referee could not read
+    (``unreadable``), else the first fault that was not a timeout, else none came in time.
+
+    >>> no_answer_words([], "Error parsing message with type 'wizard_arena.v1.BotMessage'")
+    "none answered: its answers were not valid messages (Error parsing message with type \
+'wizard_arena.v1.BotMessage'), and the referee ended its stream"
+    >>> no_answer_words([])
+    'no decision answered in time'
+    """
+    if unreadable is not None:
+        return f"none answered: its answers were not valid messages ({unreadable}), and the referee ended its stream"
+    fault = next((f for o in outcomes for f in o.faults if f.kind != "timeout"), None)
+    if fault is not None:
+        return f"none answered (the first fault, {fault.kind}: {fault.message})"
+    return "no decision answered in time"
 
 
 def header_lines(settings: CheckSettings, hello: BotHello) -> list[str]:

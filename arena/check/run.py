@@ -62,26 +62,38 @@ REFUSED = re.compile(r"refused a Play stream from .*?: ([A-Z][A-Z_]+ .*|[a-z].*)
 
 class _Refusals(logging.Handler):
     """Keeps the referee's reasons for refusing a Play stream (a name that is not the
-    token's, an unknown variant, no Hello in time): a bot that never connects is told why."""
+    token's, an unknown variant, no Hello in time): a bot that never connects is told why.
+    And why the referee could not read a message of the checked bot's (bytes that are no
+    BotMessage), which ended its stream: the report names it."""
 
-    def __init__(self) -> None:
+    def __init__(self, bot: str) -> None:
         super().__init__(logging.WARNING)
+        self.bot = bot
         self.reasons: list[str] = []
+        self.unreadable: list[str] = []
 
     def emit(self, record: logging.LogRecord) -> None:
-        refused = REFUSED.match(record.getMessage())
+        message = record.getMessage()
+        refused = REFUSED.match(message)
         if refused:
             self.reasons.append(refused.group(1))   # "CODE details", after the peer (which may hold ": ")
+        elif message.startswith(f"{UNREADABLE} {self.bot}/") and record.exc_info and record.exc_info[1]:
+            error = record.exc_info[1]
+            self.unreadable.append(str(error) or type(error).__name__)
+
+
+# How the referee's log begins the line of a stream it could not read (arena.referee.connections).
+UNREADABLE = "reading from"
 
 
 @contextlib.contextmanager
-def _arena_logs(folder: Path) -> Iterator[_Refusals]:
+def _arena_logs(folder: Path, bot: str) -> Iterator[_Refusals]:
     """Send the referee's and the in-process opponents' logs to ``folder/arena.log``
     (not the terminal) while the check runs."""
     logger = logging.getLogger("arena")
     handler = logging.FileHandler(folder / "arena.log")
     handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
-    refusals = _Refusals()
+    refusals = _Refusals(bot)
     saved = logger.level, logger.propagate
     logger.setLevel(logging.INFO)
     logger.propagate = False
@@ -114,6 +126,7 @@ class _Check:
         self.log = log_dir / f"{settings.name}.log"
         self.exited: asyncio.Future[int] | None = None     # the bot's process.wait()
         self.running: dict[str, ScheduledMatch] = {}
+        self.refusals = _Refusals(settings.name)     # the run's, once its logs are set up
 
     async def run(self) -> CheckReport:
         from arena.referee.server import tune_gc
@@ -125,7 +138,8 @@ class _Check:
         socket_dir = socket_folder()
         socket = socket_dir / "referee.sock"
         self.processes = BotProcesses(self.report.log_dir, confinement, socket, bot_env=self.settings.bot_env)
-        with _arena_logs(self.report.log_dir) as refusals:
+        with _arena_logs(self.report.log_dir, self.settings.name) as refusals:
+            self.refusals = refusals
             address = await self.referee.start(unix_socket=socket)
             opponents: list[tuple[Any, asyncio.Task[int]]] = []
             try:
@@ -280,7 +294,9 @@ class _Check:
         else:
             playing.result()
         self.report.not_played[variant] = len(pending)
-        for line in variant_lines(variant, outcomes, self.settings, len(pending), self.report.failure is not None):
+        unreadable = self.refusals.unreadable[0] if self.refusals.unreadable else None
+        for line in variant_lines(variant, outcomes, self.settings, len(pending), self.report.failure is not None,
+                                  unreadable):
             self.out(line)
         if self.report.failure is None and self.exited.done():
             self.report.failure = (f"it exited with code {self.exited.result()} after its {variant} matches: "

@@ -87,6 +87,23 @@ def test_a_misbehaving_bot_fails_and_every_fault_is_named(tmp_path: Path, bot: s
     assert (kept / f"{name}.log").exists() and "fault" in (kept / "arena.log").read_text()
 
 
+@pytest.mark.parametrize("bot, expected", [
+    # Bytes that are no BotMessage at all: the referee ends the stream.
+    ("raw_garbage_bot.py", "time per decision: none answered: its answers were not valid messages (Error parsing "
+     "message with type 'wizard_arena.v1.BotMessage'"),
+    # Messages, but answers no decision can take.
+    ("garbage_bot.py", "time per decision: none answered (the first fault, malformed: a bid is a whole number"),
+], ids=["raw-bytes", "malformed-answers"])
+def test_a_bot_whose_every_answer_was_wrong_is_told_what_was_wrong_not_that_it_was_late(
+        tmp_path: Path, bot: str, expected: str) -> None:
+    name = bot.removesuffix("_bot.py").replace("_", "-")
+    done = arena("bot", "check", f"{sys.executable} {BOTS / bot} --name {name}", "--name", name,
+                 "--variant", "classic", "--seed", "1", cwd=tmp_path)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert expected in done.stdout, done.stdout
+    assert "no decision answered in time" not in done.stdout
+
+
 def test_a_slow_bot_draws_on_its_bank_and_is_told(tmp_path: Path) -> None:
     """Late but within the bank: no fault, but the bank used and a note about the time."""
     command = f"{sys.executable} {BOTS / 'slow_bot.py'} --name slow_bot --slow 1 --sleep-ms 300"
