@@ -29,7 +29,7 @@ from starlette.staticfiles import StaticFiles
 
 from arena.results import elo_history
 from arena.store import Store, StoreError, StoreUnavailable
-from arena.web import api, disclosure, live
+from arena.web import api, disclosure, live, viewer
 from arena.web.bots import Boards
 from arena.web.guard import AllowedHosts, RequestGuard
 from arena.web.pages import templates, url
@@ -195,8 +195,10 @@ def bot_page(request: Request) -> Response:
 
 
 def match_page(request: Request) -> Response:
-    return _page(request, "match.html", match_id=request.path_params["match_id"], record=match_data(request)["record"],
-                 live_events=None, standalone=None)
+    """The match viewer; without JavaScript, the match's rounds in rows (viewer.played_rounds)."""
+    data = match_data(request)
+    return _page(request, "match.html", match_id=request.path_params["match_id"], record=data["record"],
+                 played=viewer.played_rounds(data), live_events=None, standalone=None)
 
 
 def live_page(request: Request) -> Response:

@@ -18,7 +18,7 @@ from typing import Any
 
 from arena.results.leaderboard import ReplayLink
 from arena.store import Store, TournamentInfo
-from arena.web import api, pages
+from arena.web import api, pages, viewer
 
 MATCHES_DIR = "matches"
 # What the viewer's page links (templates/match.html), in its order: inlined here.
@@ -41,7 +41,7 @@ def _replay(store: Store, match_id: str,
     script = "\n".join((static / name).read_text(encoding="utf-8") for name in SCRIPTS)
     data = api.match(store, match_id, tournaments)
     page = pages.render("match.html", match_id=match_id, record=data["record"], live_events=None,
-                        standalone={"css": css, "script": script, "data": data})
+                        played=viewer.played_rounds(data), standalone={"css": css, "script": script, "data": data})
     return page, data["record"]
 
 

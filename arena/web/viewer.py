@@ -81,3 +81,82 @@ def steps(record: MatchRecord) -> list[Step]:
 def match_json(record: MatchRecord) -> dict[str, Any]:
     """``/api/matches/{id}``: the stored record and the viewer's steps."""
     return {"record": record.to_json(), "steps": [asdict(step) for step in steps(record)]}
+
+
+@dataclass
+class PlayedTrick:
+    """One trick as the rows show it: each seat's card in words, who led, who won."""
+
+    leader: int
+    cards: list[str]                  # by seat: the card it played ("" if it played none)
+    winner: int
+
+
+@dataclass
+class PlayedRound:
+    """One round of a stored match, for the page without its script: what each seat bid
+    (classic) or predicted (Extreme), every trick, and the round's scores."""
+
+    number: int
+    trump: str                        # in words ("" in Extreme, whose trump is always red)
+    bids: list[str]                   # by seat
+    tricks: list[PlayedTrick] = field(default_factory=list)
+    scores: list[int] | None = None   # by seat: points (classic) or penalties (Extreme); None if unfinished
+    totals: list[int] | None = None   # by seat, after the round
+
+
+def card_words(code: str) -> str:
+    """A card code in words, as the card table's titles say it.
+
+    >>> card_words("r7"), card_words("W2"), card_words("J1")
+    ('red 7', 'Wizard', 'Jester')
+    """
+    suits = {"r": "red", "y": "yellow", "g": "green", "b": "blue", "p": "purple"}
+    if code[:1] == "W":
+        return "Wizard"
+    if code[:1] == "J":
+        return "Jester"
+    return f"{suits.get(code[:1], code[:1])} {code[1:]}"
+
+
+def _tokens_words(tokens: dict[str, int]) -> str:
+    return ", ".join(f"{n} {colour}" for colour, n in tokens.items() if n) or "no tokens"
+
+
+def played_rounds(data: dict[str, Any]) -> list[PlayedRound]:
+    """The rounds of ``data`` (:func:`match_json`'s answer, or the API's), from its steps'
+    public events: what the match page shows without JavaScript."""
+    bots = data["record"]["bots"]
+    rounds: list[PlayedRound] = []
+    turned = ""                       # the card turned up this round, in words
+    for step in data["steps"]:
+        for event in step["events"]:
+            kind = event["type"]
+            if kind == "round_start":
+                rounds.append(PlayedRound(event["round"], "", [""] * len(bots)))
+                continue
+            if not rounds:
+                continue
+            current = rounds[-1]
+            if kind == "trump":
+                turned = f"({card_words(event['card'])} turned up)" if event["card"] else "(nothing turned up)"
+                current.trump = f"{event['suit'] or 'none'} {turned}"
+            elif kind == "trump_chosen":      # after a Wizard turned up: the dealer's choice
+                current.trump = f"{event['suit']}, chosen by {bots[event['seat']]} {turned}"
+            elif kind == "bid":
+                current.bids[event["seat"]] = str(event["bid"])
+            elif kind == "bids_revealed":
+                current.bids = [str(bid) for bid in event["bids"]]
+            elif kind == "prediction":
+                current.bids[event["seat"]] = _tokens_words(event["tokens"])
+            elif kind == "destroyer":
+                current.bids[event["seat"]] = "the destroyer"
+            elif kind == "trick":
+                cards = [""] * len(bots)
+                for played in event["cards"]:
+                    cards[played["seat"]] = card_words(played["card"])
+                current.tricks.append(PlayedTrick(event["leader"], cards, event["winner"]))
+            elif kind == "round_end":
+                current.scores = list(event["scores"] if "scores" in event else event["penalties"])
+                current.totals = list(event["totals"])
+    return rounds

@@ -268,6 +268,10 @@ function show(view, k) {
   const step = view.steps[k];
   const s = stateAt(view.steps, k, view.record.bots.length);
   document.getElementById("step").textContent = k + " / " + last;
+  const timeline = document.getElementById("timeline");
+  timeline.max = String(last);
+  timeline.value = String(k);
+  timeline.setAttribute("aria-valuetext", "decision " + k + " of " + last + (s.round ? ", round " + s.round : ""));
   const decision = document.getElementById("decision");
   if (step.seat === null) {
     decision.textContent = "before the first decision";
@@ -285,9 +289,21 @@ function show(view, k) {
     + (lowerIsBetter() ? " (penalty points: lower is better)" : "");
   view.events.replaceChildren(...step.events.map((e) => el("li", {class: "new"}, e.text)));
   drawTable(view, s, step);
-  view.felt.draw(tableModel(view, s, step), {animate: forward});
+  // The cards move for most of the time a step shows when playing, never longer than at 1x.
+  view.felt.draw(tableModel(view, s, step), {animate: forward, duration: Math.min(MOTION_MS, 0.8 * stepMs(view))});
   drawRounds(view, s);
   history.replaceState(null, "", "#d=" + k);
+}
+
+// The timeline's marks: the decisions at which a round starts (its round_start is among the
+// step's events), from ``from`` on (a live match adds steps as they come).
+function markRounds(view, from) {
+  const marks = document.getElementById("round-starts");
+  if (from === 0) marks.replaceChildren();
+  for (let k = from; k < view.steps.length; k++) {
+    const start = view.steps[k].events.find((e) => e.type === "round_start");
+    if (start) marks.append(el("option", {value: k, label: "round " + start.round}));
+  }
 }
 
 function hashStep() {
@@ -306,50 +322,88 @@ function loadMatch(root) {
   });
 }
 
-// The buttons and keys of both viewers; ``view.steps`` may grow while they are used (live).
+// ---------------------------------------------------------------- playing
+
+// A step every 0.8 s at 1x; the speed menu multiplies the pace. The motion of one step lasts at most MOTION_MS.
+const STEP_MS = 800;
+const MOTION_MS = 300;
+const stepMs = (view) => STEP_MS / view.speed;
+
+function stopPlaying(view) {
+  if (view.timer !== null) { clearInterval(view.timer); view.timer = null; }
+  const button = document.getElementById("play");
+  button.textContent = "Play";
+  button.setAttribute("aria-pressed", "false");
+  view.root.dataset.playing = "false";
+}
+
+function startPlaying(view) {
+  if (view.timer !== null) clearInterval(view.timer);
+  if (view.k >= view.steps.length - 1 && !view.live) show(view, 0);
+  const button = document.getElementById("play");
+  button.textContent = "Pause";
+  button.setAttribute("aria-pressed", "true");
+  view.root.dataset.playing = "true";
+  view.timer = setInterval(() => {
+    if (view.k >= view.steps.length - 1) { if (!view.live) stopPlaying(view); return; }
+    show(view, view.k + 1);
+  }, stepMs(view));
+}
+
+function setSpeed(view, speed) {
+  view.speed = speed > 0 ? speed : 1;
+  view.root.dataset.stepMs = String(stepMs(view));
+  if (view.timer !== null) startPlaying(view);     // the new pace from now on
+}
+
+// The buttons, the timeline, the speed and the keys of both viewers; ``view.steps`` may
+// grow while they are used (live).
 function wireControls(view) {
-  const playButton = document.getElementById("play");
-  const stop = () => { if (view.timer !== null) { clearInterval(view.timer); view.timer = null; } playButton.textContent = "Play"; };
-  const go = (k) => show(view, k);
-  document.getElementById("first").addEventListener("click", () => { stop(); go(0); });
-  document.getElementById("prev").addEventListener("click", () => { stop(); go(view.k - 1); });
-  document.getElementById("next").addEventListener("click", () => { stop(); go(view.k + 1); });
-  document.getElementById("last").addEventListener("click", () => { stop(); go(view.steps.length - 1); });
-  playButton.addEventListener("click", () => {
-    if (view.timer !== null) { stop(); return; }
-    if (view.k >= view.steps.length - 1) go(0);
-    playButton.textContent = "Pause";
-    view.timer = setInterval(() => {
-      if (view.k >= view.steps.length - 1) { stop(); return; }
-      go(view.k + 1);
-    }, 400);
+  const go = (k) => { stopPlaying(view); show(view, k); };
+  document.getElementById("first").addEventListener("click", () => go(0));
+  document.getElementById("prev").addEventListener("click", () => go(view.k - 1));
+  document.getElementById("next").addEventListener("click", () => go(view.k + 1));
+  document.getElementById("last").addEventListener("click", () => go(view.steps.length - 1));
+  document.getElementById("play").addEventListener("click", () => {
+    if (view.timer !== null) stopPlaying(view); else startPlaying(view);
   });
+  const timeline = document.getElementById("timeline");
+  timeline.addEventListener("input", () => go(Number(timeline.value)));
+  const speed = document.getElementById("speed");
+  speed.addEventListener("change", () => setSpeed(view, Number(speed.value)));
+  setSpeed(view, Number(speed.value));
   document.addEventListener("keydown", (e) => {
-    if (e.target instanceof HTMLInputElement) return;
-    if (e.key === "ArrowRight") { stop(); go(view.k + 1); e.preventDefault(); }
-    else if (e.key === "ArrowLeft") { stop(); go(view.k - 1); e.preventDefault(); }
-    else if (e.key === "Home") { stop(); go(0); e.preventDefault(); }
-    else if (e.key === "End") { stop(); go(view.steps.length - 1); e.preventDefault(); }
+    if (e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement) return;
+    if (e.key === "ArrowRight") { go(view.k + 1); e.preventDefault(); }
+    else if (e.key === "ArrowLeft") { go(view.k - 1); e.preventDefault(); }
+    else if (e.key === "Home") { go(0); e.preventDefault(); }
+    else if (e.key === "End") { go(view.steps.length - 1); e.preventDefault(); }
   });
   window.addEventListener("hashchange", () => { const k = hashStep(); if (k !== null && k !== view.k) go(k); });
 }
 
 function newView(record, steps, live) {
   const felt = WizardTable.create(document.getElementById("felt"), {names: record.bots});
-  return {record, steps, k: 0, timer: null, live, root: document.getElementById("viewer"), felt,
+  return {record, steps, k: 0, timer: null, speed: 1, live, root: document.getElementById("viewer"), felt,
           rowsBox: document.getElementById("table"), events: document.getElementById("events"),
           rounds: document.getElementById("rounds")};
+}
+
+// Until the first step is drawn, #loading says what is coming; if it cannot come, why.
+function loadingFailed(message) {
+  const loading = document.getElementById("loading");
+  loading.classList.add("error");
+  loading.textContent = message;
 }
 
 function startViewer(root) {
   loadMatch(root).then((data) => {
     const view = newView(data.record, data.steps, false);
     wireControls(view);
-    root.dataset.ready = "true";
+    markRounds(view, 0);
     show(view, hashStep() ?? 0);
-  }).catch((error) => {
-    root.prepend(el("p", {class: "error"}, error.message));
-  });
+    root.dataset.ready = "true";
+  }).catch((error) => loadingFailed(error.message));
 }
 
 // A running match: the server relays the referee's public events as Server-Sent Events.
@@ -366,12 +420,15 @@ function startLive(root) {
     const following = view.k >= view.steps.length - 1;
     view.steps.length = Math.min(view.steps.length, data.start);
     view.steps.push(...data.steps);
-    if (!wired) { wireControls(view); wired = true; root.dataset.ready = "true"; }
+    if (!wired) { wireControls(view); wired = true; }
+    markRounds(view, 0);
     show(view, following ? view.steps.length - 1 : view.k);
     root.dataset.steps = String(view.steps.length);
+    root.dataset.ready = "true";
   });
   source.addEventListener("end", (message) => {
     source.close();
+    stopPlaying(view);
     const data = JSON.parse(message.data);
     root.dataset.over = "true";
     status.replaceChildren("The match is over. ", el("a", {href: data.replay, id: "replay-link"},
@@ -379,8 +436,11 @@ function startLive(root) {
   });
   source.addEventListener("failure", (message) => {
     source.close();
+    stopPlaying(view);
     root.dataset.over = "failed";
-    status.replaceChildren(el("span", {class: "error"}, JSON.parse(message.data).message));
+    const problem = JSON.parse(message.data).message;
+    if (root.dataset.ready !== "true") loadingFailed(problem);
+    status.replaceChildren(el("span", {class: "error"}, problem));
   });
 }
 
