@@ -86,19 +86,26 @@ def play_whole_match(game: Play, page: Page, screenshot: Callable[[Page, str], N
                 assert chosen == page.locator("#hand button.legal").nth(1).get_attribute("data-card")
                 page.keyboard.press("Enter")
                 kinds["keyboard"] = 1
-                page.wait_for_function("c => document.getElementById('say').textContent === 'You played ' + c + '.'",
-                                       arg=page.evaluate(f"WizardTable.cardName({chosen!r})"), timeout=WAIT_MS)
+                page.wait_for_function(
+                    "c => [...document.querySelectorAll('#events li')]"
+                    ".some(li => li.textContent === 'You played ' + c + '.')",
+                    arg=page.evaluate(f"WizardTable.cardName({chosen!r})"), timeout=WAIT_MS)
             else:
                 page.locator("#hand button.legal").last.click()
         elif kind == "predict":
-            page.locator(".stepper[data-colour=red] .step[data-step='1']").click()
-            assert "You take 1 red" in page.inner_text("#choices .summary")
+            free = state["observation"]["destroyer_free"]
+            assert page.locator("#choices button[data-option=destroyer]").count() == (1 if free else 0)
+            # Many tokens, so that a trick won later leaves a choice of which to return.
+            for colour, count in (("red", 3), ("yellow", 1), ("green", 1), ("blue", 1), ("purple", 1)):
+                for _ in range(count):
+                    page.locator(f".stepper[data-colour={colour}] .step[data-step='1']").click()
+            assert "You take 3 red, 1 yellow, 1 green, 1 blue, 1 purple" in page.inner_text("#choices .summary")
             page.locator("#choices button[data-option=tokens]").click()
         else:
             buttons = page.locator("#choices button.choice")
             assert buttons.evaluate_all("bs => bs.map(b => b.dataset.option)") == decision["options"]
-            if kind == "bid":
-                assert "you expect to win" in buttons.first.inner_text()
+            meaning = {"bid": "you expect to win", "trump": "beat every other suit", "pay": ""}[kind]
+            assert meaning in buttons.first.inner_text()
             buttons.last.click()
         kinds[kind] = kinds.get(kind, 0) + 1
     return kinds
@@ -119,6 +126,9 @@ def check_standings(game: Play, page: Page) -> None:
     assert page.get_attribute("#viewer-link", "href") == f"/matches/{record.match_id}"
     # The whole match was told, one line a card, the rivals' last cards included.
     told = page.locator("#events li").all_text_contents()
+    assert page.get_attribute("#say", "aria-live") == "polite" and page.inner_text("#say") == "The match is over."
+    assert any(line.startswith(("heuristic played", "greedy played")) for line in told)
+    assert any(line.endswith("won the trick.") for line in told)
     cards = sum(event["type"] == "play" for event in stored["events"])
     assert stored["events"][-1]["type"] == "game_over" and told[0] == "The match is over."
     assert sum(" played " in line for line in told) == cards == sum(
@@ -136,26 +146,32 @@ def fast(page: Page) -> None:
 @pytest.mark.slow
 def test_a_classic_match_on_the_table_at_desktop_size(play: Callable[..., Play], page: Page,
                                                       screenshot: Callable[[Page, str], None]) -> None:
-    game = play("--variant", "classic", "--players", "3", "--rounds", "3", "--seed", "7")
+    game = play("--variant", "classic", "--players", "3", "--rounds", "3", "--seed", "63")
     page.set_viewport_size(DESKTOP)
     page.goto(game.url)
     fast(page)
     kinds = play_whole_match(game, page, screenshot, "desktop", keyboard=True)
-    assert kinds["bid"] == 3 and kinds["play"] == 1 + 2 + 3 and kinds.get("keyboard") == 1
+    # A Wizard turned up when the person dealt round 2: they chose the trump suit.
+    assert kinds == {"bid": 3, "trump": 1, "play": 1 + 2 + 3, "keyboard": 1}
     check_standings(game, page)
     assert "you are #" in page.inner_text("#status")
     screenshot(page, "play-desktop-standings")
+    # "Play again" deals another match at the same table, on the same page.
+    page.click("#again")
+    page.wait_for_function("() => document.getElementById('play').dataset.game === '2'", timeout=WAIT_MS)
+    assert next_step(page, "") in ("bid", "trump")
+    assert page.is_hidden("#standings") and game.state()["game"] == 2
 
 
 @pytest.mark.slow
 def test_an_extreme_match_on_the_table_at_phone_size(play: Callable[..., Play], page: Page,
                                                      screenshot: Callable[[Page, str], None]) -> None:
-    game = play("--variant", "extreme", "--players", "3", "--rounds", "1", "--seed", "4")
+    game = play("--variant", "extreme", "--players", "3", "--rounds", "1", "--seed", "1")
     page.set_viewport_size(PHONE)
     page.goto(game.url)
     fast(page)
     kinds = play_whole_match(game, page, screenshot, "phone")
-    assert kinds["predict"] == 1 and kinds["play"] == 15
+    assert kinds == {"predict": 1, "play": 15, "pay": 1}
     check_standings(game, page)
     no_horizontal_overflow(page)
     screenshot(page, "play-phone-standings")

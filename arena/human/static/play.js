@@ -579,10 +579,14 @@
     S.version = state.version;
     if (state.game !== S.game) {
       S.game = state.game; S.have = 0; S.queue = []; S.view = null; S.felt = null; S.shownRequest = null;
-      $("events").replaceChildren();
+      // Another match: nothing of the last one stays on the page.
+      for (const id of ["events", "felt", "hand", "choices", "places"]) $(id).replaceChildren();
+      document.querySelector("#scores tbody").replaceChildren();
+      for (const id of ["standings", "round-result", "controls"]) $(id).hidden = true;
       $("say").textContent = "";
     }
     S.have = state.events_from + state.events.length;
+    root.dataset.game = String(state.game);
     if (!state.match) { drawStatus(); return null; }
     if (state.observation && !S.fullSupply && state.observation.variant === "extreme") S.fullSupply = fullSupply(state.observation);
     if (!S.felt) {
