@@ -57,8 +57,9 @@ class Play:
         except ValueError:
             return status, raw.decode(errors="replace")
 
-    def state(self, since: int | None = None) -> dict[str, Any]:
-        status, body = self.request("/api/play/state" + (f"?since={since}" if since is not None else ""))
+    def state(self, since: int | None = None, events: int | None = None) -> dict[str, Any]:
+        query = "&".join(f"{key}={value}" for key, value in (("since", since), ("events", events)) if value is not None)
+        status, body = self.request("/api/play/state" + (f"?{query}" if query else ""))
         assert status == 200, body
         return body
 

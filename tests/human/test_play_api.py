@@ -59,6 +59,10 @@ def test_the_api_plays_a_whole_match_and_it_is_stored(play: Callable[..., Play])
     assert state["observation"]["round"] == 2 and len(state["observation"]["bids"]) == 3
     assert not any(event["type"] == "hand" and event.get("seat") not in (None, match["seat"])
                    for event in state["events"])
+    # The plays after the person's last decision are in the events too, up to the end.
+    assert state["events"][-1]["type"] == "game_over" and state["events"][-1]["totals"] == state["result"]["totals"]
+    tail = game.state(events=5)
+    assert tail["events_from"] == 5 and tail["events"] == state["events"][5:]
     store = Store(str(game.db))
     try:
         record = store.load_match(state["stored"]["match_id"])
@@ -103,6 +107,11 @@ def test_bad_answers_are_refused_and_the_decision_stays(play: Callable[..., Play
     assert status == 409 and "answered already" in body["error"], body
     for since in ("x", "%C2%B2", "9" * 30):     # not ASCII digits, or no version ever reached
         assert game.request(f"/api/play/state?since={since}")[0] == 400, since
+        assert game.request(f"/api/play/state?events={since}")[0] == 400, since
+    # Another match starts only once this one is stored, and only from the person's browser.
+    status, body = game.request("/api/play/again", {})
+    assert status == 409 and "once this one is over" in body["error"], body
+    assert game.request("/api/play/again", {}, headers={"Content-Type": "text/plain"})[0] == 415
     # Only the person's own browser plays: an answer that a page elsewhere could send
     # without asking (text/plain), or one addressed to another host name (DNS
     # rebinding), is refused.
