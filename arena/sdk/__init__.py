@@ -87,7 +87,8 @@ the 60 s start again after every Welcome.
 
 It does not retry what retrying cannot fix: a refused token or name, a bad Hello
 (the codes in :data:`FATAL_CODES`), a TLS handshake that failed on the arena's
-certificate or because one side does not speak TLS (:func:`tls_failure`). It does not
+certificate or because one side does not speak TLS (:func:`tls_failure`), a plaintext
+connection to an arena that answers a TLS handshake (``arena.sdk.tls.plaintext_to_tls``). It does not
 come back after the arena ends the stream with status OK, which is what ``arena serve``
 does when it is stopped (SIGTERM, Ctrl-C): that is the end of the session, not a failure.
 
@@ -97,7 +98,8 @@ Exit codes of :func:`run`:
   or the arena process that launched this bot is gone (see :func:`launcher_gone`);
 * 1: gave up: no connection for ``--retry-for`` seconds;
 * 2: refused by the arena (bad token, name mismatch, bad Hello), a failed TLS handshake
-  (a certificate that does not verify, TLS against a plaintext arena), or a bad command
+  (a certificate that does not verify, TLS against a plaintext arena), plaintext against
+  a TLS arena, or a bad command
   line (such as ``--arena host:abc``, ``--arena unix:relative.sock`` or an unreadable
   ``--tls-ca`` file); these print one line on stderr.
 

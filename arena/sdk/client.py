@@ -40,7 +40,7 @@ from arena.sdk.retry import (
     _Outage,
     _SessionEnd,
 )
-from arena.sdk.tls import _PLAINTEXT_CLOSED_HINT, Tls, tls_failure
+from arena.sdk.tls import _PLAINTEXT_CLOSED_HINT, Tls, closed_before_answering, plaintext_to_tls, tls_failure
 from arena.wire import json_codec, protocol
 from arena.wire.pb.wizard_arena.v1 import arena_pb2, arena_pb2_grpc
 
@@ -178,6 +178,11 @@ class BotClient:
             if handshake is not None and end.code is grpc.StatusCode.UNAVAILABLE:   # the arena is not down
                 log.error("%s: TLS handshake with %s failed: %s", self.name, self.arena, handshake)
                 return 2
+            if not end.welcomed and end.code is grpc.StatusCode.UNAVAILABLE:
+                wants_tls = await asyncio.to_thread(plaintext_to_tls, self.arena, end.details, self._tls)
+                if wants_tls is not None:      # a setting of the bot's: no retry can fix it
+                    log.error("%s: %s", self.name, wants_tls)
+                    return 2
             if launcher_gone():
                 log.info("%s: the arena that started this bot has exited; exiting", self.name)
                 return 0
@@ -225,12 +230,12 @@ class BotClient:
 
     def _reason(self, end: _SessionEnd) -> str:
         """The failure in a few words, with a hint when the arena closed the connection
-        before answering: grpc cannot tell why, and a mismatch of TLS settings (plaintext
-        to a TLS arena, a client certificate missing or refused) looks just like that. It
-        is still retried: an arena going down looks the same."""
+        before answering: grpc cannot tell why, and a client certificate missing or
+        refused looks just like that (a plaintext bot at a TLS arena is found out before,
+        :func:`~arena.sdk.tls.plaintext_to_tls`). It is still retried: an arena going down
+        looks the same."""
         reason = end.reason()
-        closed_at_once = "failed to connect to all addresses" in end.details and "Socket closed" in end.details
-        if end.welcomed or not closed_at_once or self.arena.startswith("unix:"):
+        if end.welcomed or not closed_before_answering(end.details) or self.arena.startswith("unix:"):
             return reason
         hint = self._tls.closed_hint() if self._tls is not None else _PLAINTEXT_CLOSED_HINT
         return f"{reason} before the arena answered: {hint}"

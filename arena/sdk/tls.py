@@ -4,9 +4,10 @@ what a failed handshake means (:func:`tls_failure`).
 The files are checked when the bot starts (:func:`read_pem`, :func:`check_key_pair`):
 grpc itself takes any bytes and fails only at the first connection, with lines of its
 own. A handshake that fails on a certificate or because one side does not speak TLS is
-said in one line with what to check, and is not retried (see ``arena.sdk.client``).
-This is the bot's side; the arena's own TLS (its server certificate, ``arena tls-cert``)
-is ``arena.tls``, which the SDK does not import.
+said in one line with what to check, and is not retried (see ``arena.sdk.client``); so
+is a plaintext connection a TLS arena closed (:func:`plaintext_to_tls`). This is the
+bot's side; the arena's own TLS (its server certificate, ``arena tls-cert``) is
+``arena.tls``, of which the SDK uses only the handshake probe, ``speaks_tls``.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import ssl
 from dataclasses import dataclass
 
 import grpc
+
+from arena.tls import speaks_tls
 
 # The first line of each kind of PEM block a TLS setting may hold; grpc takes PEM only.
 _PEM_BEGIN = {
@@ -117,6 +120,28 @@ class Tls:
 # Said when a plaintext connection was closed before the arena answered: a TLS arena
 # closes a connection that does not start a handshake.
 _PLAINTEXT_CLOSED_HINT = "if the arena uses TLS, give --tls-ca FILE (or --tls)"
+
+
+def closed_before_answering(details: str) -> bool:
+    """Whether grpc's status details say the arena closed the connection before it answered
+    (a TLS arena does that to a plaintext client; an arena going down, too)."""
+    return "failed to connect to all addresses" in details and "Socket closed" in details
+
+
+def plaintext_to_tls(arena: str, details: str, tls: Tls | None) -> str | None:
+    """The one line for a plaintext bot whose connection a TLS arena closed: when the
+    connection was closed before the arena answered, the address is asked whether it
+    speaks TLS (one handshake, its certificate not checked: :func:`arena.tls.speaks_tls`).
+    None when the bot uses TLS, dials a Unix socket, or the arena does not speak TLS (an
+    arena going down closes connections too: that is retried). Blocking: a few seconds
+    at most."""
+    if tls is not None or arena.startswith("unix:") or not closed_before_answering(details):
+        return None
+    if not speaks_tls(arena):
+        return None
+    return (f"the arena at {arena} uses TLS, and this bot connected without it: give --tls-ca FILE (the CA "
+            f"the organiser hands out; or ARENA_TLS_CA=FILE), or --tls for an arena with a certificate from a "
+            f"public CA")
 
 
 def tls_failure(details: str, tls: Tls | None, arena: str) -> str | None:

@@ -6,6 +6,7 @@ command as its own process, real bot processes, a real SQLite file in the test's
 - a sample bot that drops out leaves one note on the games' rounding, for the lineup that plays;
 - the sandbox's hint on a bot that never connected comes only when its output shows the
   sandbox may be why, not for a program that simply is not a bot;
+- a plaintext sample bot at an `arena serve` with TLS says so in one line and exits, no retries.
 """
 
 from __future__ import annotations
@@ -134,3 +135,30 @@ def test_the_sandbox_hint_comes_only_when_the_sandbox_may_be_why(tmp_path: Path,
     (line,) = [line for line in done.stderr.splitlines() if "bot 'x'" in line]
     assert "before connecting" in line, line
     assert (NEVER_CONNECTED_HINT in line) is hinted, line
+
+
+def test_a_plaintext_bot_at_a_tls_arena_is_one_line_without_retries(tmp_path: Path) -> None:
+    made = arena("tls-cert", "127.0.0.1", "--out", "tls", cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    serve = subprocess.Popen(
+        [sys.executable, "-m", "arena.cli", "serve", "--port", "0", "--db", "served.db",
+         "--tls-cert", "tls/server.pem", "--tls-key", "tls/server-key.pem"],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
+    try:
+        assert serve.stdout is not None
+        first = serve.stdout.readline()
+        port = re.match(r"arena listening on \S+:(\d+)", first)
+        assert port, (first, serve.stderr.read() if serve.poll() is not None else "")
+        # The random sample bot, as its author starts it, without --tls-ca: it would retry for
+        # 60 s if it took the closed connection for an arena going down.
+        bot = subprocess.run([sys.executable, "-m", "sample_bots.random_bot", "--arena", f"127.0.0.1:{port.group(1)}",
+                              "--token", "t", "--retry-for", "60"],
+                             cwd=tmp_path, capture_output=True, text=True, timeout=30, env=ENV)
+    finally:
+        serve.terminate()
+        serve.communicate(timeout=30)
+    lines = bot.stderr.strip().splitlines()
+    assert bot.returncode == 2, bot.stderr
+    assert len(lines) == 1, lines
+    assert "uses TLS, and this bot connected without it: give --tls-ca FILE" in lines[0], lines
+    assert "retrying" not in bot.stderr and "gave up" not in bot.stderr
