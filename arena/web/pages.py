@@ -292,8 +292,8 @@ def ago(iso: str, now: datetime | None = None) -> str:
 def seat_places(players: int) -> list[str]:
     """Where each seat sits around the viewer's card table, as the CSS of its box
     (``--x``/``--y``: percent of the table's width and height): seat 0 at the bottom, the
-    others clockwise, as play goes round. viewer.js reads them back to place each seat's
-    trick card between the seat and the middle.
+    others clockwise, as play goes round: the page's seats before its script runs.
+    table.js (``WizardTable.places``) places them by the same rule when it draws the table.
 
     >>> seat_places(4)
     ['--x:50.0%;--y:88.0%', '--x:11.0%;--y:50.0%', '--x:50.0%;--y:12.0%', '--x:89.0%;--y:50.0%']
