@@ -7,6 +7,9 @@ command as its own process, real bot processes, a real SQLite file in the test's
 - the sandbox's hint on a bot that never connected comes only when its output shows the
   sandbox may be why, not for a program that simply is not a bot;
 - a plaintext sample bot at an `arena serve` with TLS says so in one line and exits, no retries.
+
+The traps of `arena bot check` (its note on slow decisions, answers that were all wrong)
+are tested with the rest of the check, in tests/check/test_bot_check.py.
 """
 
 from __future__ import annotations
