@@ -115,6 +115,7 @@
     const o = options || {};
     const names = o.names || [];
     const where = places(names.length, o.bottomSeat || 0);
+    root.classList.remove(...Array.from(root.classList).filter((c) => c.startsWith("players-")));
     root.classList.add("felt", "players-" + names.length);
     const center = el("div", {class: "felt-center"});
     const seats = names.map((name, seat) => el("div", {

@@ -45,17 +45,25 @@ READ_STEP = """() => ({
   rounds: document.getElementById("rounds").innerHTML,
   totals: document.getElementById("totals").dataset.totals})"""
 
-# Whether any card of the trick overlaps the middle's words, where the cards lie (a card
-# still gliding there from its hand may pass over them: its motion is finished first).
-COVERED = """() => {
-  document.getAnimations().forEach((a) => a.finish());
+# From the first decision to the last, one step a key press (the viewer draws a step in the
+# key's handler): at each, whether a card of the trick overlaps the middle's words where the
+# cards lie (a card still gliding there from its hand may pass over them: its motion is
+# finished first). One call for the whole match: a round trip a step would cost seconds.
+COVERED_AT_EACH_STEP = """() => {
   const boxes = (selector) => Array.from(document.querySelectorAll(selector)).map((n) => n.getBoundingClientRect())
     .filter((r) => r.width > 0 && r.height > 0);
   const meets = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
-  const words = boxes("#felt .trick-text, #felt .felt-round");
-  const cards = boxes("#felt .trick-card, #felt .trick-card .pc");
-  return {words: words.length, cards: cards.length,
-          covered: cards.some((c) => words.some((w) => meets(c, w)))};
+  const last = Number(document.getElementById("timeline").max);
+  const found = [];
+  for (let k = 0; k <= last; k++) {
+    if (k) document.dispatchEvent(new KeyboardEvent("keydown", {key: "ArrowRight"}));
+    document.getAnimations().forEach((a) => a.finish());
+    const words = boxes("#felt .trick-text, #felt .felt-round");
+    const cards = boxes("#felt .trick-card, #felt .trick-card .pc");
+    found.push({step: document.getElementById("step").textContent, words: words.length, cards: cards.length,
+                covered: cards.some((c) => words.some((w) => meets(c, w)))});
+  }
+  return found;
 }"""
 
 
@@ -170,17 +178,16 @@ def test_play_steps_at_the_chosen_speed_and_pause_holds(web: str, page: Page) ->
 def test_the_extreme_trick_never_covers_the_middles_words(web: str, page: Page, screenshot: Shoot, size: str) -> None:
     decisions = open_match(page, web, "extreme-1", size)
     page.locator("#first").click()
-    seen_cards = 0
-    for k in range(decisions + 1):
-        if k:
-            page.keyboard.press("ArrowRight")
-        found = page.evaluate(COVERED)
-        assert found["words"] >= 1 and not found["covered"], f"after decision {k}: {found}"
-        seen_cards = max(seen_cards, found["cards"])
-        if found["cards"] == 2 * 3 and size == "desktop":
-            screenshot(page, "viewer-extreme-trick")
-    # Three of the four seats' cards at most: the fourth ends the trick, which goes to its winner.
-    assert seen_cards == 2 * 3, "no trick of three cards was ever on the table"
+    found = page.evaluate(COVERED_AT_EACH_STEP)
+    assert [f["step"] for f in found] == [f"{k} / {decisions}" for k in range(decisions + 1)]
+    for k, at in enumerate(found):
+        assert at["words"] >= 1 and not at["covered"], f"after decision {k}: {at}"
+    # Three of the four seats' cards at most (a box for the card and one for its tile):
+    # the fourth ends the trick, which goes to its winner.
+    fullest = max(range(len(found)), key=lambda k: found[k]["cards"])
+    assert found[fullest]["cards"] == 2 * 3, "no trick of three cards was ever on the table"
+    page.locator("#timeline").fill(str(fullest))
+    screenshot(page, f"viewer-extreme-trick-{size}")
 
 
 def test_the_page_says_what_is_coming_before_its_data(web: str, page: Page, screenshot: Shoot) -> None:
