@@ -2,9 +2,10 @@
 
 Every decision is answered by clicking on the table: a bid's button, a card of the
 hand (only the referee's options are raised and clickable, the others dimmed), a
-prediction's token steppers, a token to return. One classic match at desktop size
-(a card played with the keyboard among them), one Wizard Extreme match at phone size
-(no horizontal overflow), each ending on the final standings the database stored. The
+prediction's token steppers, a token to return. One classic match at phone size (no
+horizontal overflow; then "play again"), one Wizard Extreme match at desktop size (a
+card played with the keyboard among them), each ending on the final standings the
+database stored. The
 rivals' moves are told in the aria-live line; the page's pace is set to fast (and
 remembered) so that the suite stays quick. Screenshots: the table mid-trick at both
 sizes, the bidding and prediction controls, the final standings.
@@ -65,6 +66,7 @@ def play_whole_match(game: Play, page: Page, screenshot: Callable[[Page, str], N
     answered = ""
     kinds: dict[str, int] = {}
     pictured: set[str] = set()
+    best = (False, 0)
     while (kind := next_step(page, answered)) is not None:
         answered = page.get_attribute("#controls", "data-request") or ""
         state = game.state()
@@ -76,9 +78,12 @@ def play_whole_match(game: Play, page: Page, screenshot: Callable[[Page, str], N
             pictured.add(kind)
         if kind == "play":
             check_play_options(page, decision, state["observation"]["hand"])
-            if "trick" not in pictured and state["observation"]["trick"] and len(state["observation"]["hand"]) >= 3:
+            # The table mid-trick: kept for the largest hand with a dimmed card seen so far.
+            hand = state["observation"]["hand"]
+            worth = (len(decision["options"]) < len(hand), len(hand))
+            if state["observation"]["trick"] and worth > best:
                 screenshot(page, f"play-{size}-mid-trick")
-                pictured.add("trick")
+                best = worth
             if keyboard and not kinds.get("keyboard") and len(decision["options"]) > 1:
                 page.focus("#hand button.legal")
                 page.keyboard.press("ArrowRight")
@@ -124,6 +129,7 @@ def check_standings(game: Play, page: Page) -> None:
              for item in page.locator("#places li").all()}
     assert shown == dict(enumerate(record.totals))
     assert page.get_attribute("#viewer-link", "href") == f"/matches/{record.match_id}"
+    no_horizontal_overflow(page)
     # The whole match was told, one line a card, the rivals' last cards included.
     told = page.locator("#events li").all_text_contents()
     assert page.get_attribute("#say", "aria-live") == "polite" and page.inner_text("#say") == "The match is over."
@@ -144,18 +150,19 @@ def fast(page: Page) -> None:
 
 
 @pytest.mark.slow
-def test_a_classic_match_on_the_table_at_desktop_size(play: Callable[..., Play], page: Page,
+def test_a_classic_match_on_the_table_at_phone_size(play: Callable[..., Play], page: Page,
                                                       screenshot: Callable[[Page, str], None]) -> None:
     game = play("--variant", "classic", "--players", "3", "--rounds", "3", "--seed", "63")
-    page.set_viewport_size(DESKTOP)
+    page.set_viewport_size(PHONE)
     page.goto(game.url)
     fast(page)
-    kinds = play_whole_match(game, page, screenshot, "desktop", keyboard=True)
+    kinds = play_whole_match(game, page, screenshot, "phone")
     # A Wizard turned up when the person dealt round 2: they chose the trump suit.
-    assert kinds == {"bid": 3, "trump": 1, "play": 1 + 2 + 3, "keyboard": 1}
+    assert kinds == {"bid": 3, "trump": 1, "play": 1 + 2 + 3}
     check_standings(game, page)
     assert "you are #" in page.inner_text("#status")
-    screenshot(page, "play-desktop-standings")
+    no_horizontal_overflow(page)
+    screenshot(page, "play-phone-standings")
     # "Play again" deals another match at the same table, on the same page.
     page.click("#again")
     page.wait_for_function("() => document.getElementById('play').dataset.game === '2'", timeout=WAIT_MS)
@@ -164,14 +171,13 @@ def test_a_classic_match_on_the_table_at_desktop_size(play: Callable[..., Play],
 
 
 @pytest.mark.slow
-def test_an_extreme_match_on_the_table_at_phone_size(play: Callable[..., Play], page: Page,
+def test_an_extreme_match_on_the_table_at_desktop_size(play: Callable[..., Play], page: Page,
                                                      screenshot: Callable[[Page, str], None]) -> None:
     game = play("--variant", "extreme", "--players", "3", "--rounds", "1", "--seed", "1")
-    page.set_viewport_size(PHONE)
+    page.set_viewport_size(DESKTOP)
     page.goto(game.url)
     fast(page)
-    kinds = play_whole_match(game, page, screenshot, "phone")
-    assert kinds == {"predict": 1, "play": 15, "pay": 1}
+    kinds = play_whole_match(game, page, screenshot, "desktop", keyboard=True)
+    assert kinds == {"predict": 1, "play": 15, "pay": 1, "keyboard": 1}
     check_standings(game, page)
-    no_horizontal_overflow(page)
-    screenshot(page, "play-phone-standings")
+    screenshot(page, "play-desktop-standings")

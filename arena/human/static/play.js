@@ -163,7 +163,10 @@
       case "destroyer": view.destroyer = e.seat; view.predicted[e.seat] = true; break;
       case "prediction":
         view.predicted[e.seat] = true;
-        Object.entries(e.tokens || {}).forEach(([c, n]) => { add(view.tokens[e.seat], c, n); if (view.supply) add(view.supply, c, -n); });
+        Object.entries(e.tokens || {}).forEach(([c, n]) => {
+          add(view.tokens[e.seat], c, n);
+          if (view.supply) add(view.supply, c, -n);
+        });
         break;
       case "token_exchange":
         add(view.tokens[e.from_seat], e.colour, -1); add(view.tokens[e.from_seat], "white", 1);
@@ -185,7 +188,9 @@
   function trumpModel(view) {
     if (extreme()) return {card: null, text: "red, always"};
     if (!view.round) return null;
-    if (view.trump) return {card: view.trumpCard, text: view.trump + (view.trumpCard ? " (" + card(view.trumpCard) + ")" : "")};
+    if (view.trump) {
+      return {card: view.trumpCard, text: view.trump + (view.trumpCard ? " (" + card(view.trumpCard) + ")" : "")};
+    }
     if (view.trumpCard && view.trumpCard.charAt(0) === "W") return {card: view.trumpCard, text: "the dealer chooses"};
     return {card: view.trumpCard, text: "none"};
   }
@@ -293,19 +298,21 @@
     const done = Boolean(state.result) && !S.queue.length && !S.busy;
     box.hidden = !done;
     if (!done) return;
+    const unit = extreme() ? "penalty point" : "point";
     const seats = state.result.totals.map((_, seat) => seat)
       .sort((a, b) => state.result.places[a] - state.result.places[b]);
     $("places").replaceChildren(...seats.map((seat) => el("li", {"data-seat": seat, "data-total": state.result.totals[seat],
                                                                  class: isMe(seat) ? "you" : ""},
-      el("strong", {}, "#" + state.result.places[seat] + " " + who(seat)), " " + state.result.totals[seat]
-      + (extreme() ? " penalty points" : " points"))));
+      el("strong", {}, "#" + state.result.places[seat] + " " + who(seat)),
+      " " + plural(state.result.totals[seat], unit, unit + "s"))));
     const stored = $("stored");
     if (state.stored) {
       stored.replaceChildren("Stored as match " + state.stored.match_id + ": ",
                              el("a", {href: state.stored.viewer, id: "viewer-link"}, "watch its replay"),
-                             "; later: " + state.stored.command);
+                             "; later: ", el("code", {}, state.stored.command));
     } else {
-      stored.textContent = state.result.reason && state.result.reason !== "completed" ? state.result.reason : "Storing the match…";
+      const reason = state.result.reason;
+      stored.textContent = reason && reason !== "completed" ? reason : "Storing the match…";
     }
     $("again").disabled = !state.stored || state.again;
   }
@@ -398,7 +405,8 @@
       help = "You won the trick" + (pay.lead_suit ? " led in " + pay.lead_suit : "") + ": return one token to the supply.";
       items = decision.options.map((colour) => choice(colour, "Return " + colour, colour === "white"
         ? "a joker: a white token left at the round's end costs 4, a coloured one 2"
-        : colour === pay.lead_suit ? "the trick's lead colour" : "you won it with a red card", () => send({option: colour})));
+        : colour === pay.lead_suit ? "the trick's lead colour" : "you won it with a red card",
+        () => send({option: colour})));
     } else if (decision.kind === "predict") {
       help = "Take one token per trick you expect to win in that colour (the lead colour; red also counts for "
         + "a trick you win with a red card). Every token still held at the round's end costs 2.";
@@ -418,7 +426,8 @@
     const summary = el("p", {class: "summary", "aria-live": "polite"});
     const takeFrom = el("div", {class: "take-from"});
     const from = {};
-    const holders = (colour) => obs.tokens.map((t, seat) => seat).filter((seat) => !isMe(seat) && obs.tokens[seat][colour] > 0);
+    const holders = (colour) => obs.tokens.map((t, seat) => seat)
+      .filter((seat) => !isMe(seat) && obs.tokens[seat][colour] > 0);
     function refresh() {
       const taken = tokensText(wanted);
       summary.textContent = taken ? "You take " + taken + ": you expect to win "
@@ -430,9 +439,12 @@
         if (short <= 0) { delete from[colour]; return; }
         const select = el("select", {"data-colour": colour},
           el("option", {value: ""}, "clockwise from your left (the default)"),
-          ...holders(colour).map((seat) => el("option", {value: String(seat)}, names()[seat] + " (holds " + obs.tokens[seat][colour] + ")")));
+          ...holders(colour).map((seat) => el("option", {value: String(seat)},
+                                              names()[seat] + " (holds " + obs.tokens[seat][colour] + ")")));
         select.value = from[colour] === undefined ? "" : String(from[colour]);
-        select.addEventListener("change", () => { if (select.value === "") delete from[colour]; else from[colour] = Number(select.value); });
+        select.addEventListener("change", () => {
+          if (select.value === "") delete from[colour]; else from[colour] = Number(select.value);
+        });
         rows.push(el("label", {}, "The supply has " + (obs.supply[colour] || 0) + " " + colour + ": take the other "
           + short + " from ", select, " (they get a white token each)"));
       });
@@ -532,7 +544,10 @@
     const chosen = $("pace").value;
     return PACES[chosen] ? chosen : "normal";
   }
-  try { const saved = localStorage.getItem(PACE_KEY); if (PACES[saved]) $("pace").value = saved; } catch (e) { /* no storage */ }
+  try {
+    const saved = localStorage.getItem(PACE_KEY);
+    if (PACES[saved]) $("pace").value = saved;
+  } catch (e) { /* no storage: the pace is not remembered */ }
   $("pace").addEventListener("change", () => {
     try { localStorage.setItem(PACE_KEY, pace()); } catch (e) { /* not remembered */ }
   });
@@ -588,7 +603,9 @@
     S.have = state.events_from + state.events.length;
     root.dataset.game = String(state.game);
     if (!state.match) { drawStatus(); return null; }
-    if (state.observation && !S.fullSupply && state.observation.variant === "extreme") S.fullSupply = fullSupply(state.observation);
+    if (state.observation && !S.fullSupply && state.observation.variant === "extreme") {
+      S.fullSupply = fullSupply(state.observation);
+    }
     if (!S.felt) {
       S.felt = T.create($("felt"), {names: state.match.bots, bottomSeat: state.match.seat, you: state.match.seat});
     }
@@ -613,7 +630,10 @@
     if (wait && S.version >= 0) params.set("since", String(S.version));
     return fetch("/api/play/state?" + params, {cache: "no-store"})
       .then((response) => response.json())
-      .then((state) => { if (state.version > S.version || state.game !== S.game) receive(state, S.version < 0); return state; });
+      .then((state) => {
+        if (state.version > S.version || state.game !== S.game) receive(state, S.version < 0);
+        return state;
+      });
   }
 
   function poll() {
