@@ -1,4 +1,11 @@
-"""Bad input on the command line: one line on stderr, exit code 2, no traceback, nothing written."""
+"""Bad input on the command line: one line on stderr, exit code 2, no traceback, nothing written.
+
+Each case is one `arena` command in its own process. The list of bad arguments runs each
+in a process forked from this one once it has imported the command line
+(``factories.commands.forked_arena``): a fresh interpreter would spend 1-2 s of CPU on
+imports for each of about 70 one-line refusals. A few of them also run in a fresh
+interpreter (``test_a_fresh_process_refuses_in_one_line_too``), as the installed script
+does."""
 
 from __future__ import annotations
 
@@ -9,6 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from factories.commands import forked_arena
 
 from arena.store import Store
 
@@ -92,7 +100,7 @@ BAD = [
 
 @pytest.mark.parametrize("args,message", BAD, ids=[" ".join(a) for a, _ in BAD])
 def test_bad_input_is_one_line_exit_2_and_writes_nothing(tmp_path: Path, args: list[str], message: str) -> None:
-    done = arena(*args, cwd=tmp_path)
+    done = forked_arena(*args, cwd=tmp_path, env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
     assert done.returncode == 2, done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1, done.stderr
@@ -101,11 +109,21 @@ def test_bad_input_is_one_line_exit_2_and_writes_nothing(tmp_path: Path, args: l
     assert list(tmp_path.iterdir()) == [], "nothing may be written on bad input"
 
 
+FRESH = [BAD[0], BAD[14], BAD[32], BAD[40]]   # tournament, leaderboard, serve, an unknown command
+
+
+@pytest.mark.parametrize("args,message", FRESH, ids=[" ".join(a) for a, _ in FRESH])
+def test_a_fresh_process_refuses_in_one_line_too(tmp_path: Path, args: list[str], message: str) -> None:
+    done = arena(*args, cwd=tmp_path)
+    assert done.returncode == 2 and done.stderr.strip().splitlines() == [done.stderr.strip()], done.stderr
+    assert message in done.stderr and list(tmp_path.iterdir()) == []
+
+
 @pytest.mark.parametrize("command", [["tournaments"], ["leaderboard"], ["matches"], ["show", "m1"], ["bot", "list"]])
 def test_an_empty_file_is_no_database_to_read_and_stays_empty(tmp_path: Path, command: list[str]) -> None:
     empty = tmp_path / "arena.db"
     empty.touch()
-    done = arena(*command, cwd=tmp_path)
+    done = forked_arena(*command, cwd=tmp_path)
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
     assert done.stderr.strip() == "arena: error: arena.db is an empty file, not an arena database (run a " \
         "tournament first, or pass --db)"
@@ -116,7 +134,7 @@ def test_foreign_database_is_refused_in_one_line(tmp_path: Path) -> None:
     garbage = tmp_path / "arena.db"
     garbage.write_bytes(b"this is not a database at all" * 100)
     for args in (["leaderboard"], ["tournament", "--rounds", "1"], ["bot", "list"]):
-        done = arena(*args, cwd=tmp_path)
+        done = forked_arena(*args, cwd=tmp_path)
         assert done.returncode == 2, done.stderr
         assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
     assert garbage.read_bytes() == b"this is not a database at all" * 100
@@ -151,23 +169,23 @@ def test_serve_on_a_taken_port_is_one_line(tmp_path: Path) -> None:
 
 
 def test_unknown_ids_are_one_line_errors(tmp_path: Path) -> None:
-    assert arena("bot", "register", "somebot", cwd=tmp_path).returncode == 0
+    assert forked_arena("bot", "register", "somebot", cwd=tmp_path).returncode == 0
     for args in (["show", "no-such-match"], ["replay", "no-such-match", "--verify"], ["export", "no-such-match"],
                  ["tournament", "--resume", "no-such-tournament"], ["leaderboard", "--tournament", "zzz"]):
-        done = arena(*args, cwd=tmp_path)
+        done = forked_arena(*args, cwd=tmp_path)
         assert done.returncode == 2, (args, done.stderr)
         assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
 
 
 def test_bot_register_prints_a_token_once_and_stores_only_its_hash(tmp_path: Path) -> None:
-    done = arena("bot", "register", "alpha", cwd=tmp_path)
+    done = forked_arena("bot", "register", "alpha", cwd=tmp_path)
     assert done.returncode == 0
     token = done.stdout.strip().splitlines()[-1]
     assert len(token) >= 20
     assert token.encode() not in (tmp_path / "arena.db").read_bytes()
-    again = arena("bot", "register", "alpha", cwd=tmp_path)
+    again = forked_arena("bot", "register", "alpha", cwd=tmp_path)
     assert again.returncode == 2 and len(again.stderr.strip().splitlines()) == 1
-    listed = arena("bot", "list", cwd=tmp_path)
+    listed = forked_arena("bot", "list", cwd=tmp_path)
     assert "alpha" in listed.stdout
 
 
@@ -192,7 +210,7 @@ def _two_tournaments(path: Path) -> tuple[str, str]:
 
 def test_leaderboard_export_follows_the_filters(tmp_path: Path) -> None:
     first, second = _two_tournaments(tmp_path / "t.db")
-    done = arena("leaderboard", "--db", "t.db", "--tournament", second, "--export", "out", cwd=tmp_path)
+    done = forked_arena("leaderboard", "--db", "t.db", "--tournament", second, "--export", "out", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
         "extreme-crosstable.html", "extreme-crosstable.json", "extreme-crosstable.md",
@@ -203,10 +221,10 @@ def test_leaderboard_export_follows_the_filters(tmp_path: Path) -> None:
     assert board["title"] == f"Wizard extreme leaderboard, tournament {second}"
     assert {row["bot"] for row in board["rows"]} == {"ann", "bob", "dee"}
     # The tournament's own variant is the default, and its Elo is as of its last game.
-    shown = arena("leaderboard", "--db", "t.db", "--tournament", first, "--format", "json", cwd=tmp_path)
+    shown = forked_arena("leaderboard", "--db", "t.db", "--tournament", first, "--format", "json", cwd=tmp_path)
     rows = {row["bot"]: row for row in json.loads(shown.stdout)["rows"]}
     assert set(rows) == {"ann", "bob", "cy"} and all(row["games"] == 3 for row in rows.values())
-    everything = json.loads(arena("leaderboard", "--db", "t.db", "--variant", "classic", "--format", "json",
+    everything = json.loads(forked_arena("leaderboard", "--db", "t.db", "--variant", "classic", "--format", "json",
                                   cwd=tmp_path).stdout)
     assert {row["bot"]: row["elo"] for row in everything["rows"]}["ann"] < rows["ann"]["elo"]
 
@@ -218,7 +236,7 @@ def test_leaderboard_export_follows_the_filters(tmp_path: Path) -> None:
 ])
 def test_leaderboard_refusals_are_one_line(tmp_path: Path, args: list[str], message: str) -> None:
     first, _ = _two_tournaments(tmp_path / "t.db")
-    done = arena("leaderboard", "--db", "t.db", *[first if a == "TID" else a for a in args], cwd=tmp_path)
+    done = forked_arena("leaderboard", "--db", "t.db", *[first if a == "TID" else a for a in args], cwd=tmp_path)
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
     assert message in done.stderr
     assert sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith("t.db")) == []
@@ -287,6 +305,6 @@ def test_benchmarks_refuse_a_database_they_cannot_use_in_one_line(tmp_path: Path
     from arena.store import Store
 
     Store(str(tmp_path / "empty.db")).close()
-    done = arena("bench", "web", "--db", "empty.db", "--matches", "10", "--repeat", "1", cwd=tmp_path)
+    done = forked_arena("bench", "web", "--db", "empty.db", "--matches", "10", "--repeat", "1", cwd=tmp_path)
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
     assert "the database holds no classic match to show" in done.stderr and len(done.stderr.splitlines()) == 1
