@@ -292,7 +292,10 @@ function show(view, k) {
   // The cards move for most of the time a step shows when playing, never longer than at 1x.
   view.felt.draw(tableModel(view, s, step), {animate: forward, duration: Math.min(MOTION_MS, 0.8 * stepMs(view))});
   drawRounds(view, s);
-  history.replaceState(null, "", "#d=" + k);
+  // The address follows once stepping pauses: a held arrow key would otherwise replace it
+  // faster than the browser allows (it then ignores the calls for a while).
+  clearTimeout(view.hashTimer);
+  view.hashTimer = setTimeout(() => history.replaceState(null, "", "#d=" + view.k), 200);
 }
 
 // The timeline's marks: the decisions at which a round starts (its round_start is among the
@@ -384,7 +387,7 @@ function wireControls(view) {
 
 function newView(record, steps, live) {
   const felt = WizardTable.create(document.getElementById("felt"), {names: record.bots});
-  return {record, steps, k: 0, timer: null, speed: 1, live, root: document.getElementById("viewer"), felt,
+  return {record, steps, k: 0, timer: null, hashTimer: null, speed: 1, live, root: document.getElementById("viewer"), felt,
           rowsBox: document.getElementById("table"), events: document.getElementById("events"),
           rounds: document.getElementById("rounds")};
 }

@@ -129,6 +129,7 @@ def test_the_timeline_reaches_a_decision_as_stepping_to_it_does(web: str, page: 
     page.locator("#timeline").fill(str(chosen))
     expect(page.locator("#step")).to_have_text(f"{chosen} / {decisions}")
     assert page.evaluate(READ_STEP) == stepped
+    expect(page).to_have_url(re.compile(rf"#d={chosen}$"))      # the address links to it
     # And from a fresh page: the same drawing, built from nothing.
     page.reload()
     expect(page.locator("#viewer")).to_have_attribute("data-ready", "true")
