@@ -297,7 +297,7 @@ class HumanSeat:
     def ask_again(self) -> None:
         """The page asks for another match: taken once the last one is stored, else
         :class:`AnswerRefused` (409)."""
-        if self.stored is None and self.problem is None:
+        if self.stored is None:
             raise AnswerRefused(409, "a new match starts once this one is over and stored")
         if self.closed:
             raise AnswerRefused(409, "the play server is stopping")

@@ -105,6 +105,15 @@ def play_whole_match(game: Play, page: Page, screenshot: Callable[[Page, str], N
                 for _ in range(count):
                     page.locator(f".stepper[data-colour={colour}] .step[data-step='1']").click()
             assert "You take 3 red, 1 yellow, 1 green, 1 blue, 1 purple" in page.inner_text("#choices .summary")
+            # A colour the supply lacks comes from another seat: the person may say whose.
+            supply = state["observation"]["supply"]
+            short = [colour for colour, count in (("red", 3), ("yellow", 1), ("green", 1), ("blue", 1),
+                                                  ("purple", 1)) if count > supply[colour]]
+            assert short and page.locator(".take-from select").count() == len(short)
+            for colour in short:
+                choose = page.locator(f".take-from select[data-colour={colour}]")
+                holders = choose.locator("option").evaluate_all("os => os.map(o => o.value).filter(v => v)")
+                choose.select_option(holders[0])
             page.locator("#choices button[data-option=tokens]").click()
         else:
             buttons = page.locator("#choices button.choice")

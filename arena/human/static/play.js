@@ -34,6 +34,7 @@
     fullSupply: null,  // Extreme: every token, as a round starts
     shownRequest: null,
     sending: false,
+    drawn: null,       // the felt's model as last drawn
   };
 
   function el(tag, attrs, ...children) {
@@ -222,7 +223,12 @@
       const r = n.getBoundingClientRect(); mine.set(n.dataset.card, {x: r.left + r.width / 2, y: r.top + r.height / 2});
     });
     const duration = Math.round(450 * PACES[pace()]);
-    S.felt.draw(feltModel(S.view, toAct || []), {animate, duration});
+    const model = feltModel(S.view, toAct || []);
+    // Drawing the same table again would cut short a card still gliding there.
+    const key = JSON.stringify(model);
+    if (key === S.drawn) return;
+    S.drawn = key;
+    S.felt.draw(model, {animate, duration});
     // A card the person played glides from their hand (below the felt) to the trick.
     if (animate && !T.reducedMotion()) {
       S.felt.root.querySelectorAll(".trick-card .pc[data-card]").forEach((face) => {
@@ -594,6 +600,7 @@
     S.version = state.version;
     if (state.game !== S.game) {
       S.game = state.game; S.have = 0; S.queue = []; S.view = null; S.felt = null; S.shownRequest = null;
+      S.drawn = null;
       // Another match: nothing of the last one stays on the page.
       for (const id of ["events", "felt", "hand", "choices", "places"]) $(id).replaceChildren();
       document.querySelector("#scores tbody").replaceChildren();
