@@ -330,6 +330,10 @@
                 your_turn: "Your turn", over: "The match is over", closed: "The play server has stopped.",
                 failed: "The match could not be played: " + (state.problem || "")}[state.status] || state.status;
     if (!idle && state.status !== "failed") text = "The others are playing…";
+    if (state.status === "your_turn" && idle && state.decision) {
+      text += " (" + Math.round(state.decision.deadline_ms / 60000) + " min a decision, "
+        + Math.round(state.decision.time_bank_ms / 60000) + " min in the bank)";
+    }
     if (state.status === "over" && idle && state.result) {
       const mine = state.result.places[me()];
       text = "The match is over: you are #" + mine + " of " + state.result.places.length;
