@@ -627,6 +627,8 @@
           if (apply(S.view, e) && e.type !== "hand") logLine(sentence(e));
           if (e.type === "trick") apply(S.view, {type: "collect", trick: e});
         });
+        const last = $("events").firstChild;
+        $("say").textContent = last ? last.textContent : "";
         settle();
         return null;
       }
