@@ -1,6 +1,8 @@
 // Wizard Arena web: sortable tables on every page, the match viewer on /matches/ID (and in
 // the replay pages `arena leaderboard --export` writes), and the live viewer on /live/ID.
 // No library: the server sends each decision's events and totals, this script only draws.
+// The card table is table.js (window.WizardTable, loaded before this script on the viewer's
+// pages); this script folds the steps into what it draws, the rows, the controls and the timeline.
 // A live page gets only the referee's public events (no hand is ever sent to it).
 "use strict";
 
