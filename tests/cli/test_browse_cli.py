@@ -36,14 +36,13 @@ RANDOM_BOT = f"{PY} -m sample_bots.random_bot"
 
 def arena(*args: str, cwd: Path, columns: int | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     """Run ``arena ARGS`` as a user would, in a process of its own; output is piped, as in a
-    script (``columns`` sets COLUMNS, as a terminal of that width does). A tournament, and
-    a command in a narrow terminal (rich reads COLUMNS once, as it is imported), run in a
-    fresh interpreter; the other lists and views, dozens of them, in a process forked from
+    script (``columns`` sets COLUMNS, as a terminal of that width does). A tournament runs
+    in a fresh interpreter; the lists and views, dozens of them, in a process forked from
     this one once it has imported the command line (factories.commands.forked_arena)."""
     env = {"PATH": "/usr/bin:/bin", "HOME": str(cwd)}
     if columns is not None:
         env["COLUMNS"] = str(columns)
-    if args[0] != "tournament" and columns is None:   # forked: rich reads COLUMNS as it is imported
+    if args[0] != "tournament":   # the lists and views: forked from this process, imports done
         return forked_arena(*args, cwd=cwd, env=env, timeout=timeout)
     return subprocess.run([PY, "-m", "arena.cli", *args], cwd=cwd, capture_output=True, text=True,
                           timeout=timeout, env=env)

@@ -59,6 +59,7 @@ def forked_arena(*args: str, cwd: Path, env: dict[str, str] | None = None,
                 if env is not None:
                     os.environ.clear()
                     os.environ.update(env)
+                _fresh_consoles()
                 try:
                     main(list(args))
                 except SystemExit as done:
@@ -80,3 +81,13 @@ def forked_arena(*args: str, cwd: Path, env: dict[str, str] | None = None,
         err.seek(0)
         return subprocess.CompletedProcess(["arena", *args], os.waitstatus_to_exitcode(waited[1]),
                                            out.read().decode(), err.read().decode())
+
+
+def _fresh_consoles() -> None:
+    """The command line's consoles are made as it is imported, for that process's stdout
+    and environment (a pipe prints 160 columns wide, COLUMNS sets the width): made again,
+    in place, for the forked command's own."""
+    from arena.cli import common
+
+    for console, stderr in ((common.console, False), (common.err_console, True)):
+        console.__dict__.update(common.make_console(stderr=stderr).__dict__)
