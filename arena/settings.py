@@ -31,7 +31,7 @@ every missing key its default, once, here:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -220,23 +220,36 @@ class SprtSettings:
 # -- the tournament ---------------------------------------------------------------------
 
 
-def default_game() -> dict[str, Any]:
-    """The engine's default table; the other game options are the engine's defaults too."""
-    config = GameConfig()
-    return {"variant": config.variant, "players": config.players}
+def stored_game(options: Any) -> GameConfig | None:
+    """The game of stored settings: their options over the engine's defaults (older
+    settings stored only those they changed); None when they name no game. An option this
+    engine does not know (stored by a later version) is left out here, and its value
+    unchecked: the engine's checks refuse it when a match is made.
+
+    >>> game = stored_game({"variant": "extreme", "players": 3, "sparkle": 1})
+    >>> game.variant, game.players, game.destroyer_penalty
+    ('extreme', 3, 4)
+    >>> stored_game({}) is None
+    True
+    """
+    if not isinstance(options, Mapping) or not options:
+        return None
+    known = {f.name for f in fields(GameConfig)} - {"seed"}
+    return GameConfig(**{k: v for k, v in options.items() if k in known})
 
 
 @dataclass
 class TournamentSettings:
     """Every setting of a tournament; stored with it so ``--resume`` needs nothing else.
 
-    ``game`` holds the engine's game options as stored (a ``GameConfig`` as a dict,
-    without the seed: every deal gets its own seed from the master ``seed``; empty when
-    the stored settings name no game); :meth:`game_config` reads them. ``deals`` is the
-    format, ``duplicate`` or ``independent`` (arena.tournament.schedule).
+    ``game`` is the game every match plays, the engine's :class:`GameConfig` with its
+    seed unused (every deal gets its own from the master ``seed``: :meth:`game_config`);
+    None only when the stored settings name no game (the stub of a tournament organised
+    elsewhere, stored before stubs kept their variant). ``deals`` is the format,
+    ``duplicate`` or ``independent`` (arena.tournament.schedule).
     """
 
-    game: dict[str, Any] = field(default_factory=default_game)
+    game: GameConfig | None = field(default_factory=GameConfig)
     games: int = 40
     seed: int = 0
     # Whether the organiser gave ``seed`` (``--seed``): only then is it echoed when a run
@@ -292,8 +305,7 @@ class TournamentSettings:
     def named_variant(self) -> str | None:
         """The variant the stored game names; None when it names none (a stub stored before
         stubs kept their variant)."""
-        variant = self.game.get("variant")
-        return variant if isinstance(variant, str) else None
+        return self.game.variant if self.game is not None else None
 
     @property
     def variant(self) -> str:
@@ -305,7 +317,8 @@ class TournamentSettings:
         return self.game_config(0).players
 
     def game_config(self, seed: int) -> GameConfig:
-        return GameConfig.from_options(self.game, seed)
+        """The game dealt from ``seed`` (the engine's default game when none is stored)."""
+        return replace(self.game or GameConfig(), seed=seed)
 
     def client_tls(self) -> ClientTls | None:
         """How to reach :attr:`server`: over TLS (trusting :attr:`tls_ca`, or the system's
@@ -362,7 +375,8 @@ class TournamentSettings:
         True
         """
         data = {f.name: getattr(self, f.name) for f in fields(self)}
-        data.update(game=dict(self.game), bots=[b.to_json() for b in self.bots], bot_env=dict(self.bot_env),
+        data.update(game=self.game.options() if self.game is not None else {},
+                    bots=[b.to_json() for b in self.bots], bot_env=dict(self.bot_env),
                     sprt=self.sprt.to_json() if self.sprt else None)
         if not self.organised_elsewhere:
             del data["organised_elsewhere"]
@@ -375,7 +389,7 @@ class TournamentSettings:
         left out."""
         known = {f.name for f in fields(cls)}
         values = {k: v for k, v in data.items() if k in known}
-        values["game"] = dict(values.get("game") or {})
+        values["game"] = stored_game(values.get("game"))
         values["bots"] = [BotEntry.from_json(b) for b in values.get("bots") or []]
         values["bot_env"] = dict(values.get("bot_env") or {})
         values["organised_elsewhere"] = bool(values.get("organised_elsewhere"))

@@ -125,8 +125,8 @@ def next_deal(settings: PlaySettings) -> PlaySettings:
 
 def tournament_settings(settings: PlaySettings) -> TournamentSettings:
     """What :class:`LocalArena` needs: the bots, the sandbox, the limits."""
-    return TournamentSettings(game=settings.config.options(), games=1, move_time=MOVE_TIME, time_bank=TIME_BANK,
-                              concurrency=1, bots=list(settings.bots), sandbox=settings.sandbox)
+    return TournamentSettings(game=dataclasses.replace(settings.config, seed=0), games=1, move_time=MOVE_TIME,
+                              time_bank=TIME_BANK, concurrency=1, bots=list(settings.bots), sandbox=settings.sandbox)
 
 
 async def play_match(settings: PlaySettings, seat: HumanSeat, notice: Callable[[str], None],

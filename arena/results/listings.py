@@ -107,7 +107,7 @@ def _tournament_line(t: TournamentInfo, status: str, test: str | None = None) ->
     elsewhere = t.status == "remote" or settings.organised_elsewhere
     return TournamentLine(
         id=t.id, created_at=t.created_at, status=status, variant=settings.variant,
-        options=None if elsewhere else GameOptions.of(settings.game),
+        options=None if elsewhere else GameOptions.of(settings.game_config(0).options()),
         deals=None if elsewhere else settings.deals,
         # A server's stub of a tournament organised elsewhere knows no number of games.
         games=None if settings.organised_elsewhere else settings.games, stored=t.matches,

@@ -188,7 +188,7 @@ def game_options(session: Session, settings_by_id: Mapping[str, TournamentSettin
     for tournament_id in sorted(set(tournament_ids)):
         stored = settings_by_id.get(tournament_id)
         if stored is not None and stored.game and not stored.organised_elsewhere:
-            options[tournament_id] = stored.game
+            options[tournament_id] = stored.game.options()
             continue
         config = session.exec(select(MatchRow.config_json).where(MatchRow.tournament_id == tournament_id)
                               .order_by(col(MatchRow.id)).limit(1)).first()

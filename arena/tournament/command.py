@@ -239,7 +239,8 @@ def more_bots(settings: TournamentSettings, req: TournamentRequest) -> str:
     """For the error of a lineup smaller than its tables: the ways to a big enough one,
     as the end of that one line ("" when the lineup is big enough: another error).
 
-    >>> settings = TournamentSettings(bots=[BotEntry(n, []) for n in "abc"], game={"players": 6})
+    >>> from engine import GameConfig
+    >>> settings = TournamentSettings(bots=[BotEntry(n, []) for n in "abc"], game=GameConfig(players=6))
     >>> more_bots(settings, TournamentRequest(db="arena.db"))
     ': add bots with --bot NAME=COMMAND (repeatable), or --players 3'
     """

@@ -8,7 +8,7 @@ else. The time limits and the faults default to the referee's own (arena.referee
 the game options to the engine's (:class:`engine.GameConfig`); :func:`schedule_of` gives
 its games.
 
->>> settings = TournamentSettings(game={"players": 3}, games=3, bots=[BotEntry(n, ["./" + n]) for n in "abc"])
+>>> settings = TournamentSettings(game=GameConfig(players=3), games=3, bots=[BotEntry(n, ["./" + n]) for n in "abc"])
 >>> len(schedule_of(settings)), sorted(schedule_of(settings)[0].bots)
 (3, ['a', 'b', 'c'])
 >>> DEFAULTS.games, DEFAULTS.move_time, DEFAULTS.time_bank, DEFAULTS.max_faults, DEFAULTS.concurrency
@@ -265,7 +265,7 @@ def build_settings(req: TournamentRequest, notice: Callable[[str], None]) -> Tou
             raise ConfigError("--length, --bidding and --plus-minus-one are classic options; "
                               "extreme predicts with tokens")
     # The engine's own checks give the clear errors: rounds too large, contradictory options...
-    game = GameConfig(**{k: v for k, v in given.items() if v is not None}).validate().options()
+    game = GameConfig(**{k: v for k, v in given.items() if v is not None}).validate()
     # Numbers not given keep the defaults of TournamentSettings.
     numbers: dict[str, Any] = {"move_time": req.move_time, "time_bank": req.time_bank,
                                "max_faults": req.max_faults, "concurrency": req.concurrency,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from engine import GameConfig
 from factories.records import played
 
 if TYPE_CHECKING:
@@ -18,7 +19,7 @@ def running_tournament(store: Store, stored: int, deals: str = "duplicate") -> t
     from arena.tournament.runner import match_spec
     from arena.tournament.settings import TournamentSettings, schedule_of
 
-    settings = TournamentSettings(game={"variant": "classic", "players": 3}, games=6, seed=11, deals=deals,
+    settings = TournamentSettings(game=GameConfig(variant="classic", players=3), games=6, seed=11, deals=deals,
                                   bots=[BotEntry(name, ["bot"]) for name in ("ann", "bob", "cy")])
     tournament = store.create_tournament(settings.to_dict(), 11, status="running")
     schedule = schedule_of(settings)

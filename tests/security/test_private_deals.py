@@ -33,13 +33,14 @@ from arena.tournament.settings import TournamentSettings, schedule_of
 from arena.web.app import create_app
 from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
 from arena.wire.pb.wizard_arena.v1 import arena_pb2_grpc
+from engine import GameConfig
 
 BOTS = ["ann", "bob", "cy"]
 
 
 def test_a_duplicate_tournament_plays_private_matches_and_an_independent_one_does_not() -> None:
     for deals, private in (("duplicate", True), ("independent", False)):
-        settings = TournamentSettings(game={"variant": "classic", "players": 3}, games=3, seed=1, deals=deals,
+        settings = TournamentSettings(game=GameConfig(variant="classic", players=3), games=3, seed=1, deals=deals,
                                       bots=[BotEntry(name, []) for name in BOTS])
         assert all(match_spec(settings, "t", game).private is private for game in schedule_of(settings))
 

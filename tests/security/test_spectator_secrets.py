@@ -50,7 +50,7 @@ from arena.web import disclosure
 from arena.web.app import create_app
 from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
 from arena.wire.pb.wizard_arena.v1 import arena_pb2_grpc
-from engine import VARIANTS
+from engine import VARIANTS, GameConfig
 
 PY = sys.executable
 BOTS = ["ann", "bob", "cy"]
@@ -99,7 +99,7 @@ class Arena:
 def settings_of(master: int, games: int) -> TournamentSettings:
     """A duplicate classic tournament of BOTS, with a variable for the bots and private commands."""
     return TournamentSettings(
-        game={"variant": "classic", "players": 3}, games=games, seed=master, deals="duplicate",
+        game=GameConfig(variant="classic", players=3), games=games, seed=master, deals="duplicate",
         bots=[BotEntry(name, [PY, "bot.py", BOT_COMMAND_ARG]) for name in BOTS],
         bot_env={"ORGANISER_KEY": BOT_ENV_VALUE})
 

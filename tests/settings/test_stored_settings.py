@@ -9,6 +9,7 @@ from pathlib import Path
 
 from arena.settings import BotEntry, CodeStamp, SprtSettings, TournamentSettings
 from arena.tournament.settings import TournamentRequest, build_settings, finalize_games
+from engine import GameConfig
 
 # The keys of the stored form, in their order: the stored JSON is compared byte for byte.
 STORED_KEYS = ["game", "games", "seed", "seed_given", "move_time", "time_bank", "max_faults", "concurrency", "server",
@@ -45,7 +46,7 @@ def test_new_settings_go_to_the_store_and_back_unchanged(tmp_path: Path) -> None
 
 def test_an_ab_test_and_stamped_bots_go_to_the_store_and_back_unchanged() -> None:
     settings = TournamentSettings(
-        game={"variant": "classic", "players": 3}, games=12, seed=3, format="sprt",
+        game=GameConfig(variant="classic", players=3), games=12, seed=3, format="sprt",
         bots=[BotEntry("new", ["./new"], Path("/bots/new"), stamp=CodeStamp("ab" * 32, 2, 100)),
               BotEntry("old", ["./old"]), BotEntry("x", []), BotEntry("y", [])],
         sprt=SprtSettings("new", "old", 0.0, 20.0))

@@ -8,6 +8,7 @@ from factories.records import classic_record as classic
 from factories.records import extreme_record as extreme
 
 from arena.store import NotStored, Store
+from engine import GameConfig
 
 
 def test_a_boards_snapshot_holds_its_tournament_its_options_and_asked_for_elo(store: Store) -> None:
@@ -16,7 +17,7 @@ def test_a_boards_snapshot_holds_its_tournament_its_options_and_asked_for_elo(st
     store.save_match(classic("m2", [("ann", 0, 2, 1), ("bob", 9, 1, 0)]))
     whole = store.board_snapshot("classic")
     assert whole.tournament is None and whole.tournaments == [tid] and whole.ratings.bots == ["ann", "bob"]
-    assert whole.game_options == {tid: {"variant": "classic", "players": 3}}
+    assert whole.game_options == {tid: GameConfig(variant="classic", players=3).options()}   # the defaults filled
     assert sorted(whole.outcomes) == [([("ann", 1), ("bob", 2)], 1), ([("ann", 2), ("bob", 1)], 1)]
     assert whole.elo_limit is None and whole.elo_tracks == [] and whole.elo_steps == []   # not asked for
     assert [track.bot for track in store.board_snapshot("classic", elo_limit=10).elo_tracks] == ["ann", "bob"]

@@ -8,10 +8,11 @@ from factories.records import played
 
 from arena.settings import BotEntry, SprtSettings, TournamentSettings
 from arena.store import Store
+from engine import GameConfig
 
 
 def test_a_tournament_reads_back_as_it_was_stored(store: Store) -> None:
-    settings = TournamentSettings(game={"variant": "classic", "players": 3}, games=6, seed=4, format="sprt",
+    settings = TournamentSettings(game=GameConfig(variant="classic", players=3), games=6, seed=4, format="sprt",
                                   bots=[BotEntry(n, [f"./{n}"]) for n in ("new", "old", "x", "y")],
                                   sprt=SprtSettings("new", "old", 0.0, 20.0))
     tid = store.create_tournament(settings.to_dict(), master_seed=4)

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from arena.store import Store
+from engine import GameConfig
 
 PY = sys.executable
 RANDOM = f"{PY} -m sample_bots.random_bot"
@@ -203,7 +204,7 @@ def test_a_bot_given_by_a_relative_path_runs_from_where_it_was_given(tmp_path: P
     (tmp_path / "mine.py").write_text("pass\n")
     monkeypatch.chdir(tmp_path)
     entry = parse_bot_option(f"mine={PY} mine.py")
-    settings = TournamentSettings(game={"variant": "classic", "players": 4}, seed=1,
+    settings = TournamentSettings(game=GameConfig(variant="classic", players=4), seed=1,
                                   bots=[entry])
     monkeypatch.chdir("/")
     stored = TournamentSettings.from_dict(json.loads(json.dumps(settings.to_dict())))
@@ -250,7 +251,7 @@ def scheduling_settings(games: int, deals: str = "duplicate", bots: int = 6):
     from arena.tournament.schedule import round_games
     from arena.tournament.settings import TournamentSettings
 
-    return TournamentSettings(game={"variant": "classic", "players": 4}, games=round_games(games, bots, 4), seed=7,
+    return TournamentSettings(game=GameConfig(variant="classic", players=4), games=round_games(games, bots, 4), seed=7,
                               concurrency=4, deals=deals, bots=[BotEntry(f"b{i}", []) for i in range(bots)])
 
 

@@ -34,6 +34,7 @@ from starlette.routing import Route  # noqa: E402
 from arena.records import BotCrash, FaultRecord  # noqa: E402
 from arena.store import Store  # noqa: E402
 from arena.web.app import routes as app_routes  # noqa: E402
+from engine import GameConfig
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -62,7 +63,7 @@ def _tournament(store: Store, variant: str, games: int, seed: int) -> tuple[str,
     from arena.tournament.runner import match_spec
     from arena.tournament.settings import TournamentSettings, schedule_of
 
-    settings = TournamentSettings(game={"variant": variant, "players": 4, "rounds": 3}, games=games, seed=seed,
+    settings = TournamentSettings(game=GameConfig(variant=variant, players=4, rounds=3), games=games, seed=seed,
                                   deals="independent", bots=[BotEntry(name, ["bot"]) for name in BOTS])
     tournament = store.create_tournament(settings.to_dict(), seed, status="running")
     ids = []
