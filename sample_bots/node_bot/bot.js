@@ -242,6 +242,20 @@ function closedHint(details, tls, arena) {
   return '; the arena may not accept this client certificate (--tls-cert)';
 }
 
+// A TLS arena closes a plaintext bot's connection before answering, as a stopping arena
+// does; a TLS handshake with the address tells the two apart (the certificate is not
+// checked here: only whether the address speaks TLS). done(true) for a TLS arena.
+function speaksTls(arena, done) {
+  const address = arena.match(/^\[?([^\]]+?)\]?:(\d+)$/);
+  if (!address) { done(false); return; }
+  let said = false;
+  const socket = require('tls').connect({ host: address[1], port: Number(address[2]), rejectUnauthorized: false });
+  const finish = (yes) => { if (said) return; said = true; socket.destroy(); done(yes); };
+  socket.setTimeout(2000, () => finish(false));
+  socket.once('secureConnect', () => finish(true));
+  socket.once('error', () => finish(false));
+}
+
 // grpc-js gives TLS the target's host as the server name, and Node warns once (DEP0123)
 // when that is an IP address, as with --arena 127.0.0.1:50051. The certificate is still
 // checked against the address; only that warning is kept out of the bot's log.
@@ -596,24 +610,40 @@ function main() {
         log(`${args.name || 'bot'}: the arena that started this bot has exited; exiting`);
         process.exit(0);
       }
-      if (welcomed) disconnectedSince = Date.now();
-      else if (Date.now() - disconnectedSince > args.giveUpAfter * 1000) {
-        log(`${args.name || 'bot'}: no connection to ${args.arena} for ${args.giveUpAfter} s; giving up ` +
-            `(${said}${closedHint(status.details, tls, args.arena)})`);
-        process.exit(1);
+      if (!tls && !welcomed && !retrying && closedHint(status.details, tls, args.arena)) {
+        speaksTls(args.arena, (yes) => {
+          if (stopping) return;
+          if (!yes) { retryLater(said, status.details, welcomed); return; }
+          log(`${args.name || 'bot'}: the arena at ${args.arena} uses TLS, and this bot connected without it: ` +
+              "give --tls-ca FILE (the CA the organiser hands out; or ARENA_TLS_CA) or --tls (the system's CAs)");
+          process.exit(2);
+        });
+        return;
       }
-      const wait = Math.min(delay * (0.5 + Math.random()), 5000);
-      if (!retrying) {
-        retrying = true;
-        log(`${args.name || 'bot'}: ${welcomed ? 'lost the connection to' : 'cannot reach'} ${args.arena} ` +
-            `(${said}${welcomed ? '' : closedHint(status.details, tls, args.arena)}); ` +
-            `retrying with backoff up to 5 s for ${args.giveUpAfter} s`);
-      }
-      retryTimer = setTimeout(connect, wait);
-      delay = Math.min(delay * 2, 5000);
+      retryLater(said, status.details, welcomed);
     });
     call.write({ hello: { name: args.name, version: '1.0.0-node', variants: ['classic', 'extreme'],
                           max_matches: args.maxMatches } });
+  }
+
+  // After a lost connection (welcomed: it had been welcomed) or one never made: try again
+  // with backoff, or give up after --retry-for.
+  function retryLater(said, details, welcomed) {
+    if (welcomed) disconnectedSince = Date.now();
+    else if (Date.now() - disconnectedSince > args.giveUpAfter * 1000) {
+      log(`${args.name || 'bot'}: no connection to ${args.arena} for ${args.giveUpAfter} s; giving up ` +
+          `(${said}${closedHint(details, tls, args.arena)})`);
+      process.exit(1);
+    }
+    const wait = Math.min(delay * (0.5 + Math.random()), 5000);
+    if (!retrying) {
+      retrying = true;
+      log(`${args.name || 'bot'}: ${welcomed ? 'lost the connection to' : 'cannot reach'} ${args.arena} ` +
+          `(${said}${welcomed ? '' : closedHint(details, tls, args.arena)}); ` +
+          `retrying with backoff up to 5 s for ${args.giveUpAfter} s`);
+    }
+    retryTimer = setTimeout(connect, wait);
+    delay = Math.min(delay * 2, 5000);
   }
 
   function stop(signal) {
