@@ -163,7 +163,9 @@
         hand.append(tile);
       }
     } else if (m.handCount !== undefined && m.handCount !== null) {
-      const shown = Array.from({length: Math.min(m.handCount, 20)}, () => el("span", {class: "pc back", "aria-hidden": "true"}));
+      // At most 6 backs, which fit a seat's box; the count beside them (or under, where
+      // the box is narrow) says how many.
+      const shown = Array.from({length: Math.min(m.handCount, 6)}, () => el("span", {class: "pc back", "aria-hidden": "true"}));
       hand.append(el("span", {class: "backs", "data-cards-left": m.handCount}, ...shown,
                      el("span", {class: "backs-count"}, m.handCount + " face down")));
     }
