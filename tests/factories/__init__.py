@@ -10,7 +10,8 @@ pytest, through tests/conftest.py), never from another test module.
 * ``tournaments``: a running tournament written straight into a store;
 * ``live``: a tournament slow enough to watch, and the truth to hold a live view against;
 * ``web_server``: `arena web` as its own process, read over HTTP;
-* ``commands``: one `arena` command as its own process;
+* ``commands``: one `arena` command as its own process (``forked_arena``: forked from the test
+  process once it has imported the command line, for the many short ones);
 * ``browser_site``: the browser tests' site.
 
 This package holds the checkout's paths, ``ROOT`` and ``TEST_BOTS``. Import-light like
