@@ -37,17 +37,7 @@
     drawn: null,       // the felt's model as last drawn
   };
 
-  function el(tag, attrs, ...children) {
-    const node = document.createElement(tag);
-    for (const [key, value] of Object.entries(attrs || {})) {
-      if (key === "class") node.className = value; else node.setAttribute(key, value);
-    }
-    for (const child of children) {
-      if (child === null || child === undefined || child === "") continue;
-      node.append(child instanceof Node ? child : document.createTextNode(String(child)));
-    }
-    return node;
-  }
+  const el = T.el;
 
   // ------------------------------------------------------------------ words
 

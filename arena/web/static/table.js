@@ -25,6 +25,8 @@
 //   WizardTable.places(players, bottomSeat)   each seat's place, [{x, y}] in percent
 //   WizardTable.tokenChips(tokens, cls)   Extreme's tokens ({red: 2, ...}) as coloured chips
 //   WizardTable.reducedMotion()   whether the reader asked for reduced motion
+//   WizardTable.el(tag, {attr: value, class: "..."}, ...children)   a new element; children are
+//     nodes or text, and null, undefined and "" are left out
 //
 // The model (every field may be left out):
 //   {
@@ -249,5 +251,5 @@
     if (before) animate(table, before, opts.duration || 300);
   }
 
-  window.WizardTable = {create, card, cardName, places, tokenChips, reducedMotion};
+  window.WizardTable = {create, card, cardName, places, tokenChips, reducedMotion, el};
 }());

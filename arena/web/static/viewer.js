@@ -46,16 +46,8 @@ function makeSortable(table) {
 
 // ---------------------------------------------------------------- the match viewer
 
-function el(tag, attrs, ...children) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs || {})) {
-    if (key === "class") node.className = value; else node.setAttribute(key, value);
-  }
-  for (const child of children) {
-    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
-  }
-  return node;
-}
+// table.js's, looked up when called: this script also serves pages without the table.
+const el = (tag, attrs, ...children) => WizardTable.el(tag, attrs, ...children);
 
 // A card tile of the rows (table.js draws them as on the card table).
 const card = (code, extra) => WizardTable.card(code, {extra});
