@@ -8,17 +8,20 @@ skip with one line saying why, except in CI (env ``CI`` set), where they fail: C
 run them.
 
 ``page`` (test): a fresh page that records console errors and uncaught exceptions; a
-test whose pages logged any fails at teardown. ``screenshot(page, name)`` saves a
+test whose pages logged any fails at teardown (``watched_page``: the same, in a context
+with options, a phone's say). ``screenshot(page, name)`` saves a
 picture under test-artifacts/screenshots/.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from factories import ROOT
@@ -58,27 +61,45 @@ def browser() -> Iterator[Browser]:
         launched.close()
 
 
-@pytest.fixture
-def page(browser: Browser) -> Iterator[Page]:
-    """A fresh page (own context: nothing shared between tests); any console error or
-    uncaught exception on any page it visits fails the test at teardown."""
-    context = browser.new_context()
-    opened = context.new_page()
+@contextmanager
+def watched_page(browser: Browser, **context: Any) -> Iterator[Page]:
+    """A fresh page in a context of its own (``context``: Playwright's ``new_context``
+    options, a phone's viewport say); any console error or uncaught exception on any page
+    it visits fails the test once the page is done. A document that answers an error
+    status on purpose (a 404 or 403 page) logs its own failed load: not a fault of the page
+    (a missing script, style or icon has another URL and still counts)."""
+    opened_context = browser.new_context(**context)
+    opened = opened_context.new_page()
     errors: list[str] = []
 
     def on_console(message: ConsoleMessage) -> None:
-        # A document that answers 404 on purpose logs its own failed load: not a fault of
-        # the page (a missing script, style or icon has another URL and still counts).
-        own_404 = message.location.get("url") == opened.url and "status of 404" in message.text
-        if message.type == "error" and not own_404:
+        own_status = message.location.get("url") == opened.url and re.search(r"status of [45]\d\d", message.text)
+        if message.type == "error" and not own_status:
             errors.append(f"console: {message.text} ({opened.url})")
 
     opened.on("console", on_console)
     opened.on("pageerror", lambda error: errors.append(f"exception: {error} ({opened.url})"))
     yield opened
-    context.close()
+    opened_context.close()
     if errors:
         pytest.fail("errors in the browser:\n" + "\n".join(errors), pytrace=False)
+
+
+# Every element the page's scripts animate (Element.animate, table.js's motion), kept in
+# window.movedElements: whether a card moved is counted there, not read off the animations
+# still running, which a busy machine may let finish before the test looks.
+COUNT_MOTION = """(() => {
+  window.movedElements = [];
+  const animate = Element.prototype.animate;
+  Element.prototype.animate = function (...args) { window.movedElements.push(this); return animate.apply(this, args); };
+})()"""
+
+
+@pytest.fixture
+def page(browser: Browser) -> Iterator[Page]:
+    """A fresh page (own context: nothing shared between tests), watched (``watched_page``)."""
+    with watched_page(browser) as opened:
+        yield opened
 
 
 @pytest.fixture

@@ -23,6 +23,7 @@ import pytest
 # Outside CI, no Playwright means a skip (one line); in CI the import below fails the run.
 if not os.environ.get("CI"):
     pytest.importorskip("playwright", reason="playwright is not installed (pip install -e '.[test]')")
+from browser_fixtures import COUNT_MOTION  # noqa: E402
 from factories.commands import arena_stdout  # noqa: E402
 from playwright.sync_api import Browser, Page, expect  # noqa: E402
 
@@ -180,12 +181,14 @@ def first_play(site: Site, kind: str) -> int:
 def test_a_card_played_moves_to_the_table_unless_motion_is_reduced(site: Site, browser: Browser, motion: str) -> None:
     match = site.matches["classic-hidden"]
     context = browser.new_context(reduced_motion=motion)  # type: ignore[arg-type]
+    context.add_init_script(COUNT_MOTION)
     try:
         page = context.new_page()
         open_viewer(page, f"{site.url}/matches/{match.match_id}#d={first_play(site, 'classic-hidden') - 1}",
                     match.decisions)
+        page.evaluate("window.movedElements = []")
         page.keyboard.press("ArrowRight")
-        moving = page.evaluate("document.getAnimations().length")
+        moving = page.evaluate("window.movedElements.length")
         assert (moving > 0) == (motion == "no-preference"), f"{moving} animations with {motion} motion"
     finally:
         context.close()

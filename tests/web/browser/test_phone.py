@@ -25,16 +25,17 @@ import pytest
 # Outside CI, no Playwright means a skip (one line); in CI the import below fails the run.
 if not os.environ.get("CI"):
     pytest.importorskip("playwright", reason="playwright is not installed (pip install -e '.[test]')")
+from browser_fixtures import watched_page  # noqa: E402
 from factories.records import played  # noqa: E402
 from factories.tournaments import running_tournament  # noqa: E402
 from factories.web_server import WebServer  # noqa: E402
-from playwright.sync_api import Browser, ConsoleMessage, Page, expect  # noqa: E402
+from playwright.sync_api import Browser, Page, expect  # noqa: E402
 from starlette.routing import Route  # noqa: E402
 
 from arena.records import BotCrash, FaultRecord  # noqa: E402
 from arena.store import Store  # noqa: E402
 from arena.web.app import routes as app_routes  # noqa: E402
-from engine import GameConfig
+from engine import GameConfig  # noqa: E402
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -123,23 +124,9 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PhoneSite]:
 
 @pytest.fixture
 def phone(browser: Browser) -> Iterator[Page]:
-    """A page in a phone's viewport; any console error or uncaught exception fails the
-    test, except the document's own error status (the error pages answer one on purpose)."""
-    context = browser.new_context(**PHONE)
-    page = context.new_page()
-    errors: list[str] = []
-
-    def on_console(message: ConsoleMessage) -> None:
-        own_status = message.location.get("url") == page.url and re.search(r"status of [45]\d\d", message.text)
-        if message.type == "error" and not own_status:
-            errors.append(f"console: {message.text} ({page.url})")
-
-    page.on("console", on_console)
-    page.on("pageerror", lambda error: errors.append(f"exception: {error} ({page.url})"))
-    yield page
-    context.close()
-    if errors:
-        pytest.fail("errors in the browser:\n" + "\n".join(errors), pytrace=False)
+    """A page in a phone's viewport, watched for console errors (``watched_page``)."""
+    with watched_page(browser, **PHONE) as page:
+        yield page
 
 
 # The page's width and the screen's, and (for the message) what sticks out past the

@@ -22,6 +22,7 @@ import pytest
 
 if not os.environ.get("CI"):
     pytest.importorskip("playwright", reason="playwright is not installed (pip install -e '.[test]')")
+from browser_fixtures import COUNT_MOTION  # noqa: E402
 from factories.web_server import WebServer  # noqa: E402
 from playwright.sync_api import Browser, Page, Route, expect  # noqa: E402
 
@@ -241,25 +242,27 @@ def test_without_javascript_the_page_lists_every_round_trick_and_score(web: str,
 def test_cards_move_to_the_trick_and_to_its_winner_unless_motion_is_reduced(
         web: str, browser: Browser, records: dict[str, Any], motion: str) -> None:
     context = browser.new_context(reduced_motion=motion)  # type: ignore[arg-type]
+    context.add_init_script(COUNT_MOTION)
     try:
         page = context.new_page()
         errors: list[str] = []
         page.on("pageerror", lambda error: errors.append(str(error)))
         played = first_play(records["open-0"])
         open_match(page, web, "open-0", at=played - 1)
+        page.evaluate("window.movedElements = []")
         page.keyboard.press("ArrowRight")           # a card goes from its hand to the trick
-        to_trick = page.evaluate("document.getAnimations().length")
+        to_trick = page.evaluate("window.movedElements.length")
         won = first_trick_won(web, "open-0")
         page.locator("#timeline").fill(str(won - 1))
+        page.evaluate("window.movedElements = []")
         page.keyboard.press("ArrowRight")            # the trick goes to its winner's seat
-        to_winner = page.evaluate("""() => document.getAnimations()
-          .filter((a) => a.effect && a.effect.target && a.effect.target.closest('.seat-won')).length""")
+        to_winner = page.evaluate("window.movedElements.filter((e) => e.closest('.seat-won')).length")
         expect(page.locator("#felt .seat-won .pc")).to_have_count(3)
         if motion == "reduce":
             page.locator("#speed").select_option("4")
             page.locator("#play").click()
             page.wait_for_function("document.getElementById('step').textContent.split(' / ')[0] > " + str(won + 2))
-            assert (to_trick, to_winner, page.evaluate("document.getAnimations().length")) == (0, 0, 0)
+            assert (to_trick, to_winner, page.evaluate("window.movedElements.length")) == (0, 0, 0)
         else:
             assert to_trick > 0 and to_winner == 3, (to_trick, to_winner)
         assert not errors, errors
