@@ -314,7 +314,7 @@ class TournamentSettings:
 
     @property
     def players(self) -> int:
-        return self.game_config(0).players
+        return (self.game or GameConfig()).players
 
     def game_config(self, seed: int) -> GameConfig:
         """The game dealt from ``seed`` (the engine's default game when none is stored)."""
