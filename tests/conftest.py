@@ -50,6 +50,11 @@ from arena.wire.grpc_io import use_measured_io
 # The I/O path the arena's command line and the SDK choose for gRPC: before any test
 # module imports grpc, so that the tests run on what users run.
 use_measured_io()
+# The suite forks its own process (``forked_arena``, the sandbox tests) where gRPC may be
+# running. gRPC's fork handlers restart its poller thread in the child, and a child that
+# closes descriptors before it execs then aborts (grpc/grpc#43055: 67 children of 300 with a
+# ``preexec_fn``, 0 with this off). The arena itself starts programs by exec alone.
+os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "0")
 
 from arena.bench.postgres import free_port, postgres_bin  # noqa: E402
 

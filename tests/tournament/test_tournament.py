@@ -35,10 +35,13 @@ def arena(*args: str, cwd: Path, timeout: float = 240) -> subprocess.CompletedPr
 
 
 def start_arena(*args: str, cwd: Path, sigint_ignored: bool = False) -> subprocess.Popen[str]:
-    """``sigint_ignored``: as a shell script's ``arena ... &`` or nohup starts it."""
-    ignore = (lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if sigint_ignored else None
-    return subprocess.Popen([PY, "-m", "arena.cli", *args], cwd=cwd, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=ENV, preexec_fn=ignore)
+    """``sigint_ignored``: as a shell script's ``arena ... &`` or nohup starts it: the shell
+    ignores SIGINT, then execs the arena, which inherits that. (Not a ``preexec_fn``: Python
+    code between fork and exec in a process running gRPC can abort the child.)"""
+    command = [PY, "-m", "arena.cli", *args]
+    if sigint_ignored:
+        command = ["sh", "-c", "trap '' INT; exec \"$@\"", "sh", *command]
+    return subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
 
 
 def tournament_id(db: Path) -> str:
