@@ -41,6 +41,8 @@ boards        ``board_snapshot(variant, tournament_id=None, elo_limit=None) -> B
               transaction (see ``snapshots.py``)
 ratings       ``current_elo(variant)``, ``rating_history(bot, variant)``,
               ``seat_aggregates(variant, tournament_id=None)`` (per-bot sums)
+tournaments   ``tournament_snapshot(tournament_id, match_limit) -> TournamentSnapshot``: its
+              board and its newest matches, in one transaction (see ``snapshots.py``)
 bot pages     ``bot_snapshot(name, recent, classic_limit) -> BotSnapshot``: all a bot's page
               reads but the boards, in one transaction (see ``snapshots.py``)
 reports       ``newest_classic(bot, limit)`` (its exact bids by hand size; see ``reports.py``)
@@ -58,8 +60,8 @@ The room, module by module:
 ``leases.py``     stored schedules and the leases workers hold on their deals
 ``crashes.py``    bot crashes: one row each, read summed up per bot
 ``queries.py``    reads: matches, ratings, leaderboard inputs
-``snapshots.py``  what a board or a bot's page reads, in one transaction (``BoardSnapshot``,
-                  ``BotSnapshot``)
+``snapshots.py``  what a board, a tournament's page or a bot's page reads, in one transaction
+                  (``BoardSnapshot``, ``TournamentSnapshot``, ``BotSnapshot``)
 ``probes.py``     the benchmarks' own interface (``Probes(store)``): the yardsticks, samples
                   of what the server waits on; not part of ``Store``, imported by ``arena.bench`` only
 ``reports.py``    reads for the other reports: a bot's page, exact bids by hand size, the Elo plot
@@ -105,14 +107,14 @@ from arena.store.registry import BotInfo, TournamentInfo, hash_token
 from arena.store.reports import BotEloStep, BotFault, BotGames, BotSeat, ClassicGame, EloStep, EloTrack, NewestClassic
 from arena.store.save import MatchSaver
 from arena.store.schema import SCHEMA_VERSION, TAKE_WRITE_LOCK, is_current, open_schema
-from arena.store.snapshots import BoardSnapshot, BotSnapshot
+from arena.store.snapshots import BoardSnapshot, BotSnapshot, TournamentSnapshot
 
 __all__ = [
     "LOG_FORMAT", "SCHEMA_VERSION", "AbTestGames", "BoardSnapshot", "BotEloStep", "BotFault", "BotGames", "BotInfo",
     "BotSeat", "BotSnapshot", "ClassicGame",
     "CrashSummary", "DealProgress", "EloStep", "EloTrack", "LeaderboardInputs", "MatchSummary", "NewestClassic",
     "NotStored", "RatingChange", "SeatAggregate", "ScheduledGameLike", "Store", "StoreError",
-    "StoreUnavailable", "TournamentInfo", "WorkUnit",
+    "StoreUnavailable", "TournamentInfo", "TournamentSnapshot", "WorkUnit",
     "decode_log", "encode_log", "hash_token", "outcome_key", "outcome_tables", "parse_outcome",
 ]
 
@@ -513,6 +515,13 @@ class Store:
         tournament is ``NotStored``."""
         with self._read() as session:
             return snapshots.board_snapshot(session, variant, tournament_id, elo_limit, self.name)
+
+    def tournament_snapshot(self, tournament_id: str, match_limit: int) -> TournamentSnapshot:
+        """Everything a tournament's page is computed from, read in one transaction (see
+        ``snapshots.py``): its board and its ``match_limit`` newest matches. An unknown
+        tournament is ``NotStored``."""
+        with self._read() as session:
+            return snapshots.tournament_snapshot(session, tournament_id, match_limit, self.name)
 
     def bot_snapshot(self, name: str, recent: int, classic_limit: int) -> BotSnapshot:
         """Everything a bot's page is computed from, but the boards it shows its place on,

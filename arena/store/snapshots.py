@@ -1,11 +1,12 @@
-"""What a view reads, in one transaction: a board's snapshot, a bot's.
+"""What a view reads, in one transaction: a board's snapshot, a tournament's, a bot's.
 
 A board (``arena leaderboard``, the web's board page and its JSON, an exported board),
 its crosstable and its Elo plot are computed by ``arena.results`` from one
 :class:`BoardSnapshot`, which :func:`board_snapshot` reads in the one transaction the
 ``Store`` opens for it (``Store.board_snapshot``): a match saved meanwhile is in all of
 it or in none. A bot's page is computed from one :class:`BotSnapshot` the same way
-(``Store.bot_snapshot``), beside the boards it shows its place on. The view then
+(``Store.bot_snapshot``), beside the boards it shows its place on, and a tournament's
+page from one :class:`TournamentSnapshot` (``Store.tournament_snapshot``). The view then
 computes from the snapshot and renders; it never goes back to the store. Each
 tournament's stored settings are parsed once, here.
 """
@@ -102,6 +103,24 @@ def board_snapshot(session: Session, variant: str | None, tournament_id: str | N
         steps = tournament_elo_steps(session.connection(), variant, tournament_id)
     return BoardSnapshot(variant, tournament, ratings, tournaments, options, tests,
                          outcomes(session, variant, tournament_id), elo_limit, tracks, steps)
+
+
+@dataclass(frozen=True)
+class TournamentSnapshot:
+    """Everything a tournament's page is computed from: its board, of the variant its
+    settings name (the engine's default when they name none; the tournament itself is
+    ``board.tournament``), and its newest stored matches."""
+
+    board: BoardSnapshot
+    matches: list[MatchSummary]                  # newest first
+
+
+def tournament_snapshot(session: Session, tournament_id: str, match_limit: int, where: str) -> TournamentSnapshot:
+    """The tournament's snapshot, in the caller's one transaction: ``NotStored`` if there is
+    no such tournament; at most ``match_limit`` of its matches."""
+    variant = get_tournament(session, tournament_id, where).typed_settings.variant
+    return TournamentSnapshot(board_snapshot(session, variant, tournament_id, None, where),
+                              list_matches(session, None, tournament_id, None, match_limit))
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from arena.results import crosstable as ct
 from arena.results import elo_history
 from arena.results import leaderboard as lb
 from arena.results.render import render_board
-from arena.store import BoardSnapshot, NotStored, Store, StoreError, TournamentInfo
+from arena.store import BoardSnapshot, MatchSummary, NotStored, Store, StoreError, TournamentInfo
 from arena.tournament.lock import resume_command, shown_status
 from arena.web import disclosure
 from arena.web.bots import Boards, NoSuchBot, bot_json
@@ -140,10 +140,13 @@ def match(store: Store, match_id: str, tournaments: dict[str, TournamentInfo | N
 def matches(store: Store, variant: str | None = None, tournament_id: str | None = None,
             limit: int = 200) -> list[dict[str, Any]]:
     """The newest stored matches (at most ``limit``), one line each, for the index and tournament pages."""
-    return [{"match_id": m.match_id, "tournament_id": m.tournament_id, "game_index": m.game_index,
-             "variant": m.variant, "status": m.status, "finished_at": m.finished_at.isoformat(),
-             "bots": m.bots, "totals": m.totals, "places": m.places}
-            for m in store.list_matches(variant=variant, tournament_id=tournament_id, limit=limit)]
+    return [match_line(m) for m in store.list_matches(variant=variant, tournament_id=tournament_id, limit=limit)]
+
+
+def match_line(m: MatchSummary) -> dict[str, Any]:
+    return {"match_id": m.match_id, "tournament_id": m.tournament_id, "game_index": m.game_index,
+            "variant": m.variant, "status": m.status, "finished_at": m.finished_at.isoformat(),
+            "bots": m.bots, "totals": m.totals, "places": m.places}
 
 
 def tournament(store: Store, db: str, tournament_id: str, with_matches: bool = True) -> dict[str, Any]:
@@ -155,14 +158,16 @@ def tournament(store: Store, db: str, tournament_id: str, with_matches: bool = T
     lives beside it; the resume command names it by ``disclosure.public_database``).
     ``with_matches=False`` (what the page polls) leaves out the matches and
     ``first_game_at``: a few rows to read however long the tournament."""
-    with not_found_as_404():
-        info = store.get_tournament(tournament_id)
+    with not_found_as_404():     # one read: the board (of the settings' variant) and the matches
+        snapshot = store.tournament_snapshot(tournament_id, match_limit=1_000_000 if with_matches else 1)
+    info = snapshot.board.tournament
+    assert info is not None
     status = shown_status(info, db)
     settings = info.typed_settings
-    variant = settings.variant      # the engine's default when not stored
-    found = matches(store, tournament_id=tournament_id, limit=1_000_000 if with_matches else 1)
+    variant = snapshot.board.variant      # the engine's default when not stored
+    found = [match_line(m) for m in snapshot.matches]
     finished = sorted(m["finished_at"] for m in found)
-    board = lb.leaderboard(store, variant, tournament_id=tournament_id, samples=100)
+    board = lb.rows_of(snapshot.board, samples=100)
     return {
         "id": info.id, "created_at": info.created_at.isoformat(), "variant": variant, "status": status,
         "stored_status": info.status, "games_stored": info.matches,

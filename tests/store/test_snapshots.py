@@ -33,6 +33,25 @@ def test_a_boards_snapshot_of_an_unknown_tournament_is_not_stored(store: Store) 
         store.board_snapshot("classic", "t-nosuch")
 
 
+def test_a_tournaments_snapshot_is_its_board_and_its_newest_matches(store: Store) -> None:
+    tid = store.create_tournament({"game": {"variant": "classic", "players": 3}}, master_seed=1)
+    for index, match_id in enumerate(("m1", "m2", "m3")):
+        store.save_match(classic(match_id, [("ann", 10, 1, 1), ("bob", 0, 2, 0)], tournament_id=tid, game_index=index))
+    store.save_match(classic("other", [("ann", 0, 2, 1), ("bob", 9, 1, 0)]))
+    snapshot = store.tournament_snapshot(tid, match_limit=2)
+    board = store.board_snapshot("classic", tid)
+    assert snapshot.board.tournament == board.tournament and snapshot.board.variant == "classic"
+    assert snapshot.board.outcomes == board.outcomes
+    assert snapshot.board.ratings.bots == board.ratings.bots == ["ann", "bob"]
+    assert snapshot.matches == store.list_matches(tournament_id=tid, limit=2)
+    assert [m.match_id for m in snapshot.matches] == ["m3", "m2"]
+    # Settings that name no variant: the engine's default variant's board.
+    sparse = store.create_tournament({"games": 4}, master_seed=2)
+    assert store.tournament_snapshot(sparse, match_limit=10).board.variant == "classic"
+    with pytest.raises(NotStored, match="no tournament 't-nosuch'"):
+        store.tournament_snapshot("t-nosuch", match_limit=1)
+
+
 def test_a_bots_snapshot_is_what_its_page_reads(store: Store) -> None:
     store.save_match(classic("m1", [("ann", 10, 1, 1), ("bob", 0, 2, 0)]))
     store.save_match(classic("m2", [("ann", 0, 2, 1), ("bob", 9, 1, 0)]))
