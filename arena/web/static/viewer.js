@@ -353,6 +353,15 @@ function setSpeed(view, speed) {
   if (view.timer !== null) startPlaying(view);     // the new pace from now on
 }
 
+// The speed last chosen, kept between visits like the table-or-rows choice.
+const SPEED_KEY = "wizard-arena.viewer.speed";
+
+function savedSpeed(select) {
+  let saved = null;
+  try { saved = localStorage.getItem(SPEED_KEY); } catch (e) { /* storage refused: the page's default */ }
+  return [...select.options].some((o) => o.value === saved) ? saved : select.value;
+}
+
 // The buttons, the timeline, the speed and the keys of both viewers; ``view.steps`` may
 // grow while they are used (live).
 function wireControls(view) {
@@ -367,7 +376,11 @@ function wireControls(view) {
   const timeline = document.getElementById("timeline");
   timeline.addEventListener("input", () => go(Number(timeline.value)));
   const speed = document.getElementById("speed");
-  speed.addEventListener("change", () => setSpeed(view, Number(speed.value)));
+  speed.value = savedSpeed(speed);
+  speed.addEventListener("change", () => {
+    setSpeed(view, Number(speed.value));
+    try { localStorage.setItem(SPEED_KEY, speed.value); } catch (e) { /* storage refused: not remembered */ }
+  });
   setSpeed(view, Number(speed.value));
   document.addEventListener("keydown", (e) => {
     if (e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement) return;

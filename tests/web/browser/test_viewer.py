@@ -174,6 +174,10 @@ def test_play_steps_at_the_chosen_speed_and_pause_holds(web: str, page: Page) ->
     page.clock.run_for(200 * decisions)
     expect(page.locator("#step")).to_have_text(f"{decisions} / {decisions}")
     expect(page.locator("#play")).to_have_attribute("aria-pressed", "false")
+    # The speed chosen last is the page's next time.
+    page.reload()
+    expect(page.locator("#viewer")).to_have_attribute("data-step-ms", "200")
+    assert page.input_value("#speed") == "4"
 
 
 @pytest.mark.parametrize("size", ["desktop", "phone"])
