@@ -65,8 +65,9 @@ class LoggedAction(NamedTuple):
 
 
 def logged_actions(pairs: Iterable[Sequence[Any]]) -> list[LoggedAction]:
-    """A log of ``[seat, action]`` pairs with actions in their JSON form (the engine's
-    ``game.actions``, a record made by hand) as a list of :class:`LoggedAction`.
+    """A log of ``[seat, action]`` pairs with actions in their JSON form (a log read back
+    from JSON, a record made by hand) as a list of :class:`LoggedAction`. The engine's own
+    ``game.actions`` holds its values already: ``LoggedAction(seat, action)`` of each.
 
     >>> logged_actions([[0, 2], [1, {"tokens": {"red": 1}}]])[1]
     LoggedAction(seat=1, action=Prediction(destroyer=False, tokens={'red': 1}, take_from=()))

@@ -19,7 +19,7 @@ Every game, whatever its variant, satisfies the protocol :class:`engine.game.Gam
 
 ``config``, ``players``        the validated :class:`GameConfig`, the number of seats
 ``is_over``                    True once the last round is scored
-``actions``                    every applied ``[seat, action_json]``, for :func:`replay`
+``actions``                    every applied ``(seat, action)``, for :func:`replay`
 ``to_act()``                   seats that must decide now (empty when over)
 ``decision(seat)``             a :class:`Decision`: kind, legal options, fallback
 ``legal_actions(seat)``        the legal options (``()`` for a prediction)
@@ -83,6 +83,7 @@ from engine.core import (
     GameResult,
     IllegalAction,
     Prediction,
+    SeatAction,
     SeatRound,
     action_from_json,
     action_to_json,
@@ -99,7 +100,7 @@ __all__ = [
     "BID", "PLAY", "TRUMP", "PREDICT", "PAY", "DECISION_KINDS", "VARIANTS",
     "VARIANT_RECORDS", "Variant", "variant",
     "Action", "ConfigError", "Decision", "EngineError", "GameConfig", "GameResult",
-    "IllegalAction", "Prediction", "SeatRound", "action_from_json", "action_to_json", "options_of",
+    "IllegalAction", "Prediction", "SeatAction", "SeatRound", "action_from_json", "action_to_json", "options_of",
     "places_from_totals",
     "ClassicGame", "ExtremeGame", "Game", "new_game", "replay", "replay_record", "PUBLIC", "Event",
     "Deal", "sample_deal", "sample_world", "void_suits",
@@ -112,18 +113,31 @@ def new_game(config: GameConfig) -> Game:
     return VARIANT_RECORDS[config.variant].new_game(config)
 
 
-def replay(config: GameConfig, actions: Iterable[Sequence[Any]]) -> Game:
-    """Re-apply a logged action sequence, ``[seat, action]`` pairs as in ``game.actions``;
-    the result equals the original game state."""
+def replay(config: GameConfig, actions: Iterable[SeatAction | Sequence[Any]]) -> Game:
+    """Re-apply a logged action sequence, ``(seat, action)`` pairs as in ``game.actions``;
+    the result equals the original game state.
+
+    Pairs with actions in their JSON form (a snapshot's ``"actions"``, a log read back
+    from JSON) replay the same, since :meth:`~engine.game.Game.apply` reads a prediction's
+    object as the :class:`Prediction` and every other action is its own JSON form::
+
+        >>> game = new_game(GameConfig(variant="extreme", players=3, seed=4, rounds=2))
+        >>> while not game.is_over:
+        ...     game.apply(game.to_act()[0], game.decision(game.to_act()[0]).default)
+        >>> again = replay(game.config, game.snapshot()["actions"])
+        >>> again.actions == game.actions, again.snapshot() == game.snapshot()
+        (True, True)
+    """
     game = new_game(config)
     for seat, action in actions:
         game.apply(seat, action)
     return game
 
 
-def replay_record(config: GameConfig | Mapping[str, Any], actions: Iterable[Sequence[Any]]) -> Game:
+def replay_record(config: GameConfig | Mapping[str, Any], actions: Iterable[SeatAction | Sequence[Any]]) -> Game:
     """:func:`replay` of a stored match: its config (a ``MatchRecord.config``, or as
-    stored: ``GameConfig.to_dict()``'s form) and its action log (or the start of it).
+    stored: ``GameConfig.to_dict()``'s form) and its action log (or the start of it), in
+    either form :func:`replay` reads (a ``MatchRecord.actions`` holds the engine's values).
     Raises what ``GameConfig.from_dict`` and ``replay`` raise: :class:`ConfigError` for a
     config the engine cannot read, :class:`IllegalAction` for a log its rules refuse."""
     return replay(config if isinstance(config, GameConfig) else GameConfig.from_dict(config), actions)

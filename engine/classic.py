@@ -59,6 +59,7 @@ from engine.core import (
     GameConfig,
     GameResult,
     IllegalAction,
+    SeatAction,
     SeatRound,
     places_from_totals,
 )
@@ -219,7 +220,7 @@ class ClassicGame(Game):
         self.players: int = config.players
         self._next_seat = _NEXT[config.players]
         self.hand_sizes: tuple[int, ...] = hand_sizes(config)
-        self.actions: list[list[Any]] = []
+        self.actions: list[SeatAction] = []
         self.is_over: bool = False
         self._decks: dict[int, list[int]] = {r: _stacked_deck(codes) for r, codes in (decks or {}).items()}
         # One generator per game, seeded from a string (stable on every machine and
@@ -354,7 +355,7 @@ class ClassicGame(Game):
             trick.append(card)
             self._played.append(CODES[card])
             self._log.append((PUBLIC, "play", seat, card))
-            self.actions.append([seat, action])
+            self.actions.append((seat, action))
             if not self._follow:  # no lead suit yet: this card may decide it
                 lead = lead_suit(trick)
                 if lead != NO_SUIT:
@@ -377,7 +378,7 @@ class ClassicGame(Game):
             if type(action) is not str or action not in SUITS:
                 raise self._illegal(seat, action)
             self._choose_trump(seat, action)
-        self.actions.append([seat, action])
+        self.actions.append((seat, action))
 
     def observe(self, seat: int | None, *, round_history: bool = True) -> ClassicObservation:
         """What ``seat`` may know now (``None``: a spectator), as a JSON-serialisable dict.
@@ -476,7 +477,7 @@ class ClassicGame(Game):
             "totals": list(self._totals),
             "history": [[list(x) for x in h] for h in self._history],
             "log": self._log.snapshot(),
-            "actions": [list(a) for a in self.actions],
+            "actions": [list(a) for a in self.actions],   # no prediction: each action is its JSON form
         }
 
     # ------------------------------------------------------------------

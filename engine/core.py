@@ -201,6 +201,12 @@ class Prediction:
 
 Action = int | str | Prediction
 
+SeatAction = tuple[int, Action]
+"""One entry of a game's own log, ``game.actions``: the seat and the action it played,
+as the engine's value (a prediction as a :class:`Prediction`, never its JSON form,
+which :func:`action_to_json` makes where a log is stored or sent). A plain pair, so
+logging a card play costs one tuple."""
+
 
 def action_to_json(action: Action) -> Any:
     """The JSON form of an action, as stored in logs and sent on the wire."""

@@ -45,6 +45,7 @@ from engine.core import (
     GameResult,
     IllegalAction,
     Prediction,
+    SeatAction,
     SeatRound,
     action_to_json,
     places_from_totals,
@@ -168,6 +169,16 @@ def next_dealer(penalties: list[int], dealer: int) -> int:
 # The game
 
 
+def _as_logged(prediction: Prediction) -> Prediction:
+    """The prediction as the log keeps it: as its JSON form reads back
+    (``Prediction.from_json(prediction.to_json())``: zero counts dropped, ``take_from``
+    as tuple pairs), in a dict of its own, so that a caller who changes the dict of the
+    prediction it applied leaves the log as it was. Built directly, since the round trip
+    takes three times as long."""
+    tokens = {colour: n for colour, n in prediction.tokens.items() if n}
+    return Prediction(prediction.destroyer, tokens, tuple((colour, seat) for colour, seat in prediction.take_from))
+
+
 class ExtremeGame(Game):
     """One game of Wizard Extreme; its interface is :class:`engine.game.Game`, as classic's is.
 
@@ -181,7 +192,7 @@ class ExtremeGame(Game):
             raise EngineError(f"ExtremeGame plays the extreme variant, not {config.variant!r}")
         self.players: int = config.players
         self.rounds: int = config.rounds if config.rounds is not None else DEFAULT_ROUNDS[config.players]
-        self.actions: list[list[Any]] = []
+        self.actions: list[SeatAction] = []
         self.is_over: bool = False
         p = self.players
         self._next_seat = tuple((s + 1) % p for s in range(p))
@@ -410,7 +421,7 @@ class ExtremeGame(Game):
         counts, exchanges = extreme_tokens.plan_prediction(prediction, seat, self._supply, self._tokens,
                                                            self._destroyer)
         # Legal: from here on nothing can fail.
-        self.actions.append([seat, action_to_json(prediction)])
+        self.actions.append((seat, _as_logged(prediction)))
         self._predicted[seat] = True
         if prediction.destroyer:
             self._destroyer = seat
@@ -449,7 +460,7 @@ class ExtremeGame(Game):
             why = "you must follow the lead colour" if held else "not a card in your hand"
             raise IllegalAction(f"cannot play {action!r}: {why}; legal: {', '.join(options)}",
                                 seat=seat, kind=PLAY, legal=options)
-        self.actions.append([seat, action])
+        self.actions.append((seat, action))
         self._hands[seat] ^= 1 << card
         self._log.append((PUBLIC, "play", seat, card))
         self._played.append(card)
@@ -522,7 +533,7 @@ class ExtremeGame(Game):
         if type(action) is not str or action not in self._pay_options:
             raise IllegalAction(f"cannot return {action!r}; choose one of {', '.join(self._pay_options)}",
                                 seat=seat, kind=PAY, legal=self._pay_options)
-        self.actions.append([seat, action])
+        self.actions.append((seat, action))
         self._pay_options = ()
         self._return_token(seat, TOKEN_INDEX[action], chosen=True)
         self._next_trick()
@@ -660,7 +671,7 @@ class ExtremeGame(Game):
             "pay_options": list(self._pay_options),
             "totals": list(self._totals),
             "history": [[[r.score, r.destroyer, dict(r.tokens or {})] for r in rnd] for rnd in self._history],
-            "actions": [list(a) for a in self.actions],
+            "actions": [[seat, action_to_json(action)] for seat, action in self.actions],
             "log": self._log.snapshot(),
         }
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import random
 from typing import Any, Protocol, runtime_checkable
 
-from engine.core import Action, Decision, GameConfig, GameResult
+from engine.core import Action, Decision, GameConfig, GameResult, SeatAction
 from engine.events import Event
 from engine.observations import Observation
 
@@ -44,8 +44,10 @@ class Game(Protocol):
     """The number of seats."""
     is_over: bool
     """True once the last round is scored: nobody is to act any more."""
-    actions: list[list[Any]]
-    """Every applied ``[seat, action_json]`` in order: :func:`engine.replay` rebuilds the game from it."""
+    actions: list[SeatAction]
+    """Every applied ``(seat, action)`` in order, the action as the engine's value (a
+    prediction as a :class:`~engine.core.Prediction`): :func:`engine.replay` rebuilds the
+    game from it, and :meth:`snapshot` gives it in its JSON form."""
 
     def to_act(self) -> tuple[int, ...]:
         """The seats that must decide now: one, or several for hidden bids; ``()`` when over."""

@@ -40,7 +40,7 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from arena.records import FaultRecord, MatchRecord, logged_actions
+from arena.records import FaultRecord, LoggedAction, MatchRecord
 from arena.results.leaderboard import leaderboard
 from arena.store import Store, encode_log
 from arena.tournament.schedule import make_schedule, round_games
@@ -94,7 +94,7 @@ def played_match(
     if strict_places:
         for place, seat in enumerate(better_seats_first, start=1):
             places[seat] = place
-    actions = logged_actions(game.actions)
+    actions = [LoggedAction(seat, action) for seat, action in game.actions]
     latencies: list[float | None] = [rng.lognormvariate(-0.5, 0.6) for _ in actions]
     faults = []
     bank_used = [0.0] * players              # the answers are all within the 1 s limit

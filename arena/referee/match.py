@@ -37,7 +37,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, cast
 
-from arena.records import FaultRecord, MatchRecord, MatchSpec, final_places, logged_actions, utcnow
+from arena.records import FaultRecord, LoggedAction, MatchRecord, MatchSpec, final_places, utcnow
 from arena.referee.limits import Limits
 from arena.wire import json_codec, protocol
 from arena.wire.pb.wizard_arena.v1 import arena_pb2 as pb
@@ -263,7 +263,7 @@ class Referee:
             result = None
             totals = [0] * len(self.seats)
             places = [1] * len(self.seats)
-        actions = logged_actions(self.game.actions)   # the engine logs each action's JSON form
+        actions = [LoggedAction(seat, action) for seat, action in self.game.actions]
         latencies = self.latencies_ms + [None] * (len(actions) - len(self.latencies_ms))
         # In ms as the log's latencies; both from the same float, so an emptied bank (set
         # to exactly 0.0 by a timeout or by max(0.0, ...)) reads as used == time_bank_ms.

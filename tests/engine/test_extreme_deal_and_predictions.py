@@ -245,7 +245,19 @@ def test_prediction_as_json_dict() -> None:
     game = game4()
     game.apply(1, {"destroyer": False, "tokens": {"green": 2}, "take_from": []})
     assert tokens(game, 1) == {"green": 2}
-    assert game.actions[-1] == [1, {"destroyer": False, "tokens": {"green": 2}, "take_from": []}]
+    assert game.actions[-1] == (1, Prediction(tokens={"green": 2}))
+    assert game.snapshot()["actions"][-1] == [1, {"destroyer": False, "tokens": {"green": 2}, "take_from": []}]
+
+
+def test_the_log_keeps_a_prediction_as_its_json_form_reads_back() -> None:
+    """A zero count is no part of the logged prediction, and changing the dict a caller's
+    prediction holds after it was applied leaves the log as it was."""
+    game = game4()
+    held = {"green": 2, "red": 0}
+    game.apply(1, Prediction(tokens=held))
+    held["red"] = 1
+    assert game.actions[-1] == (1, Prediction(tokens={"green": 2}))
+    assert game.snapshot()["actions"][-1] == [1, {"destroyer": False, "tokens": {"green": 2}, "take_from": []}]
 
 
 def test_exhausted_colour_is_taken_from_another_player_for_a_white() -> None:

@@ -399,7 +399,8 @@ def test_replay_reaches_the_same_state() -> None:
     again = replay(game.config, game.actions)
     assert again.snapshot() == game.snapshot()
     assert again.result() == game.result()
-    json.dumps(game.actions)
+    stored = json.loads(json.dumps(game.snapshot()["actions"]))   # the log's JSON form replays too
+    assert replay(game.config, stored).actions == game.actions
 
 
 def test_from_deal_keeps_the_seeded_deals_of_later_rounds() -> None:

@@ -20,7 +20,7 @@ import numpy as np
 from pettingzoo.test import api_test, seed_test
 
 from arena.envs import wizard_extreme_v0, wizard_v0
-from engine import ConfigError, IllegalAction
+from engine import ConfigError, IllegalAction, Prediction
 
 CLASSIC = [
     {"players": 3, "rounds": 3},
@@ -172,7 +172,7 @@ def test_extreme_predictions_take_several_steps_of_one_agent() -> None:
     assert env.agent_selection == agent and env.game.actions == []
     env.step(slices["supply"][3])                       # then a blue one
     env.step(slices["done"])
-    assert env.game.actions == [[1, {"destroyer": False, "tokens": {"red": 1, "blue": 1}, "take_from": []}]]
+    assert env.game.actions == [(1, Prediction(tokens={"red": 1, "blue": 1}))]
     assert env.agent_selection != agent
 
 
