@@ -149,13 +149,6 @@ POSTGRES_MISSING = _postgres_missing()
 SKIP_POSTGRES = POSTGRES_MISSING is not None and not os.environ.get("CI")
 
 
-def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
-    """``-n auto``: two test processes per core the suite may use. Its tests wait on the
-    processes they start (the arena, bots in bubblewrap, Chromium) as much as they compute,
-    and a second process per core fills those waits (CONTRIBUTING.md, "What the suite costs")."""
-    return 2 * len(os.sched_getaffinity(0))
-
-
 def pytest_terminal_summary(terminalreporter: Any) -> None:
     if SKIP_POSTGRES:
         terminalreporter.write_line(f"{POSTGRES_MISSING} not found: the PostgreSQL cases were skipped")
